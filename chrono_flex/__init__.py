@@ -1,0 +1,20 @@
+"""chrono_flex: flexible robot links and geared joint drives, for Project Chrono.
+
+The reference engine (numpy/scipy) builds the finite-element / Lagrange equations of
+planar flexible-link arms; :mod:`chrono_flex.chrono` (needs PyChrono) puts the same
+physics into a Chrono system. See README.md.
+"""
+
+from .errors import ChronoFlexError, ParameterError, PyChronoUnavailable, SimulationError
+from .params import Link, Payload, Plane, PrismaticJoint, RevoluteJoint
+from .result import Energy, Result
+from .arm import PlanarArm
+from .shapes import clamped_free_frequencies, clamped_free_roots
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ChronoFlexError", "ParameterError", "PyChronoUnavailable", "SimulationError",
+    "Link", "Payload", "Plane", "PrismaticJoint", "RevoluteJoint", "Energy", "Result",
+    "PlanarArm", "clamped_free_frequencies", "clamped_free_roots",
+]

@@ -1,0 +1,38 @@
+"""Exceptions raised by chrono_flex.
+
+Every error about user input names the parameter and the offending value; numerical
+trouble during a run is reported as :class:`SimulationError` with the time and cause.
+"""
+
+
+class ChronoFlexError(Exception):
+    """Base class of all chrono_flex errors."""
+
+
+class ParameterError(ChronoFlexError, ValueError):
+    """A parameter has an invalid value, type or shape.
+
+    ``parameter`` holds the parameter's name and ``value`` the value that was given.
+    """
+
+    def __init__(self, parameter, value, requirement):
+        self.parameter = parameter
+        self.value = value
+        self.requirement = requirement
+        super().__init__(f"`{parameter}` {requirement}, got {value!r}")
+
+
+class SimulationError(ChronoFlexError, RuntimeError):
+    """A simulation could not go on: divergence, NaN, a step the model cannot take.
+
+    ``time`` is the simulated time at which it was detected (None if before start).
+    """
+
+    def __init__(self, message, time=None):
+        self.time = time
+        where = "" if time is None else f" at t = {time:.6g} s"
+        super().__init__(f"simulation stopped{where}: {message}")
+
+
+class PyChronoUnavailable(ChronoFlexError, ImportError):
+    """The real PyChrono (Project Chrono's Python modules) cannot be imported."""

@@ -1,0 +1,211 @@
+"""One trajectory type for every engine (reference, Chrono custom element, Chrono beams).
+
+Shapes use nt = number of output times, nq = generalized coordinates, nj = joints,
+nl = links, ns = centreline samples per link.
+"""
+
+from dataclasses import dataclass, field
+import csv
+import os
+
+import numpy as np
+
+from .params import Plane
+
+
+@dataclass
+class Energy:
+    """Energy bookkeeping along a trajectory (J, arrays of length nt).
+
+    ``input_work`` is the work done by joint torques/forces (and drives) since t0;
+    ``dissipated`` the energy removed by structural damping and friction since t0.
+    The balance kinetic + elastic + gravity - input_work + dissipated is constant for an
+    exact solution; :attr:`balance_error` is its drift from the initial value.
+    """
+
+    kinetic: np.ndarray
+    elastic: np.ndarray
+    gravity: np.ndarray
+    input_work: np.ndarray
+    dissipated: np.ndarray
+
+    @property
+    def mechanical(self):
+        """Kinetic + elastic + gravitational potential energy."""
+        return self.kinetic + self.elastic + self.gravity
+
+    @property
+    def balance(self):
+        return self.mechanical - self.input_work + self.dissipated
+
+    @property
+    def balance_error(self):
+        b = self.balance
+        return b - b[0]
+
+
+@dataclass
+class Result:
+    """A simulated trajectory of a flexible-link arm.
+
+    Attributes:
+        t: times, s (nt,).
+        q, qd: generalized coordinates and their rates (nt, nq); the layout is
+            [joint_1, elastic_1..., joint_2, elastic_2..., ...] (spec 01 eq. order).
+            Engines whose coordinates differ (Chrono beams) fill what they can and say
+            so in ``info["coordinates"]``.
+        joint_angles, joint_rates: joint coordinates (rad, or m for a prismatic joint)
+            and rates (nt, nj).
+        tip_position: end-effector position in the arm plane, m (nt, 2).
+        tip_deflection: transverse tip deflection of each link in its own floating
+            frame (tangent to the root), m (nt, nl).
+        energy: :class:`Energy`, or None where an engine cannot compute it.
+        joint_torque: torque (N m) or force (N) applied at each joint (nt, nj).
+        centerline: deformed centreline of each link in world coordinates (nt, nl, ns, 3).
+        centerline_rigid: the same links with zero elastic deformation (nt, nl, ns, 3).
+        curvature: bending curvature w'' along each link, 1/m (nt, nl, ns).
+        plane: the arm plane in 3D.
+        link_thickness: section height of each link (nl,), m (drawing and strain).
+        extra: further named series (drive currents, LuGre z, ...), each (nt, ...).
+        info: engine name, case name, solver statistics, wall time, notes.
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    qd: np.ndarray
+    joint_angles: np.ndarray
+    joint_rates: np.ndarray
+    tip_position: np.ndarray
+    tip_deflection: np.ndarray
+    energy: Energy = None
+    joint_torque: np.ndarray = None
+    centerline: np.ndarray = None
+    centerline_rigid: np.ndarray = None
+    curvature: np.ndarray = None
+    plane: Plane = field(default_factory=Plane)
+    link_thickness: np.ndarray = None
+    extra: dict = field(default_factory=dict)
+    info: dict = field(default_factory=dict)
+
+    @property
+    def n_links(self):
+        return self.tip_deflection.shape[1]
+
+    @property
+    def engine(self):
+        return self.info.get("engine", "?")
+
+    @property
+    def bending_strain(self):
+        """Surface bending strain h/2 * w'' (nt, nl, ns), from ``curvature``."""
+        if self.curvature is None:
+            return None
+        h = np.ones(self.n_links) if self.link_thickness is None else np.asarray(self.link_thickness)
+        return self.curvature * (0.5 * h)[None, :, None]
+
+    def series(self):
+        """Flat dict name -> 1-D array of everything that varies in time (for export)."""
+        cols = {"t": self.t}
+        nj = self.joint_angles.shape[1]
+        for j in range(nj):
+            cols[f"joint{j + 1}"] = self.joint_angles[:, j]
+            cols[f"joint{j + 1}_rate"] = self.joint_rates[:, j]
+            if self.joint_torque is not None:
+                cols[f"joint{j + 1}_torque"] = self.joint_torque[:, j]
+        for i in range(self.n_links):
+            cols[f"tip_deflection{i + 1}"] = self.tip_deflection[:, i]
+        cols["tip_x"] = self.tip_position[:, 0]
+        cols["tip_y"] = self.tip_position[:, 1]
+        if self.energy is not None:
+            for k in ("kinetic", "elastic", "gravity", "input_work", "dissipated"):
+                cols[f"energy_{k}"] = getattr(self.energy, k)
+        for k in range(self.q.shape[1]):
+            cols[f"q{k}"] = self.q[:, k]
+        for k in range(self.qd.shape[1]):
+            cols[f"qd{k}"] = self.qd[:, k]
+        for name, arr in self.extra.items():
+            arr = np.asarray(arr)
+            if arr.ndim == 1 and arr.shape[0] == self.t.shape[0]:
+                cols[name] = arr
+            elif arr.ndim == 2 and arr.shape[0] == self.t.shape[0]:
+                for k in range(arr.shape[1]):
+                    cols[f"{name}{k}"] = arr[:, k]
+        return cols
+
+    def to_csv(self, path):
+        """Write the time series (one row per output time) to a CSV file."""
+        cols = self.series()
+        names = list(cols)
+        data = np.column_stack([np.asarray(cols[n], dtype=float) for n in names])
+        with open(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(names)
+            for row in data:
+                w.writerow([repr(float(v)) for v in row])
+        return path
+
+    def to_npz(self, path):
+        """Write every array (including centrelines) to a compressed NPZ file."""
+        arrays = {k: np.asarray(v) for k, v in self.series().items()}
+        for k in ("q", "qd", "joint_angles", "joint_rates", "tip_position", "tip_deflection",
+                  "joint_torque", "centerline", "centerline_rigid", "curvature", "link_thickness"):
+            v = getattr(self, k)
+            if v is not None:
+                arrays[f"array_{k}"] = np.asarray(v)
+        arrays["plane"] = np.array([self.plane.origin, self.plane.x_axis, self.plane.y_axis])
+        np.savez_compressed(path, **arrays)
+        return path
+
+    @classmethod
+    def from_npz(cls, path, info=None):
+        """Read back a file written by :meth:`to_npz`."""
+        d = np.load(path)
+        get = lambda k: d[f"array_{k}"] if f"array_{k}" in d else None  # noqa: E731
+        energy = None
+        if "energy_kinetic" in d:
+            energy = Energy(*(d[f"energy_{k}"] for k in
+                              ("kinetic", "elastic", "gravity", "input_work", "dissipated")))
+        p = d["plane"]
+        return cls(t=d["t"], q=get("q"), qd=get("qd"), joint_angles=get("joint_angles"),
+                   joint_rates=get("joint_rates"), tip_position=get("tip_position"),
+                   tip_deflection=get("tip_deflection"), energy=energy,
+                   joint_torque=get("joint_torque"), centerline=get("centerline"),
+                   centerline_rigid=get("centerline_rigid"), curvature=get("curvature"),
+                   plane=Plane(tuple(p[0]), tuple(p[1]), tuple(p[2])),
+                   link_thickness=get("link_thickness"), info=dict(info or {}))
+
+    def save(self, directory, stem="trajectory"):
+        """Write CSV and NPZ into ``directory``; return their paths."""
+        os.makedirs(directory, exist_ok=True)
+        return (self.to_csv(os.path.join(directory, stem + ".csv")),
+                self.to_npz(os.path.join(directory, stem + ".npz")))
+
+    def plot(self, path=None, title=None):
+        """Joint angles, tip deflections and energies in one figure (matplotlib).
+
+        Returns the figure; saves it to ``path`` when given.
+        """
+        from .plotting import plot_result
+
+        return plot_result(self, path=path, title=title)
+
+    def summary(self):
+        """A few lines describing the run (printed by the CLI)."""
+        lines = [f"engine: {self.engine}   t = {self.t[0]:.4g} .. {self.t[-1]:.4g} s   "
+                 f"{len(self.t)} output points"]
+        for j in range(self.joint_angles.shape[1]):
+            lines.append(f"joint {j + 1}: start {self.joint_angles[0, j]:+.6g}  "
+                         f"end {self.joint_angles[-1, j]:+.6g}")
+        for i in range(self.n_links):
+            d = self.tip_deflection[:, i]
+            lines.append(f"link {i + 1}: tip deflection max |w| = {np.max(np.abs(d)):.4e} m, "
+                         f"end {d[-1]:+.4e} m")
+        if self.energy is not None:
+            e = self.energy
+            lines.append(f"energy: mechanical start {e.mechanical[0]:.6g} J, end "
+                         f"{e.mechanical[-1]:.6g} J; balance drift max "
+                         f"{np.max(np.abs(e.balance_error)):.3e} J")
+        for k in ("wall_time", "nfev", "solver"):
+            if k in self.info:
+                lines.append(f"{k}: {self.info[k]}")
+        return "\n".join(lines)

@@ -1,0 +1,56 @@
+"""The run plot (chrono_flex.plotting) and the files of the `chrono-flex render` command."""
+
+import os
+
+import numpy as np
+import pytest
+from matplotlib.image import imread
+from PIL import Image
+
+from _synthetic import two_link_result
+from chrono_flex.plotting import plot_result
+from chrono_flex.viz import render_command
+
+
+def lines_of(ax):
+    return {ln.get_label(): ln for ln in ax.get_lines()}
+
+
+def test_plot_shows_every_series_with_its_values(tmp_path):
+    res = two_link_result(nt=31)
+    path = tmp_path / "run.png"
+    fig = res.plot(path=path, title="my run")       # Result.plot -> plot_result
+    assert fig._suptitle.get_text() == "my run"
+    joints, defl, energy, balance, torque = fig.axes
+    same = np.testing.assert_array_equal
+    same(lines_of(joints)["joint 2"].get_ydata(), res.joint_angles[:, 1])
+    same(lines_of(defl)["link 1"].get_ydata(), 1e3 * res.tip_deflection[:, 0])    # mm
+    e = res.energy
+    for name, series in (("mechanical", e.mechanical), ("input work", e.input_work),
+                         ("dissipated", e.dissipated)):
+        np.testing.assert_array_equal(lines_of(energy)[name].get_ydata(), series)
+    np.testing.assert_array_equal(lines_of(balance)["balance error"].get_ydata(), e.balance_error)
+    np.testing.assert_array_equal(lines_of(torque)["joint 1"].get_ydata(), res.joint_torque[:, 0])
+    assert imread(path).shape[1] == 960                   # 8 in at 120 dpi
+
+
+def test_plot_without_energy_or_torque_says_so():
+    fig = plot_result(two_link_result(nt=11, energy=False, torque=False))
+    assert len(fig.axes) == 3
+    assert any("energy not available" in t.get_text() for t in fig.axes[2].texts)
+
+
+@pytest.mark.filterwarnings("error")
+def test_render_command_writes_what_is_asked(tmp_path):
+    res = two_link_result(nt=11)
+    paths = render_command(res, tmp_path / "out", gif=True, vtk="series", n_frames=4)
+    names = [os.path.relpath(p, tmp_path / "out") for p in paths]
+    assert names == ["two_link_cantilever_max_deflection.png", "two_link_cantilever.gif",
+                     os.path.join("series", "two_link_cantilever.pvd"),
+                     "two_link_cantilever_plot.png"]
+    assert all(os.path.getsize(p) > 1000 for p in paths)
+    with Image.open(paths[1]) as im:
+        assert im.n_frames == 4
+    only = render_command(res, tmp_path / "plain", scale=3)
+    assert [os.path.basename(p) for p in only] == ["two_link_cantilever_max_deflection.png",
+                                                   "two_link_cantilever_plot.png"]

@@ -1,0 +1,69 @@
+"""VTK time series: read back with meshio (an independent reader) and xml.etree."""
+
+import os
+import xml.etree.ElementTree as ET
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from _synthetic import TILTED_PLANE, two_link_result
+from chrono_flex.errors import ParameterError
+from chrono_flex.viz import write_vtk_series
+
+meshio = pytest.importorskip("meshio")   # test-only dependency ([test] extra)
+
+NT, NS = 9, 7
+
+
+@pytest.fixture(scope="module")
+def arm():
+    return two_link_result(nt=NT, ns=NS, plane=TILTED_PLANE)
+
+
+def read_pvd(path):
+    root = ET.parse(path).getroot()
+    assert root.get("type") == "Collection"
+    return [(float(d.get("timestep")), d.get("file")) for d in root.iter("DataSet")]
+
+
+def test_vtu_files_read_back_equal_to_what_was_written(arm, tmp_path):
+    pvd = write_vtk_series(arm, tmp_path / "vtk", stem="arm", every=2)
+    entries = read_pvd(pvd)
+    frames = range(0, NT, 2)
+    # times are written with repr(): they read back bit for bit
+    assert [t for t, _ in entries] == [float(arm.t[k]) for k in frames]
+    nl = arm.n_links
+    strain = arm.bending_strain
+    for (_, name), k in zip(entries, frames):
+        mesh = meshio.read(os.path.join(os.path.dirname(pvd), name))
+        defl = (arm.centerline[k] - arm.centerline_rigid[k]).reshape(-1, 3)
+        # 17 significant digits round-trip float64 exactly, hence exact equality
+        np.testing.assert_array_equal(mesh.points, arm.centerline[k].reshape(-1, 3))
+        np.testing.assert_array_equal(mesh.point_data["deflection"], defl)
+        np.testing.assert_array_equal(mesh.point_data["deflection_magnitude"],
+                                      np.linalg.norm(defl, axis=1))
+        np.testing.assert_array_equal(mesh.point_data["bending_strain"], strain[k].ravel())
+        np.testing.assert_array_equal(mesh.point_data["curvature"], arm.curvature[k].ravel())
+        # one line cell between consecutive samples of each link, none across links
+        (block,) = mesh.cells
+        assert block.type == "line"
+        expected = np.array([[i * NS + s, i * NS + s + 1]
+                             for i in range(nl) for s in range(NS - 1)])
+        np.testing.assert_array_equal(block.data, expected)
+        np.testing.assert_array_equal(mesh.cell_data["link_id"][0],
+                                      np.repeat(np.arange(1, nl + 1), NS - 1))
+
+
+def test_series_without_curvature_has_no_strain_fields(arm, tmp_path):
+    pvd = write_vtk_series(replace(arm, curvature=None), tmp_path, stem="bare")
+    entries = read_pvd(pvd)
+    assert len(entries) == NT
+    mesh = meshio.read(tmp_path / entries[-1][1])
+    assert set(mesh.point_data) == {"deflection", "deflection_magnitude"}
+
+
+def test_bad_stride_raises(arm, tmp_path):
+    with pytest.raises(ParameterError) as err:
+        write_vtk_series(arm, tmp_path, every=0)
+    assert err.value.parameter == "every"
