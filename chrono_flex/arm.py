@@ -22,7 +22,7 @@ from .integrate import EXPLICIT, Progress, fd_jacobian, integrate
 from .params import Link, Payload, Plane, PrismaticJoint, RevoluteJoint, gravity_magnitude
 from .result import Energy, Result
 
-FORMS = ("virtual_power", "lagrange")
+FORMS = ("virtual_power", "lagrange", "without_mdot")
 
 
 class PlanarArm:
@@ -145,6 +145,9 @@ class PlanarArm:
 
         ``form="virtual_power"``: Jacobians at quadrature points; ``"lagrange"``:
         Kozlowski's eq. 18 through the extended assembly. They agree to round-off.
+        ``"without_mdot"``: the full equations minus the M_dot q_d term (what [K]
+        criticises in simplified models; it breaks energy conservation), there for that
+        demonstration.
         """
         q, qd = self._q(q), self._q(qd, "qd")
         Q = np.zeros(self.nq) if Q is None else ck.vector("Q", Q, self.nq)
@@ -152,9 +155,12 @@ class PlanarArm:
         return self._forcing(q, qd, Q, form)
 
     def _forcing(self, q, qd, Q, form):
-        if form == "lagrange":
-            return self.assembly.lagrange_forcing(q, qd, Q)
-        return mdl.forcing(self.model, q, qd, Q)
+        if form == "virtual_power":
+            return mdl.forcing(self.model, q, qd, Q)
+        if form == "without_mdot":
+            M, f = mdl.forcing(self.model, q, qd, Q)
+            return M, f + self.assembly.mdot_qd(q, qd)
+        return self.assembly.lagrange_forcing(q, qd, Q)
 
     def accelerations(self, t, q, qd, Q=None, form="virtual_power"):
         """q_dd from forward dynamics ([K] eq. 19)."""
@@ -166,6 +172,10 @@ class PlanarArm:
         q, qd, qdd = self._q(q), self._q(qd, "qd"), self._q(qdd, "qdd")
         M, f = self.forcing(0.0, q, qd, None, form)
         return M @ qdd - f
+
+    def angular_momentum(self, q, qd):
+        """Angular momentum about the base origin, normal to the plane (kg m^2/s)."""
+        return mdl.angular_momentum(self.model, self._q(q), self._q(qd, "qd"))
 
     def energies(self, q, qd):
         """(kinetic, elastic, gravity) energies at a state, J."""

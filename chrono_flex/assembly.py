@@ -160,6 +160,11 @@ class ExtendedAssembly:
             out[k] = self.mass_matrix(qc).imag / _CSTEP
         return out
 
+    def mdot_qd(self, q, qd):
+        """M_dot q_d = (dM/dq . q_d) q_d by one directional complex step on the assembly."""
+        qc = np.asarray(q, dtype=float) + 1j * _CSTEP * np.asarray(qd, dtype=float)
+        return (self.mass_matrix(qc).imag / _CSTEP) @ qd
+
     def potential_gradient(self, q):
         """dV/dq = K q + dV_g/dq (complex step on the gravity potential)."""
         q = np.asarray(q, dtype=float)
@@ -171,16 +176,20 @@ class ExtendedAssembly:
                 g[k] += mdl.gravity_potential(self.red, qc).imag / _CSTEP
         return g
 
-    def lagrange_forcing(self, q, qd, Q):
+    def lagrange_forcing(self, q, qd, Q, keep_mdot=True):
         """(M, f) with M q_dd = f = Q - M_dot q_d + 1/2 q_d^T dM/dq q_d - dV/dq - D q_d.
 
         [K] eq. 18; geometric stiffening, when switched on, is added as in the other form.
+        ``keep_mdot=False`` drops the M_dot q_d term, as the simplified models [K] criticises
+        do: the equations then no longer conserve energy (a demonstration, not a model).
         """
         q, qd = np.asarray(q, dtype=float), np.asarray(qd, dtype=float)
         dM = self.mass_matrix_derivatives(q)
         Mdot = np.einsum("kij,k->ij", dM, qd)
         quad = 0.5 * np.einsum("i,kij,j->k", qd, dM, qd)
-        f = Q - Mdot @ qd + quad - self.potential_gradient(q) - self.red.D @ qd
+        f = Q + quad - self.potential_gradient(q) - self.red.D @ qd
+        if keep_mdot:
+            f -= Mdot @ qd
         if self.red.geometric_stiffening:
             f += mdl.geometric_stiffness_force(self.red, q, qd)
         return self.mass_matrix(q), f

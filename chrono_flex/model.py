@@ -195,6 +195,19 @@ def kinetic_energy(model, q, qd):
     return 0.5 * qd @ terms(model, q, qd)[0] @ qd
 
 
+def angular_momentum(model, q, qd):
+    """H_z = sum rho A (r x r_dot) + sum m (p x p_dot) + sum J phi_dot, about the base."""
+    ev = evaluate(model, q, qd)
+    cross = lambda r, v: r[..., 0] * v[..., 1] - r[..., 1] * v[..., 0]  # noqa: E731
+    H = 0.0
+    for lk, qu, r, J in zip(model.links, model.quad, ev.r, ev.J):
+        H += lk.rho_A * np.sum(qu.w * cross(r, J @ qd))
+    for it in model.items:
+        Jr, _, pos = _item_kinematics(model, ev, it)
+        H += it.value * (cross(pos, Jr @ qd) if it.kind == "mass" else (Jr @ qd)[0])
+    return float(H)
+
+
 def axial_force(model, i, root, x):
     """Axial force N(x) in link i from the axial acceleration field of its frame (tension > 0).
 

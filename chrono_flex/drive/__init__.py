@@ -7,7 +7,8 @@ bottom: friction and backlash laws (pure functions) -> a gear stage -> the drive
 scenarios and parameter identification.
 """
 
-from .backlash import dead_zone, dead_zone_slope, friction_torque, load_factor, spring_energy, transmitted_torque
+from .backlash import (dead_zone, dead_zone_slope, friction_torque, load_factor, spring_energy,
+                       transmitted_torque)
 from .bench import bench_drive_step
 from .fixed_step import FixedStepDrive, simulate_fixed
 from .friction import (

@@ -138,5 +138,6 @@ def simulate_fixed(drive, t_end, h, u=0.0, m_out=0.0, method="rk4", x0=None, the
     states = np.array(rows)
     info = dict(method=f"fixed-step {method}", h=stepper.h, h_max=stepper.h_max, steps=n,
                 wall_time=wall, us_per_step=1e6 * wall / n, drive=repr(drive), ratio=drive.ratio)
-    return DriveResult(t=t_arr, states=states, outputs=collect_outputs(drive, t_arr, states, u_f, m_f),
+    outputs = collect_outputs(drive, t_arr, states, u_f, m_f)
+    return DriveResult(t=t_arr, states=states, outputs=outputs,
                        info=info)

@@ -54,7 +54,8 @@ def tustin(v, Fc, Fs, vs):
 
 
 def gaussian(v, Fc, Fs, vs):
-    """Gaussian Stribeck magnitude g(v) = Fc + (Fs - Fc) exp(-(v/vs)^2) ([S] Table 1; [CW] eq. 3)."""
+    """Gaussian Stribeck magnitude g(v) = Fc + (Fs - Fc) exp(-(v/vs)^2) ([S] Table 1;
+    [CW] eq. 3)."""
     x = ew.as_input(v) / vs
     return Fc + (Fs - Fc) * ew.exp(-x * x)
 
@@ -222,7 +223,8 @@ class LuGre:
         object.__setattr__(self, "sigma2", ck.non_negative("sigma2", self.sigma2))
         _check_stribeck(self)
         if self.Fc <= 0.0:
-            raise ParameterError("Fc", self.Fc, "must be > 0 (g(v) > 0 in the LuGre state equation)")
+            raise ParameterError("Fc", self.Fc,
+                                 "must be > 0 (g(v) > 0 in the LuGre state equation)")
 
     # -- the velocity-dependent coefficients (overridden by the variants) ---------------
     def g(self, v):
@@ -328,8 +330,8 @@ class DissipativeLuGre(LuGre):
             x = v / self.vd
             return self.sigma1 * ew.exp(-x * x)
         g = self.g(v) if g is None else g
-        # min(sigma1, 4g/|v|) written without a division by |v|
-        return self.sigma1 * 4.0 * g / ew.maximum(4.0 * g, self.sigma1 * ew.absolute(v))
+        # min(sigma1, 4g/|v|) without a division by |v|; the ratio is exactly 1.0 below the cap
+        return self.sigma1 * (4.0 * g / ew.maximum(4.0 * g, self.sigma1 * ew.absolute(v)))
 
     @property
     def passive(self):
@@ -356,6 +358,12 @@ class ModifiedLuGre(LuGre):
     fixed step only has to resolve T_min. damping="constant" keeps sigma1 constant.
     The bristle bound becomes |z| <= max(Fs/sigma0, v_max T_min) (:meth:`z_max`).
 
+    Limitation: above v_t the model is not passive with the storage sigma0 z^2/2. A speed
+    that drops from v1 > v_t to below v_t in less than ~T_min leaves z ~ v1 T_min, and then
+    F = sigma0 z ~ (v1/v_t) g exceeds Fs until the bristles relax. It needs decelerations of
+    order v_t / T_min; for the [S] drive (v_t = 202 rad/s, far above its no-load speed of
+    9.5 rad/s) it does not occur.
+
     Attributes: those of :class:`LuGre`, and T_min: smallest time constant, s (> 0).
     """
 
@@ -370,15 +378,15 @@ class ModifiedLuGre(LuGre):
     def sigma0_eff(self, v, g=None):
         v = ew.as_input(v)
         g = self.g(v) if g is None else g
-        # min(sigma0, g/(|v| T_min)) written without a division by |v|
-        return self.sigma0 * g / ew.maximum(g, self.sigma0 * ew.absolute(v) * self.T_min)
+        # min(sigma0, g/(|v| T_min)) without a division by |v|; exactly sigma0 below v_t
+        return self.sigma0 * (g / ew.maximum(g, self.sigma0 * ew.absolute(v) * self.T_min))
 
     def sigma1_eff(self, v, g=None):
         v = ew.as_input(v)
         if self.damping == "constant":
             return self.sigma1 + 0.0 * v
         g = self.g(v) if g is None else g
-        return self.sigma1 * 4.0 * g / ew.maximum(4.0 * g, self.sigma1 * ew.absolute(v))
+        return self.sigma1 * (4.0 * g / ew.maximum(4.0 * g, self.sigma1 * ew.absolute(v)))
 
     @property
     def transition_speed(self):

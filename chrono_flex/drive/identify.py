@@ -53,7 +53,8 @@ def _efficiency(name, eta, n):
     bad = np.flatnonzero((eta <= 0.0) | (eta > 1.0))
     if bad.size:
         raise ParameterError(name, float(eta[bad[0]]),
-                             f"must lie in (0, 1] (entry {int(bad[0])}; give efficiency as a fraction)")
+                             f"must lie in (0, 1] (entry {int(bad[0])}; "
+                             "give efficiency as a fraction)")
     return eta
 
 
@@ -73,7 +74,8 @@ def _confidence(res, n, names):
 
 def _ci_text(name, value, ci, unit):
     lo, hi = ci[name]
-    return f"{name:6s} = {value:.6g} {unit}   95 % CI [{lo:.6g}, {hi:.6g}]  (+- {0.5 * (hi - lo):.3g})"
+    return (f"{name:6s} = {value:.6g} {unit}   95 % CI [{lo:.6g}, {hi:.6g}]  "
+            f"(+- {0.5 * (hi - lo):.3g})")
 
 
 # ---------------------------------------------------------------------------------------
@@ -231,7 +233,8 @@ class StribeckFit:
     fitted: tuple
 
     def friction(self, v):
-        return fr.stribeck(v, self.Mc, self.Ms, self.vs, "generalized", self.delta) + self.K_V * np.asarray(v)
+        v = np.asarray(v, dtype=float)
+        return fr.stribeck(v, self.Mc, self.Ms, self.vs, "generalized", self.delta) + self.K_V * v
 
     def summary(self):
         lines = [f"Stribeck fit: {self.n} points, fitted {', '.join(self.fitted)}"]
@@ -259,13 +262,19 @@ def fit_stribeck(speed, friction, delta=2.0, fit_delta=False, viscous=False):
     y = F * np.sign(v)          # magnitude side: g(|v|) + K_V |v|
     av = np.abs(v)
     order = np.argsort(av)
+    # start: a line Mc + K_V |v| through the fastest third, Ms from the slowest fifth,
+    # vs where the rest of the curve is half-way down
+    fast = order[-max(2, av.size // 3):]
+    if viscous:
+        kv0, Mc0 = np.polyfit(av[fast], y[fast], 1)
+    else:
+        kv0, Mc0 = 0.0, float(np.median(y[fast]))
+    rest = y - kv0 * av
     q = max(2, av.size // 5)
-    Mc0 = float(np.median(y[order[-q:]]))
-    Ms0 = max(float(np.median(y[order[:q]])), Mc0 * (1 + 1e-3))
-    mid = 0.5 * (Mc0 + Ms0)
-    cross = av[order][np.argmin(np.abs(y[order] - mid))]
+    Ms0 = max(float(np.median(rest[order[:q]])), Mc0 * (1 + 1e-3))
+    cross = av[order][np.argmin(np.abs(rest[order] - 0.5 * (Mc0 + Ms0)))]
     vs0 = max(float(cross), float(av[order[0]]))
-    x0 = [Mc0, Ms0, vs0] + ([delta] if fit_delta else []) + ([0.0] if viscous else [])
+    x0 = [Mc0, Ms0, vs0] + ([delta] if fit_delta else []) + ([kv0] if viscous else [])
 
     def unpack(x):
         d = dict(zip(names, x))
@@ -319,7 +328,8 @@ def read_efficiency_csv(path):
             raise ParameterError(f"{path}, line {lineno}", bad[0], "must be a number")
         m, e = float(fields[0]), float(fields[1])
         if not (math.isfinite(m) and m > 0.0):
-            raise ParameterError(f"{path}, line {lineno}", fields[0], "torque must be finite and > 0")
+            raise ParameterError(f"{path}, line {lineno}", fields[0],
+                                 "torque must be finite and > 0")
         if not (math.isfinite(e) and 0.0 < e <= 1.0):
             raise ParameterError(f"{path}, line {lineno}", fields[1],
                                  "efficiency must lie in (0, 1] (a fraction, not per cent)")

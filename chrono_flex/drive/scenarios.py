@@ -29,6 +29,7 @@ class ScenarioResult:
         data: name -> array (everything the figure and summary use).
         panels: list of dicts (title, xlabel, ylabel, lines=[(x_key, y_key, label, style)]).
         lines: summary lines.
+        metrics: name -> number, the figures the summary reports.
     """
 
     name: str
@@ -36,6 +37,7 @@ class ScenarioResult:
     data: dict
     panels: list
     lines: list = field(default_factory=list)
+    metrics: dict = field(default_factory=dict)
 
     def summary(self):
         return "\n".join([f"{self.name}: {self.description}"] + list(self.lines))
@@ -81,7 +83,7 @@ def drive_presliding(t_end=None, frequency=2.0, amplitude=0.9):
     w = 2.0 * math.pi * ck.positive("frequency", frequency)
     a_max = ck.positive("amplitude", amplitude) * base.Ms
     m_out = lambda t: a_max * (t / t_end) * math.sin(w * t)  # noqa: E731
-    data, lines = {}, []
+    data, lines, metrics = {}, [], {}
     for kind in ("dynamic", "static"):
         drive = GearDrive(DriveParams.serebrenny2019(motor="current", friction=kind))
         r = simulate_drive(drive, t_end, u=0.0, m_out=m_out, rtol=1e-7, atol=1e-12,
@@ -94,19 +96,23 @@ def drive_presliding(t_end=None, frequency=2.0, amplitude=0.9):
         data[f"M_{kind}"] = r.outputs["m_out"]
         last = r.t >= t_end - 1.0 / frequency * (1.0 + 1e-9)
         Fl, xl = F[last], x[last]
-        loop = float(np.sum(0.5 * (Fl[1:] + Fl[:-1]) * np.diff(xl)))
+        loop = abs(float(np.sum(0.5 * (Fl[1:] + Fl[:-1]) * np.diff(xl))))
+        metrics[f"loop_area_{kind}"] = loop
+        metrics[f"max_displacement_{kind}"] = float(np.max(np.abs(x)))
         lines.append(f"{kind:7s}: displacement max |alpha2| = {np.max(np.abs(x)):.3e} rad, "
                      f"friction max |M_F'| = {np.max(np.abs(F)):.4g} N m (Ms = {base.Ms} N m), "
-                     f"loop area over the last period {abs(loop):.3e} J")
+                     f"loop area over the last period {loop:.3e} J")
     panels = [
         dict(title="friction torque vs output displacement", xlabel="alpha2, rad",
-             ylabel="M_F', N m", lines=[("x_dynamic", "F_dynamic", "dynamic (modified LuGre)", "-"),
-                                       ("x_static", "F_static", "static (modified Stribeck)", "-")]),
+             ylabel="M_F', N m",
+             lines=[("x_dynamic", "F_dynamic", "dynamic (modified LuGre)", "-"),
+                    ("x_static", "F_static", "static (modified Stribeck)", "-")]),
         dict(title="applied torque and friction", xlabel="t, s", ylabel="N m",
              lines=[("t", "M_dynamic", "M_out", ":"), ("t", "F_dynamic", "M_F' dynamic", "-"),
                     ("t", "F_static", "M_F' static", "--")]),
     ]
-    return ScenarioResult("drive-presliding", SCENARIOS["drive-presliding"][0], data, panels, lines)
+    return ScenarioResult("drive-presliding", SCENARIOS["drive-presliding"][0], data, panels, lines,
+                          metrics)
 
 
 def drive_stribeck(t_end=None, a=20.0, b=21.0, frequency=20.0):
@@ -158,7 +164,10 @@ def drive_stribeck(t_end=None, a=20.0, b=21.0, frequency=20.0):
         dict(title="time series", xlabel="t, s", ylabel="N m",
              lines=[("t", "F_dyn", "dynamic", "-"), ("t", "F_sta", "static", "--")]),
     ]
-    return ScenarioResult("drive-stribeck", SCENARIOS["drive-stribeck"][0], data, panels, lines)
+    metrics = dict(hysteresis_width=width, static_drop=float(F_sta.max() - F_sta.min()),
+                   dynamic_drop=float(F_dyn.max() - F_dyn.min()))
+    return ScenarioResult("drive-stribeck", SCENARIOS["drive-stribeck"][0], data, panels, lines,
+                          metrics)
 
 
 def _branch(v, F, grid):
@@ -215,8 +224,10 @@ def lugre_stick_slip(t_end=None, mass=1.0, k=2.0, pull_speed=0.1):
         dict(title="forces", xlabel="t, s", ylabel="N",
              lines=[("t", "F", "friction F", "-"), ("t", "spring", "spring force", "--")]),
     ]
+    metrics = dict(n_slips=int(starts.size), slip_spring_force=spring[starts].tolist(),
+                   peak_speed=float(np.max(v)))
     return ScenarioResult("lugre-stick-slip", SCENARIOS["lugre-stick-slip"][0], data, panels,
-                          lines)
+                          lines, metrics)
 
 
 def drive_step(t_end=None, voltage=12.0):
@@ -224,7 +235,7 @@ def drive_step(t_end=None, voltage=12.0):
     current peak, speed rise to the no-load speed, gear twist and friction torque."""
     t_end = _t_end(t_end, 0.1)
     u = ck.real("voltage", voltage)
-    data, lines = {}, []
+    data, lines, metrics = {}, [], {}
     for kind in ("dynamic", "static"):
         drive = GearDrive(DriveParams.serebrenny2019(friction=kind))
         r = simulate_drive(drive, t_end, u=u, rtol=1e-7, atol=1e-10, dt_out=t_end / 2000)
@@ -234,13 +245,17 @@ def drive_step(t_end=None, voltage=12.0):
             data[f"{key}_{kind}"] = o[key]
         w = o["output_speed"]
         k63 = int(np.argmax(w >= 0.632 * w[-1])) if w[-1] > 0 else 0
+        metrics[f"end_speed_{kind}"] = float(w[-1])
+        metrics[f"peak_current_{kind}"] = float(np.max(o["current"]))
+        metrics[f"rise_time_63_{kind}"] = float(r.t[k63])
         lines.append(f"{kind:7s}: end speed {w[-1]:.5g} rad/s, peak current "
                      f"{np.max(o['current']):.4g} A, 63 % rise at {r.t[k63] * 1e3:.3g} ms, "
                      f"end friction {o['friction_torque'][-1]:.4g} N m, "
                      f"Radau {r.info['nfev']} evaluations")
     panels = [
         dict(title="current", xlabel="t, s", ylabel="A",
-             lines=[("t", "current_dynamic", "dynamic", "-"), ("t", "current_static", "static", "--")]),
+             lines=[("t", "current_dynamic", "dynamic", "-"),
+                    ("t", "current_static", "static", "--")]),
         dict(title="output speed", xlabel="t, s", ylabel="rad/s",
              lines=[("t", "output_speed_dynamic", "dynamic", "-"),
                     ("t", "output_speed_static", "static", "--")]),
@@ -249,7 +264,7 @@ def drive_step(t_end=None, voltage=12.0):
                     ("t", "friction_torque_dynamic", "M_F' dynamic", "-"),
                     ("t", "friction_torque_static", "M_F' static", "--")]),
     ]
-    return ScenarioResult("drive-step", SCENARIOS["drive-step"][0], data, panels, lines)
+    return ScenarioResult("drive-step", SCENARIOS["drive-step"][0], data, panels, lines, metrics)
 
 
 SCENARIOS = {

@@ -56,4 +56,5 @@ def stable_step(method, lam):
     for _ in range(60):
         mid = 0.5 * (lo + hi)
         lo, hi = (mid, hi) if ok(mid) else (lo, mid)
-    return lo / mag
+    # h |lambda| below 1e-6 is rounding slack in the test |R| <= 1 + 1e-13, not stability
+    return lo / mag if lo > 1e-6 else 0.0

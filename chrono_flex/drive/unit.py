@@ -279,7 +279,8 @@ class GearDrive:
         A[0, 0], A[0, 2] = -p.R / p.L, -p.k_E / p.L
         A[1, 2] = 1.0
         A[2, 0] = p.k_M / J1
-        A[2, 1], A[2, 2], A[2, 3], A[2, 4] = (-c / r**2 / J1, -d / r**2 / J1, c / r / J1, d / r / J1)
+        A[2, 1], A[2, 2] = -c / r**2 / J1, -d / r**2 / J1
+        A[2, 3], A[2, 4] = c / r / J1, d / r / J1
         A[3, 4] = 1.0
         A[4, 1], A[4, 2], A[4, 3], A[4, 4] = c / r / J2, d / r / J2, -c / J2, -d / J2
         if not self._voltage:

@@ -1,0 +1,35 @@
+"""The Chrono side of chrono_flex: the only package that imports PyChrono (lazily).
+
+* :class:`~chrono_flex.chrono.element.FlexibleLink`: the papers' finite-element arm as a
+  Chrono item (shafts + a custom load with injected mass), on the ground or a body;
+  :func:`~chrono_flex.chrono.element.configure_system`, :func:`~chrono_flex.chrono.element.step`.
+* :func:`~chrono_flex.chrono.engine.simulate_chrono`: run a :class:`chrono_flex.PlanarArm`
+  in Chrono and get the reference engine's :class:`chrono_flex.Result`;
+  :func:`~chrono_flex.chrono.engine.bench_chrono_element`.
+* :func:`~chrono_flex.chrono._detect.require_pychrono`,
+  :func:`~chrono_flex.chrono._detect.pychrono_status`: find the real PyChrono or say how
+  to get it; :func:`~chrono_flex.chrono._quiet.quiet_swig`: drop SWIG's leak messages.
+
+Importing this package does not import PyChrono; the names below load their modules
+on first use (PEP 562), so ``chrono_flex.chrono.pychrono_status()`` works without it.
+"""
+
+from ._detect import pychrono_status, require_pychrono
+from ._quiet import quiet_swig
+
+_LAZY = {
+    "FlexibleLink": "element", "configure_system": "element", "step": "element",
+    "simulate_chrono": "engine", "bench_chrono_element": "engine",
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        module = importlib.import_module(f".{_LAZY[name]}", __name__)
+        return getattr(module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = ["pychrono_status", "require_pychrono", "quiet_swig", *_LAZY]

@@ -1,0 +1,641 @@
+"""The papers' finite-element link as a Chrono item (the "custom element").
+
+A :class:`FlexibleLink` puts a :class:`chrono_flex.PlanarArm` (one or more flexible links
+on revolute/prismatic joints, spec 01) into a ``ChSystem``:
+
+* one ``ChShaft`` per generalized coordinate q_k (joint angles/slides and the elastic
+  nodal coordinates) carries q_k as its "angle" and q_dot_k as its speed;
+* a ``ChLoadCustomMultiple`` over those shafts (and over the parent body, when it moves)
+  computes, in ``ComputeQ``, the generalized forces f of :mod:`chrono_flex.floating`
+  (the reference engine's kinematics lifted onto the parent) and injects the mass matrix
+  M(q) through ``GetJacobians().M``; Chrono adds K = -dQ/dx and R = -dQ/dv by finite
+  differences (``IsStiff()`` is True) and integrates everything implicitly with the rest
+  of the scene (spec 05).
+
+So M(q) q_dd = f(q, q_dot) with exactly the reference engine's terms, integrated by
+Chrono's timestepper. Build it, step it with :func:`step` (which also re-raises errors
+from the callbacks and moves :attr:`FlexibleLink.tip_body`), read it back::
+
+    import pychrono as chrono
+    system = chrono.ChSystemNSC()
+    configure_system(system)                       # sparse LU + HHT, as spec 05 advises
+    link = FlexibleLink(system, arm, torque=lambda t, q, qd: [0.1])
+    while system.GetChTime() < 1.0:
+        step(system, 1e-3)
+    print(link.joint_angles(), link.tip_deflections())
+
+Mass split: each shaft keeps, as its own inertia, the diagonal entry of M at the initial
+state; the load injects M(q) minus that constant diagonal, so the sum is M(q) exactly.
+"""
+
+
+import numpy as np
+
+from .. import floating
+from .. import model as mdl
+from ..errors import ParameterError, SimulationError
+from ..params import Plane
+from ._detect import require_pychrono
+
+#: Timesteppers :func:`configure_system` knows.
+TIMESTEPPERS = ("hht", "euler")
+
+#: Attribute of the system's Python object listing its FlexibleLinks. Holding them there
+#: ties the life of the director objects to the system's, as Chrono needs (spec 05).
+_REGISTRY_ATTR = "_chrono_flex_links"
+_LOAD_CLASS = None
+
+
+def configure_system(system, timestepper="hht", alpha=0.0, max_iters=20, abs_tol=1e-10,
+                     solver="sparse_lu"):
+    """Give ``system`` a direct sparse solver and an implicit fixed-step timestepper.
+
+    Chrono's default iterative solver ignores the stiffness matrices that the element
+    relies on (spec 05). ``timestepper``: "hht" (``ChTimestepperHHT``, numerical
+    damping ``alpha`` in [-1/3, 0], fixed step, full Newton) or "euler"
+    (``ChTimestepperEulerImplicit``, first order, dissipative). ``solver``: "sparse_lu"
+    or "sparse_qr" (both handle the unsymmetric Jacobians).
+    """
+    chrono = require_pychrono()
+    if timestepper not in TIMESTEPPERS:
+        raise ParameterError("timestepper", timestepper, f"must be one of {list(TIMESTEPPERS)}")
+    if solver not in ("sparse_lu", "sparse_qr"):
+        raise ParameterError("solver", solver, "must be 'sparse_lu' or 'sparse_qr'")
+    system.SetSolver(chrono.ChSolverSparseLU() if solver == "sparse_lu"
+                     else chrono.ChSolverSparseQR())
+    if timestepper == "hht":
+        ts = chrono.ChTimestepperHHT(system)
+        ts.SetAlpha(float(alpha))
+    else:
+        ts = chrono.ChTimestepperEulerImplicit(system)
+    ts.SetStepControl(False)
+    ts.SetMaxIters(int(max_iters))
+    ts.SetAbsTolerances(float(abs_tol))
+    ts.SetJacobianUpdateMethod(chrono.ChTimestepperImplicit.JacobianUpdate_EVERY_ITERATION)
+    system.SetTimestepper(ts)
+    return ts
+
+
+def step(system, dt):
+    """``system.DoStepDynamics(dt)``, then, for every :class:`FlexibleLink` in it: raise
+    a :class:`SimulationError` (chained to the original exception) if one of its
+    callbacks failed during the step, and move its :attr:`~FlexibleLink.tip_body`."""
+    system.DoStepDynamics(dt)
+    for link in getattr(system, _REGISTRY_ATTR, ()):
+        link.raise_pending()
+        link.sync()
+
+
+def _quat_to_matrix(e0, e1, e2, e3):
+    return np.array([
+        [e0 * e0 + e1 * e1 - e2 * e2 - e3 * e3, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],
+        [2 * (e1 * e2 + e0 * e3), e0 * e0 - e1 * e1 + e2 * e2 - e3 * e3, 2 * (e2 * e3 - e0 * e1)],
+        [2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), e0 * e0 - e1 * e1 - e2 * e2 + e3 * e3]])
+
+
+def _matrix_to_quat(R):
+    """Unit quaternion (e0, e1, e2, e3) of a rotation matrix (Shepperd's method)."""
+    tr = np.trace(R)
+    k = int(np.argmax([tr, R[0, 0], R[1, 1], R[2, 2]]))
+    if k == 0:
+        s = 2.0 * np.sqrt(1.0 + tr)
+        q = [s / 4, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s]
+    elif k == 1:
+        s = 2.0 * np.sqrt(1.0 + R[0, 0] - R[1, 1] - R[2, 2])
+        q = [(R[2, 1] - R[1, 2]) / s, s / 4, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s]
+    elif k == 2:
+        s = 2.0 * np.sqrt(1.0 + R[1, 1] - R[0, 0] - R[2, 2])
+        q = [(R[0, 2] - R[2, 0]) / s, (R[0, 1] + R[1, 0]) / s, s / 4, (R[1, 2] + R[2, 1]) / s]
+    else:
+        s = 2.0 * np.sqrt(1.0 + R[2, 2] - R[0, 0] - R[1, 1])
+        q = [(R[1, 0] - R[0, 1]) / s, (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, s / 4]
+    q = np.array(q)
+    return q / np.linalg.norm(q) * (1.0 if q[0] >= 0 else -1.0)
+
+
+def _load_class(chrono):
+    """The ChLoadCustomMultiple subclass (defined on first use: PyChrono is lazy)."""
+    global _LOAD_CLASS
+    if _LOAD_CLASS is not None:
+        return _LOAD_CLASS
+
+    class FlexibleLinkLoad(chrono.ChLoadCustomMultiple):
+        """Director object: evaluates f and injects M for its :class:`FlexibleLink`.
+
+        Every exception is caught here (it must not travel through Chrono's C++ solver),
+        stored on the link with the time, and re-raised by :func:`step`.
+        """
+
+        def __init__(self, link, loadables):
+            super().__init__(loadables)
+            self.link = link
+
+        def Update(self, time, update_flags):
+            # SWIG wraps `update_flags` in an object it owns but cannot delete, and prints
+            # a "memory leak" line when it is released (spec 05). Disowning it stops the
+            # message; the (few bytes of) memory is not freed either way.
+            try:
+                update_flags.disown()
+            except AttributeError:
+                pass
+            link = self.link
+            link._stiff_now = (link.jacobian == "iteration" or time != link._jacobian_time
+                               or self.GetJacobians() is None)
+            if link._stiff_now:
+                link._jacobian_time = time
+            link._time = time
+            try:
+                link._gravity = link._system_gravity()
+            except BaseException as exc:          # noqa: BLE001 - re-raised after the step
+                if link._error is None:
+                    link._error = (exc, time)
+            chrono.ChLoadCustomMultiple.Update(self, time, update_flags)
+
+        def ComputeQ(self, state_x, state_w):
+            link = self.link
+            try:
+                link._compute_q(self, state_x, state_w)
+            except BaseException as exc:          # noqa: BLE001 - re-raised after the step
+                if link._error is None:
+                    link._error = (exc, link._time)
+                self.load_Q.SetVect([0.0] * link._nw)
+
+        def IsStiff(self):
+            # True: Chrono rebuilds K = -dQ/dx and R = -dQ/dv by finite differences
+            # (2n + 2 calls of ComputeQ) in this Update. See FlexibleLink `jacobian`.
+            return self.link._stiff_now
+
+    _LOAD_CLASS = FlexibleLinkLoad
+    return _LOAD_CLASS
+
+
+class _PositionFunction:
+    """Factory of ChFunction directors giving one joint's prescribed motion."""
+
+    _cls = None
+
+    @classmethod
+    def make(cls, chrono, motion, joint):
+        if cls._cls is None:
+            class JointMotionFunction(chrono.ChFunction):
+                """theta_j(t) of a prescribed joint motion, with its derivatives. Pure
+                evaluation of the user's callable(t) -> (theta, theta_d, theta_dd)."""
+
+                def __init__(self, motion, joint):
+                    super().__init__()
+                    self.motion, self.joint = motion, joint
+                    self.error = None
+
+                def _eval(self, t, k):
+                    try:
+                        return float(np.atleast_1d(self.motion(t)[k])[self.joint])
+                    except BaseException as exc:      # noqa: BLE001 - re-raised after the step
+                        if self.error is None:
+                            self.error = (exc, t)
+                        return 0.0
+
+                def GetVal(self, t):
+                    return self._eval(t, 0)
+
+                def GetDer(self, t):
+                    return self._eval(t, 1)
+
+                def GetDer2(self, t):
+                    return self._eval(t, 2)
+
+                def Clone(self):
+                    return JointMotionFunction(self.motion, self.joint)
+
+            cls._cls = JointMotionFunction
+        return cls._cls(motion, joint)
+
+
+class FlexibleLink:
+    """A planar flexible-link arm (spec 01) as a Chrono item, on the ground or a body.
+
+    Args:
+        system: the ``ChSystem``. Its gravity acts on the arm (and the solver and
+            timestepper should come from :func:`configure_system`).
+        arm: a :class:`chrono_flex.PlanarArm`: links, joints, payload (``arm.payload``),
+            hub inertias. ``arm.gravity`` is NOT used: the system's gravity is.
+        parent_body: a ``ChBody`` carrying the arm's plane, or None for the ground. A
+            fixed body is treated as ground at its pose when the link is built; a moving
+            one joins the element's coordinates (its 6 velocities), so the arm's inertia,
+            gravity and joint reactions act on it.
+        joint_frame: where the arm's plane sits in the parent's frame (world for the
+            ground): a ``ChFramed`` (origin and its X, Y axes), a tuple (origin, x axis,
+            y axis) or a :class:`chrono_flex.Plane`; default ``arm.plane``.
+        torque: joint torques/forces: callable(t, q, qd) -> (nj,) evaluated in the
+            element with the current state, or a sequence of nj ``ChFunction`` of time.
+        joint_motion: callable(t) -> (theta, theta_d, theta_dd), each (nj,): prescribed
+            joints (a ``ChShaftsMotorPosition`` per joint; the joint torques come from the
+            motors' reactions). Excludes ``torque``.
+        joint_angles0, joint_rates0, elastic0, elastic_rates0: initial state.
+        jacobian: "step" (default): Chrono's finite-difference K and R are rebuilt at the
+            first Newton iteration of each step and kept for the others (a modified
+            Newton method: the residual, with the current Q and M(q), is exact, so the
+            solution is the same, at about 1/(number of iterations) of the cost);
+            "iteration": rebuilt at every Newton iteration (full Newton).
+
+    Out-of-plane deformation is not modelled (each link is rigid out of its plane) and
+    the payload's rotary inertia acts about the plane normal only
+    (:mod:`chrono_flex.floating`).
+    """
+
+    def __init__(self, system, arm, parent_body=None, joint_frame=None, torque=None,
+                 joint_motion=None, joint_angles0=None, joint_rates0=None, elastic0=None,
+                 elastic_rates0=None, jacobian="step"):
+        chrono = require_pychrono()
+        self._chrono = chrono
+        self.system = system
+        self.arm = arm
+        self.model = arm.model
+        nq = self.nq = arm.nq
+        self.plane = _plane_from(joint_frame, arm.plane, chrono)
+        self._o = np.asarray(self.plane.origin, dtype=float)
+        self._P = np.column_stack([self.plane.x_axis, self.plane.y_axis])
+        if torque is not None and joint_motion is not None:
+            raise ParameterError("joint_motion", joint_motion,
+                                 "excludes `torque` (the joints are prescribed)")
+        self._torque_fn, self._torque_functions = None, None
+        if torque is not None:
+            if callable(torque):
+                self._torque_fn = torque
+            else:
+                funcs = list(torque)
+                if len(funcs) != arm.n_joints:
+                    raise ParameterError("torque", torque,
+                                         f"must be callable or hold {arm.n_joints} ChFunction(s)")
+                self._torque_functions = funcs
+        if joint_motion is not None and not callable(joint_motion):
+            raise ParameterError("joint_motion", joint_motion, "must be callable")
+        self._joint_motion = joint_motion
+
+        self.parent_body = parent_body
+        self._moving = parent_body is not None and not parent_body.IsFixed()
+        if parent_body is not None and not self._moving:
+            A = np.asarray(parent_body.GetRotMat().to_numpy(), dtype=float)
+            p = np.asarray(parent_body.GetPos().to_numpy(), dtype=float)
+            self._ground_o = p + A @ self._o
+            self._ground_P = A @ self._P
+        else:
+            self._ground_o, self._ground_P = self._o, self._P
+
+        q0 = arm.coordinates(joint_angles0 if joint_angles0 is not None
+                             else np.zeros(arm.n_joints), elastic0)
+        qd0 = arm.coordinates(joint_rates0 if joint_rates0 is not None
+                              else np.zeros(arm.n_joints), elastic_rates0)
+        M0 = mdl.terms(self.model, q0, np.zeros(nq))[0]
+        self._shaft_inertia = np.diag(M0).copy()
+        if np.any(self._shaft_inertia <= 0):
+            raise ParameterError("arm", arm, "has a coordinate without inertia (M(q0) has a "
+                                 "zero diagonal entry)")
+        self.shafts = []
+        for k in range(nq):
+            sh = chrono.ChShaft()
+            sh.SetInertia(float(self._shaft_inertia[k]))
+            sh.SetSleepingAllowed(False)
+            sh.SetPos(float(q0[k]))
+            sh.SetPosDt(float(qd0[k]))
+            system.Add(sh)                  # sys.AddShaft raises a TypeError (spec 05)
+            self.shafts.append(sh)
+
+        self.motors, self._motion_functions, self._truss = [], [], None
+        if joint_motion is not None:
+            self._truss = chrono.ChShaft()
+            self._truss.SetFixed(True)
+            system.Add(self._truss)
+            th, thd, _ = (np.atleast_1d(np.asarray(v, dtype=float)) for v in joint_motion(0.0))
+            for j, k in enumerate(arm.joint_index):
+                self.shafts[k].SetPos(float(th[j]))
+                self.shafts[k].SetPosDt(float(thd[j]))
+                fun = _PositionFunction.make(chrono, joint_motion, j)
+                motor = chrono.ChShaftsMotorPosition()
+                motor.Initialize(self.shafts[k], self._truss)
+                motor.SetPositionFunction(fun)
+                system.Add(motor)
+                self.motors.append(motor)
+                self._motion_functions.append(fun)
+
+        self.actuators = []        # (joint, actuator, input, shafts) - see add_joint_actuator
+        self._error = None
+        self._time = system.GetChTime()
+        self._injected_key = None
+        self._last_key = None
+        if jacobian not in ("step", "iteration"):
+            raise ParameterError("jacobian", jacobian, "must be 'step' or 'iteration'")
+        self.jacobian = jacobian
+        self._stiff_now = True
+        self._jacobian_time = None
+        self.n_compute_q = 0
+        self._gravity = self._system_gravity()
+        self._build_load()
+
+        self.tip_body = chrono.ChBody()
+        self.tip_body.SetFixed(True)
+        self.tip_body.EnableCollision(False)
+        self.tip_body.SetMass(1e-6)
+        self.tip_body.SetInertiaXX(chrono.ChVector3d(1e-9, 1e-9, 1e-9))
+        system.Add(self.tip_body)
+        if not hasattr(system, _REGISTRY_ATTR):
+            setattr(system, _REGISTRY_ATTR, [])
+        getattr(system, _REGISTRY_ATTR).append(self)
+        self.sync()
+
+    # -- building -----------------------------------------------------------------------
+    def _build_load(self):
+        chrono = self._chrono
+        items = chrono.vector_ChLoadable()
+        if self._moving:
+            items.append(self.parent_body)
+        for sh in self.shafts:
+            items.append(sh)
+        for _, _, _, shafts in self.actuators:
+            for sh in shafts:
+                items.append(sh)
+        self._n_body = floating.N_BODY if self._moving else 0
+        self._n_act = sum(len(s) for _, _, _, s in self.actuators)
+        self._nw = self._n_body + self.nq + self._n_act
+        self._nx = (7 if self._moving else 0) + self.nq + self._n_act
+        self.load = _load_class(chrono)(self, items)
+        if getattr(self, "container", None) is not None:
+            self.system.Remove(self.container)
+        self.container = chrono.ChLoadContainer()
+        self.container.Add(self.load)
+        self.system.Add(self.container)
+        self._diag_index = self._n_body + np.arange(self.nq)
+        self._injected_key = None
+
+    def add_joint_actuator(self, joint, actuator, drive_input=None):
+        """Hook: drive joint ``joint`` (0-based) by an actuator with internal states.
+
+        An actuator (e.g. a gear drive of :mod:`chrono_flex.drive`) follows the protocol
+
+        1. ``actuator.n_states``: number of first-order states z (motor current, gear
+           angles and speeds, LuGre bristle states, ...);
+        2. ``actuator.initial_state(theta, omega)`` -> z0 (n_states,);
+        3. ``actuator.rates(t, z, theta, omega, u)`` -> (dz/dt (n_states,), torque on the
+           joint), a pure function of its arguments; ``u = drive_input(t)`` (default 0).
+
+        Each state z_i rides on the speed of one extra ``ChShaft`` whose injected mass is 1,
+        so Chrono integrates dz/dt = rates implicitly together with the arm (spec 05: a
+        shaft's speed can carry any first-order state); the torque joins Q of the joint.
+        Scale the states sensibly: Chrono's Jacobian uses absolute differences of 1e-8.
+        Call it before the first step; the load is rebuilt with the new states.
+        """
+        chrono = self._chrono
+        if not 0 <= int(joint) < self.arm.n_joints:
+            raise ParameterError("joint", joint, f"must be in 0..{self.arm.n_joints - 1}")
+        for attr in ("n_states", "initial_state", "rates"):
+            if not hasattr(actuator, attr):
+                raise ParameterError("actuator", actuator, f"has no `{attr}` (see the protocol)")
+        k = self.arm.joint_index[int(joint)]
+        z0 = np.atleast_1d(np.asarray(actuator.initial_state(self.shafts[k].GetPos(),
+                                                             self.shafts[k].GetPosDt()),
+                                      dtype=float))
+        if z0.shape != (int(actuator.n_states),):
+            raise ParameterError("actuator.initial_state", z0.tolist(),
+                                 f"must return {actuator.n_states} value(s)")
+        shafts = []
+        for z in z0:
+            sh = chrono.ChShaft()
+            sh.SetInertia(1.0)
+            sh.SetSleepingAllowed(False)
+            sh.SetPosDt(float(z))
+            self.system.Add(sh)
+            shafts.append(sh)
+        self.actuators.append((int(joint), actuator, drive_input, shafts))
+        self._build_load()
+
+    # -- the callback -------------------------------------------------------------------
+    def _state_from(self, x, w):
+        """(q, qd, body state or None, actuator states) from Chrono's state vectors."""
+        nb, nq = self._n_body, self.nq
+        if self._moving:
+            body = (x[0:3], _quat_to_matrix(*x[3:7]), w[0:3], w[3:6])
+            q, qd = x[7:7 + nq], w[6:6 + nq]
+            z = w[6 + nq:]
+        else:
+            body = None
+            q, qd = x[:nq], w[nb:nb + nq]
+            z = w[nq:]
+        return q, qd, body, z
+
+    def _joint_forces(self, t, q, qd, z):
+        """Generalized forces on q (nq,) and the actuator state rates."""
+        arm = self.arm
+        Q = None
+        if self._torque_fn is not None or self._torque_functions is not None or self.actuators:
+            tau = np.zeros(arm.n_joints)
+            if self._torque_fn is not None:
+                out = np.asarray(self._torque_fn(t, q, qd), dtype=float)
+                if out.shape not in ((arm.n_joints,), ()) or (out.shape == () and arm.n_joints != 1):
+                    raise ParameterError("torque", out.tolist(),
+                                         f"must return {arm.n_joints} value(s) (one per joint)")
+                tau += out
+            elif self._torque_functions is not None:
+                tau += [f.GetVal(t) for f in self._torque_functions]
+            Q = np.zeros(self.nq)
+            Q[arm.joint_index] = tau
+        rates = []
+        i = 0
+        for joint, act, u_fn, shafts in self.actuators:
+            k = arm.joint_index[joint]
+            zi = z[i:i + len(shafts)]
+            u = 0.0 if u_fn is None else u_fn(t)
+            dz, tau_j = act.rates(t, zi, q[k], qd[k], u)
+            Q[k] += tau_j
+            rates.append(np.atleast_1d(np.asarray(dz, dtype=float)))
+            i += len(shafts)
+        return Q, rates
+
+    def _system_gravity(self):
+        return np.asarray(self.system.GetGravitationalAcceleration().to_numpy(), dtype=float)
+
+    def _terms(self, t, q, qd, body, z, g=None):
+        """(M, f) over the load's velocity coordinates."""
+        g = self._gravity if g is None else g
+        Q, rates = self._joint_forces(t, q, qd, z)
+        if body is None:
+            M, f = floating.plane_terms(self.model, q, qd, self._ground_P.T @ g, Q)
+        else:
+            M, f = floating.spatial_terms(self.model, q, qd, body[0], body[1], body[2],
+                                          body[3], self._o, self._P, g, Q)
+        if self._n_act:
+            n = M.shape[0]
+            M = np.pad(M, ((0, self._n_act), (0, self._n_act)))
+            M[n:, n:] = np.eye(self._n_act)
+            f = np.concatenate([f] + rates)
+        return M, f
+
+    def _compute_q(self, load, state_x, state_w):
+        self.n_compute_q += 1
+        x = state_x.GetVectorData(self._nx)
+        w = state_w.GetVectorData(self._nw)
+        q, qd, body, z = self._state_from(np.asarray(x), np.asarray(w))
+        M, f = self._terms(self._time, q, qd, body, z)
+        if not np.all(np.isfinite(f)):
+            raise FloatingPointError("non-finite generalized forces (the state has diverged)")
+        # Inject M(x) once per Update, at the unperturbed state. In an Update that builds
+        # the Jacobian, ComputeQ is called at x, again at x, then at perturbed x and w
+        # (spec 05): inject on the second call. Otherwise ComputeQ runs once, at x.
+        key = bytes(memoryview(np.asarray(x)))
+        if self._stiff_now:
+            inject = key == self._last_key and key != self._injected_key
+        else:
+            inject = key != self._injected_key
+        if inject:
+            jac = load.GetJacobians()
+            if jac is not None:
+                M[self._diag_index, self._diag_index] -= self._shaft_inertia
+                jac.M = self._chrono.ChMatrixDynamicd(M)
+                self._injected_key = key
+        self._last_key = key
+        load.load_Q.SetVect(f.tolist())
+
+    # -- after each step ----------------------------------------------------------------
+    def raise_pending(self):
+        """Raise the first exception caught in a callback since the last call, as a
+        :class:`SimulationError` chained to it (``from``), with the simulated time."""
+        err = self._error
+        if err is None:
+            for fun in self._motion_functions:
+                if fun.error is not None:
+                    err, fun.error = fun.error, None
+                    break
+        if err is None:
+            return
+        self._error = None
+        exc, t = err
+        raise SimulationError(f"a callback of the flexible link failed: "
+                              f"{type(exc).__name__}: {exc}", time=t) from exc
+
+    def sync(self):
+        """Move :attr:`tip_body` to the deformed tip's pose and velocity.
+
+        ``tip_body`` is a kinematic (fixed, collision-free) ``ChBody`` for
+        visualisation and sensing (attach shapes, cameras, sensors to it); it exerts
+        nothing on the arm. :func:`step` calls this after every step.
+        """
+        chrono = self._chrono
+        pos, R = self._tip_pose()
+        self.tip_body.SetPos(chrono.ChVector3d(*pos))
+        self.tip_body.SetRot(chrono.ChQuaterniond(*_matrix_to_quat(R)))
+        self.tip_body.SetPosDt(chrono.ChVector3d(*self.tip_velocity()))
+
+    # -- reading the state --------------------------------------------------------------
+    def q(self):
+        """Generalized coordinates (nq,): [joint_1, e_1..., joint_2, e_2..., ...]."""
+        return np.array([sh.GetPos() for sh in self.shafts])
+
+    def qd(self):
+        """Generalized rates (nq,)."""
+        return np.array([sh.GetPosDt() for sh in self.shafts])
+
+    def joint_angles(self):
+        """Joint coordinates (rad, or m for a prismatic joint) (nj,)."""
+        return self.q()[self.arm.joint_index]
+
+    def joint_rates(self):
+        return self.qd()[self.arm.joint_index]
+
+    def actuator_states(self):
+        """States z of each actuator added by :meth:`add_joint_actuator` (list of arrays)."""
+        return [np.array([sh.GetPosDt() for sh in shafts]) for _, _, _, shafts in self.actuators]
+
+    def tip_deflections(self):
+        """Transverse tip deflection of each link in its own floating frame, m (nl,)."""
+        return mdl.tip_deflections(self.model, self.q())
+
+    def joint_torques(self):
+        """Joint torques/forces now: from the torque input, the actuators, or (prescribed
+        motion) the motors' reactions."""
+        if self.motors:
+            return np.array([m.GetMotorLoad() for m in self.motors])
+        Q, _ = self._joint_forces(self.system.GetChTime(), self.q(), self.qd(),
+                                  np.concatenate(self.actuator_states() or [np.zeros(0)]))
+        return np.zeros(self.arm.n_joints) if Q is None else Q[self.arm.joint_index]
+
+    def _body_state(self):
+        b = self.parent_body
+        if not self._moving:
+            return None
+        return (np.asarray(b.GetPos().to_numpy(), dtype=float),
+                np.asarray(b.GetRotMat().to_numpy(), dtype=float),
+                np.asarray(b.GetPosDt().to_numpy(), dtype=float),
+                np.asarray(b.GetAngVelLocal().to_numpy(), dtype=float))
+
+    def _placement(self):
+        """(body position, rotation, plane origin, plane axes) of the plane now."""
+        body = self._body_state()
+        if body is None:
+            return np.zeros(3), np.eye(3), self._ground_o, self._ground_P
+        return body[0], body[1], self._o, self._P
+
+    def _tip_pose(self):
+        return floating.tip_pose(self.model, self.q(), *self._placement())
+
+    def tip_frame(self):
+        """``ChFramed`` of the deformed tip in the world: X along the tangent of the last
+        link at its tip, Z along the plane normal."""
+        chrono = self._chrono
+        pos, R = self._tip_pose()
+        return chrono.ChFramed(chrono.ChVector3d(*pos), chrono.ChQuaterniond(*_matrix_to_quat(R)))
+
+    def tip_velocity(self):
+        """World velocity of the tip (3,), m/s."""
+        q, qd = self.q(), self.qd()
+        _, tips = mdl.kin.chain_frames(self.model.layout, q, qd)
+        p_dot_plane = tips[-1].Jp @ qd
+        body = self._body_state()
+        P = self._P if body is not None else self._ground_P
+        if body is None:
+            return P @ p_dot_plane
+        _, A, v, w = body
+        s = self._o + P @ tips[-1].p
+        return v + A @ (np.cross(w, s) + P @ p_dot_plane)
+
+    def mass_matrix(self):
+        """The arm's mass matrix over the load's velocity coordinates at the current state."""
+        body = self._body_state()
+        M, _ = self._terms(self.system.GetChTime(), self.q(), self.qd(), body,
+                           np.concatenate(self.actuator_states() or [np.zeros(0)]),
+                           self._system_gravity())
+        return M
+
+    def energy(self):
+        """(kinetic, elastic, gravity) energy of the arm, J (the parent body's own energy
+        is not included; gravity potential -sum m g.R from the world origin)."""
+        q, qd = self.q(), self.qd()
+        g = np.asarray(self.system.GetGravitationalAcceleration().to_numpy(), dtype=float)
+        body = self._body_state()
+        if body is None:
+            M, _ = floating.plane_terms(self.model, q, qd, np.zeros(2))
+            kinetic = 0.5 * qd @ M @ qd
+        else:
+            M, _ = floating.spatial_terms(self.model, q, qd, *body, self._o, self._P, g)
+            wv = np.concatenate([body[2], body[3], qd])
+            kinetic = 0.5 * wv @ M @ wv
+        elastic = float(mdl.elastic_potential(self.model, q))
+        gravity = floating.gravity_potential(self.model, q, *self._placement(), g)
+        return float(kinetic), elastic, gravity
+
+
+def _plane_from(joint_frame, default, chrono):
+    """A Plane from None (default), a Plane, a ChFramed or (origin, x axis, y axis)."""
+    if joint_frame is None:
+        return default
+    if isinstance(joint_frame, Plane):
+        return joint_frame
+    if isinstance(joint_frame, chrono.ChFramed):
+        R = np.asarray(joint_frame.GetRotMat().to_numpy(), dtype=float)
+        return Plane(tuple(joint_frame.GetPos().to_numpy()), tuple(R[:, 0]), tuple(R[:, 1]))
+    try:
+        origin, x_axis, y_axis = joint_frame
+    except (TypeError, ValueError):
+        raise ParameterError("joint_frame", joint_frame, "must be a ChFramed, a Plane or "
+                             "(origin, x axis, y axis)") from None
+    return Plane(tuple(origin), tuple(x_axis), tuple(y_axis))
+
+
+__all__ = ["FlexibleLink", "configure_system", "step", "TIMESTEPPERS"]

@@ -1,0 +1,189 @@
+"""Run a :class:`chrono_flex.PlanarArm` in Chrono with the custom element ("chrono" engine).
+
+:func:`simulate_chrono` builds a ``ChSystemNSC`` with the arm on the ground (its plane
+from ``arm.plane``, gravity ``arm.gravity`` along -``plane.y_axis``), steps it at a fixed
+step with an implicit timestepper, and returns the reference engine's
+:class:`chrono_flex.Result` (energies and centrelines from the same post-processing,
+``PlanarArm._result``), ``info["engine"] = "chrono"``.
+"""
+
+import math
+import time
+
+import numpy as np
+
+from .. import _checks as ck
+from ..errors import ParameterError, SimulationError
+from ..integrate import Progress
+from ._detect import require_pychrono
+from ._quiet import quiet_swig
+from .element import TIMESTEPPERS, FlexibleLink, configure_system, step as step_system
+
+
+def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=None,
+                    elastic_rates0=None, torque=None, joint_motion=None, dt_out=None,
+                    step=1e-3, timestepper="hht", alpha=0.0, jacobian="step",
+                    max_deflection_ratio=0.5, n_samples=21, progress=None, **unsupported):
+    """Simulate ``arm`` in Chrono with the custom element; returns a :class:`Result`.
+
+    Arguments as :meth:`PlanarArm.simulate` where they share a name; besides:
+
+    Args:
+        step: fixed time step, s. The output interval ``dt_out`` (default t_end/500) is
+            rounded to a whole number of steps.
+        timestepper: "hht" (HHT, ``alpha`` = 0: trapezoidal, second order; alpha < 0
+            damps high frequencies) or "euler" (implicit Euler, first order).
+        jacobian: "step" or "iteration" (see :class:`FlexibleLink`).
+        max_deflection_ratio: stop with SimulationError when a tip deflection exceeds
+            this fraction of its link length (as the reference engine).
+
+    Reference-engine options without a meaning here (``form``, ``method``, ``rtol``,
+    ``atol``, ``t0``, ``drive_input``, ...) raise ParameterError naming them.
+    """
+    if unsupported:
+        names = ", ".join(sorted(unsupported))
+        raise ParameterError(names, unsupported,
+                             "is not supported by the chrono engine (it takes: step, "
+                             "timestepper, alpha, jacobian, dt_out and the initial state, "
+                             "torque, joint_motion)")
+    chrono = require_pychrono()
+    t_end = ck.positive("t_end", t_end)
+    step = ck.positive("step", step)
+    if step > t_end:
+        raise ParameterError("step", step, f"must not exceed t_end = {t_end}")
+    if timestepper not in TIMESTEPPERS:
+        raise ParameterError("timestepper", timestepper, f"must be one of {list(TIMESTEPPERS)}")
+    max_deflection_ratio = ck.positive("max_deflection_ratio", max_deflection_ratio)
+    if arm.drives:
+        raise ParameterError("arm.drives", arm.drives,
+                             "are not wired into the chrono engine yet (see "
+                             "FlexibleLink.add_joint_actuator)")
+    for name, fn in (("torque", torque), ("joint_motion", joint_motion)):
+        if fn is not None and not callable(fn):
+            raise ParameterError(name, fn, "must be callable")
+    n_steps = int(math.ceil(t_end / step - 1e-9))
+    dt_out = t_end / 500 if dt_out is None else ck.positive("dt_out", dt_out)
+    every = max(1, int(round(dt_out / step)))
+
+    system = chrono.ChSystemNSC()
+    g = -arm.gravity * np.asarray(arm.plane.y_axis, dtype=float)
+    system.SetGravitationalAcceleration(chrono.ChVector3d(*g))
+    configure_system(system, timestepper, alpha=alpha)
+    link = FlexibleLink(system, arm, torque=torque, joint_motion=joint_motion,
+                        joint_angles0=joint_angles0, joint_rates0=joint_rates0,
+                        elastic0=elastic0, elastic_rates0=elastic_rates0, jacobian=jacobian)
+
+    ji = arm.joint_index
+    D = arm.model.D
+    lengths = np.array([lk.length for lk in arm.links])
+    q, qd = link.q(), link.qd()
+    tau = link.joint_torques() if joint_motion is None else _initial_motor_torque(arm, link, joint_motion)
+    T, Qs, QDs, TAU, WIN, WD = [0.0], [q], [qd], [tau], [0.0], [0.0]
+    w_in = w_diss = 0.0
+    p_in, p_diss = tau @ qd[ji], qd @ D @ qd
+    prog = Progress(t_end, "chrono", progress)
+    t_wall = time.perf_counter()
+    with quiet_swig():
+        for k in range(1, n_steps + 1):
+            h = min(step, t_end - system.GetChTime())
+            step_system(system, h)
+            t = system.GetChTime()
+            q, qd = link.q(), link.qd()
+            if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
+                raise SimulationError("the state is not finite (diverged); try a smaller step",
+                                      time=t)
+            ratio = np.max(np.abs(link.tip_deflections()) / lengths)
+            if ratio > max_deflection_ratio:
+                raise SimulationError(f"a tip deflection exceeded {max_deflection_ratio} of its "
+                                      "link length: the small-deformation model is no longer "
+                                      "valid (unstable or diverging motion)", time=t)
+            tau = link.joint_torques()
+            p_in_new, p_diss_new = tau @ qd[ji], qd @ D @ qd
+            w_in += 0.5 * h * (p_in + p_in_new)
+            w_diss += 0.5 * h * (p_diss + p_diss_new)
+            p_in, p_diss = p_in_new, p_diss_new
+            if k % every == 0 or k == n_steps:
+                T.append(t)
+                Qs.append(q)
+                QDs.append(qd)
+                TAU.append(tau)
+                WIN.append(w_in)
+                WD.append(w_diss)
+            prog(t)
+    prog.close()
+    wall = time.perf_counter() - t_wall
+    res = arm._result(np.array(T), np.array(Qs), np.array(QDs), np.array(TAU),
+                      np.array(WIN), np.array(WD), n_samples)
+    res.info.update(engine="chrono", timestepper=timestepper, alpha=alpha, step=step,
+                    jacobian=jacobian, n_steps=n_steps, compute_q_calls=link.n_compute_q,
+                    wall_time=round(wall, 4))
+    return res
+
+
+def _initial_motor_torque(arm, link, joint_motion):
+    """Joint torques at t = 0 for a prescribed motion (the motors have not reacted yet):
+    the reference's mixed-problem formula tau = M_aa th_dd + M_ab e_dd - f_a with the
+    elastic accelerations from M_bb e_dd = f_b - M_ba th_dd."""
+    q, qd = link.q(), link.qd()
+    M, f = link._terms(0.0, q, qd, None, np.zeros(0), link._system_gravity())
+    a, b = arm.joint_index, arm.elastic_index
+    thdd = np.atleast_1d(np.asarray(joint_motion(0.0)[2], dtype=float))
+    edd = np.linalg.solve(M[np.ix_(b, b)], f[b] - M[np.ix_(b, a)] @ thdd)
+    return M[np.ix_(a, a)] @ thdd + M[np.ix_(a, b)] @ edd - f[a]
+
+
+def bench_chrono_element(n_elements_list=(1, 4, 16), t_sim=0.2, step=1e-3,
+                         timestepper="hht"):
+    """Wall time per simulated second of a single [B] link (payload 0.1 kg, torque
+    pulse) with n elements, for each n in ``n_elements_list``.
+
+    Returns a list of dicts: n_elements, nq, wall_per_sim_second (s/s), steps_per_second,
+    compute_q_calls_per_step, compute_q_us (mean wall time of one ComputeQ call).
+    """
+    from .. import cases
+    from ..arm import PlanarArm
+    from ..params import Payload
+
+    out = []
+    for n in n_elements_list:
+        n = ck.positive_int("n_elements_list[...]", n)
+        arm = PlanarArm([cases.bien_link(1.0, n)], payload=Payload(0.1))
+        torque = cases.pulse(0.4, 2.0)
+        wall = time.perf_counter()
+        res = simulate_chrono(arm, t_sim, torque=torque, step=step, timestepper=timestepper,
+                              dt_out=t_sim, n_samples=2, progress=False)
+        total = time.perf_counter() - wall
+        loop = res.info["wall_time"]
+        calls = res.info["compute_q_calls"]
+        out.append(dict(n_elements=n, nq=arm.nq,
+                        wall_per_sim_second=loop / t_sim,
+                        steps_per_second=res.info["n_steps"] / loop,
+                        compute_q_calls_per_step=calls / res.info["n_steps"],
+                        compute_q_us=_compute_q_cost(arm) * 1e6,
+                        setup_and_output_s=total - loop))
+    return out
+
+
+def _compute_q_cost(arm, repeat=200):
+    """Mean wall time (s) of the element's work in one ComputeQ call (terms, torque,
+    injection, SWIG transfers), measured outside the solver on a live element."""
+    chrono = require_pychrono()
+    system = chrono.ChSystemNSC()
+    configure_system(system)
+    from .. import cases
+
+    link = FlexibleLink(system, arm, torque=cases.pulse(0.4, 2.0))
+    step_system(system, 1e-3)
+    x = chrono.ChState()
+    w = chrono.ChStateDelta()
+    x.SetVect(link.q().tolist())
+    w.SetVect(link.qd().tolist())
+    link._stiff_now = False
+    t0 = time.perf_counter()
+    for k in range(repeat):
+        link._injected_key = None
+        link._compute_q(link.load, x, w)
+    return (time.perf_counter() - t0) / repeat
+
+
+__all__ = ["simulate_chrono", "bench_chrono_element"]
