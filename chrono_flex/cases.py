@@ -168,6 +168,28 @@ for _Om in (4.0, 6.0, 10.0):
                   "with geometric stiffening", "Kane, Ryan & Banerjee 1987", _krb(_Om, True),
                   tags=("spinup",)))
 
+def voltage_pulse(volts, period):
+    """u(t) = +V for t < T/2, -V for T/2 <= t < T, then 0 (accelerate, brake, coast)."""
+    def u(t):
+        if t < period / 2:
+            return [volts]
+        return [-volts] if t < period else [0.0]
+    return u
+
+
+def _drive_link():
+    from .drive import DriveParams, GearDrive
+
+    drive = GearDrive(DriveParams.serebrenny2019())
+    arm = PlanarArm([bien_link(1.0, 3)], payload=Payload(0.1), drives={0: drive})
+    return arm, dict(t_end=3.0, drive_input=voltage_pulse(1.5, 2.0), dt_out=0.005)
+
+
+register(Case("drive-bien-1link", "[B] single flexible link (3 elements) driven through the [S] "
+              "gear drive (DC motor, backlash, modified LuGre): +-1.5 V pulse over 2 s, 3 s",
+              "Bien & My 2018 + Serebrenny et al. 2019", _drive_link, engines=("reference",),
+              tags=("drive",)))
+
 DEFAULT_CASE = "bien-2link"
 
 
@@ -176,3 +198,8 @@ def get(name):
     if name not in CASES:
         raise ParameterError("case", name, f"is not a known case; known: {', '.join(sorted(CASES))}")
     return CASES[name]
+
+
+def all_cases():
+    """Name -> Case of every registered scenario."""
+    return dict(CASES)

@@ -1,0 +1,166 @@
+"""Command line: ``chrono-flex`` (also ``python -m chrono_flex``).
+
+    chrono-flex cases
+    chrono-flex run [CASE] [--engine auto|reference|chrono|chrono-beam] [--t-end T] [--out DIR] [--render]
+    chrono-flex render CASE [--engine ...] [--scale K] [--gif FILE] [--vtk DIR]
+    chrono-flex identify efficiency FILE.csv
+    chrono-flex bench
+    chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR]
+"""
+
+import argparse
+import os
+import sys
+
+from .errors import ChronoFlexError
+
+
+def _drive_scenarios():
+    from .drive.scenarios import SCENARIOS
+
+    return SCENARIOS
+
+
+def cmd_cases(args):
+    from . import cases
+
+    print("Flexible-arm scenarios (engines: reference, chrono, chrono-beam):")
+    for name, c in sorted(cases.all_cases().items()):
+        print(f"  {name:28s} {c.description}")
+    print("\nDrive and friction scenarios (reference engine):")
+    for name, (desc, _) in sorted(_drive_scenarios().items()):
+        print(f"  {name:28s} {desc}")
+    print(f"\nDefault for `chrono-flex run`: {cases.DEFAULT_CASE}")
+    return 0
+
+
+def cmd_run(args):
+    from . import cases, engines
+
+    name = args.case or cases.DEFAULT_CASE
+    out = args.out or os.path.join("out", name)
+    os.makedirs(out, exist_ok=True)
+    scen = _drive_scenarios()
+    if name in scen and name not in cases.all_cases():
+        res = scen[name][1](t_end=args.t_end)
+        path = os.path.join(out, f"{name}.png")
+        res.plot(path)
+        print(res.summary())
+        print(f"wrote {path}")
+        return 0
+    engine = engines.resolve(args.engine)
+    if args.engine == "auto" and engine == "reference":
+        print("PyChrono not found: running on the built-in reference engine "
+              f"({engines.pychrono_available()[1]})")
+    res = engines.run_case(name, engine, t_end=args.t_end)
+    csv_path, npz_path = res.save(out, stem=f"{name}_{engine}")
+    plot_path = os.path.join(out, f"{name}_{engine}.png")
+    res.plot(plot_path, title=f"{name} ({engine})")
+    print(f"case {name}")
+    print(res.summary())
+    print(f"wrote {csv_path}\nwrote {npz_path}\nwrote {plot_path}")
+    if args.render:
+        from .viz import render_command
+
+        for p in render_command(res, out, gif=True):
+            print(f"wrote {p}")
+    return 0
+
+
+def cmd_render(args):
+    from . import engines
+    from .viz import render_command
+
+    engine = engines.resolve(args.engine)
+    res = engines.run_case(args.case, engine, t_end=args.t_end)
+    out = args.out or os.path.join("out", args.case)
+    paths = render_command(res, out, scale=args.scale, gif=args.gif or True, vtk=args.vtk,
+                           n_frames=args.frames)
+    for p in paths:
+        print(f"wrote {p}")
+    return 0
+
+
+def cmd_identify(args):
+    from .drive.identify import identify_command
+
+    print(identify_command(args.file))
+    return 0
+
+
+def cmd_bench(args):
+    from .drive.bench import bench_drive_step
+    from . import engines
+
+    print("Drive module, one fixed step (microseconds):")
+    for k, v in bench_drive_step().items():
+        print(f"  {k:40s} {v:10.2f}" if isinstance(v, float) else f"  {k:40s} {v}")
+    ok, why = engines.pychrono_available()
+    if not ok:
+        print(f"Chrono benchmarks skipped: {why}")
+        return 0
+    from .chrono.engine import bench_chrono_element
+    from .chrono.beams import bench_beams
+
+    print("Wall time per simulated second (s), single link:")
+    for label, fn in (("custom element", bench_chrono_element), ("Chrono beams", bench_beams)):
+        for n, v in fn().items():
+            print(f"  {label:16s} {n:>3} elements {v:10.3f}")
+    return 0
+
+
+def cmd_validate(args):
+    from validation.runner import main as validate_main
+
+    return validate_main(only=args.only, json_path=args.json, report_dir=args.report,
+                         engines=args.engines)
+
+
+def build_parser():
+    p = argparse.ArgumentParser(prog="chrono-flex", description=__doc__.split("\n")[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("cases", help="list the named scenarios").set_defaults(fn=cmd_cases)
+    r = sub.add_parser("run", help="run a scenario, write trajectory (CSV, NPZ) and plots")
+    r.add_argument("case", nargs="?", help="scenario name (default: the default case)")
+    r.add_argument("--engine", default="auto",
+                   help="auto (chrono if PyChrono is present, else reference), reference, chrono, chrono-beam")
+    r.add_argument("--t-end", type=float, default=None, help="end time (s) instead of the case's")
+    r.add_argument("--out", default=None, help="output directory (default out/CASE)")
+    r.add_argument("--render", action="store_true", help="also render 3D frames and a GIF")
+    r.set_defaults(fn=cmd_run)
+    v = sub.add_parser("render", help="run a scenario and render the deforming arm in 3D")
+    v.add_argument("case")
+    v.add_argument("--engine", default="reference")
+    v.add_argument("--t-end", type=float, default=None)
+    v.add_argument("--scale", type=float, default=None, help="deformation exaggeration (default: automatic)")
+    v.add_argument("--gif", default=None, help="GIF file name (default CASE.gif in the output directory)")
+    v.add_argument("--vtk", default=None, help="directory for a VTK time series (.vtu + .pvd)")
+    v.add_argument("--frames", type=int, default=100, help="number of animation frames")
+    v.add_argument("--out", default=None)
+    v.set_defaults(fn=cmd_render)
+    i = sub.add_parser("identify", help="identify drive parameters from measurements")
+    isub = i.add_subparsers(dest="what", required=True)
+    e = isub.add_parser("efficiency", help="K_ML and Mc from an efficiency curve (CSV: torque, efficiency)")
+    e.add_argument("file")
+    e.set_defaults(fn=cmd_identify)
+    sub.add_parser("bench", help="print performance figures").set_defaults(fn=cmd_bench)
+    va = sub.add_parser("validate", help="run the validation suite")
+    va.add_argument("--only", default=None, help="glob pattern of case names")
+    va.add_argument("--json", default=None, help="write a JSON summary here")
+    va.add_argument("--report", default=None, help="write a Markdown report with figures here")
+    va.add_argument("--engines", default=None, help="comma-separated engines to include")
+    va.set_defaults(fn=cmd_validate)
+    return p
+
+
+def main(argv=None):
+    args = build_parser().parse_args(argv)
+    try:
+        return args.fn(args)
+    except ChronoFlexError as exc:
+        print(f"chrono-flex: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

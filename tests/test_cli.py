@@ -1,0 +1,57 @@
+"""The command line, run in-process."""
+
+import csv
+
+import numpy as np
+import pytest
+
+from chrono_flex import Result
+from chrono_flex.cli import main
+
+
+def test_cases_lists_every_paper_configuration(capsys):
+    assert main(["cases"]) == 0
+    out = capsys.readouterr().out
+    for name in ("bien-1link-n1", "bien-1link-n3", "bien-1link-n5", "bien-1link-n7",
+                 "bien-prismatic", "bien-2link", "kozlowski-1link", "kozlowski-2link",
+                 "spinup-6", "drive-presliding", "drive-stribeck", "lugre-stick-slip"):
+        assert name in out
+
+
+def test_run_writes_trajectory_and_plot(tmp_path, capsys):
+    assert main(["run", "bien-1link-n1", "--engine", "reference", "--t-end", "0.5",
+                 "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "tip deflection" in out
+    npz = tmp_path / "bien-1link-n1_reference.npz"
+    res = Result.from_npz(npz)
+    assert res.t[-1] == pytest.approx(0.5)
+    with open(tmp_path / "bien-1link-n1_reference.csv") as f:
+        rows = list(csv.reader(f))
+    assert rows[0][0] == "t" and len(rows) == len(res.t) + 1
+    np.testing.assert_allclose([float(r[rows[0].index("joint1")]) for r in rows[1:]],
+                               res.joint_angles[:, 0], rtol=1e-15)
+    assert (tmp_path / "bien-1link-n1_reference.png").stat().st_size > 10_000
+
+
+def test_unknown_case_and_engine_are_errors(capsys):
+    assert main(["run", "no-such-case", "--engine", "reference"]) == 2
+    assert "`case`" in capsys.readouterr().err
+    assert main(["run", "bien-2link", "--engine", "warp"]) == 2
+    assert "`engine`" in capsys.readouterr().err
+
+
+def test_identify_efficiency_from_csv(tmp_path, capsys):
+    rng = np.random.default_rng(7)
+    K_ML, Mc = 3.266, 0.0405
+    M = np.linspace(0.3, 3.0, 25)
+    eta = (M * (1 - K_ML * Mc) - Mc) / M + rng.normal(scale=2e-3, size=M.size)
+    path = tmp_path / "eff.csv"
+    path.write_text("torque,efficiency\n" + "\n".join(f"{a},{b}" for a, b in zip(M, eta)))
+    assert main(["identify", "efficiency", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "K_ML" in out and "Mc" in out
+    bad = tmp_path / "bad.csv"
+    bad.write_text("1.0,0.5\n2.0,abc\n")
+    assert main(["identify", "efficiency", str(bad)]) == 2
+    assert "abc" in capsys.readouterr().err
