@@ -59,6 +59,12 @@ DEFAULT_JYY_FACTOR = 1e-9
 #: mode at a 1 ms step it adds a damping ratio below 2e-6 (measured).
 DEFAULT_HHT_ALPHA = -0.2
 
+#: Newton settings of the HHT step (Chrono's defaults: 6 iterations, rtol 1e-4, atol 1e-10).
+NEWTON_MAX_ITERS = 20
+NEWTON_RELTOL = 1e-5
+NEWTON_ABSTOL = 1e-8
+JACOBIAN_UPDATE = "EVERY_STEP"
+
 #: Shear parameter 12 EI/(GA l^2) of the Timoshenko elements used for consistent mass.
 SHEAR_PHI = 1e-6
 
@@ -500,13 +506,17 @@ class BeamArm:
         ts = chrono.ChTimestepperHHT(sys_)
         ts.SetAlpha(hht_alpha)
         ts.SetStepControl(False)
-        ts.SetMaxIters(12)
-        ts.SetRelTolerance(1e-6)
-        ts.SetAbsTolerances(1e-10)
+        ts.SetMaxIters(NEWTON_MAX_ITERS)
+        ts.SetRelTolerance(NEWTON_RELTOL)
+        ts.SetAbsTolerances(NEWTON_ABSTOL)
+        ts.SetJacobianUpdateMethod(getattr(chrono.ChTimestepperImplicit,
+                                           "JacobianUpdate_" + JACOBIAN_UPDATE))
         sys_.SetTimestepper(ts)
         self.solver, self.timestepper = solver, ts
         self.hht_alpha = ts.GetAlpha()
         self.step = step
+        sys_.Setup()
+        sys_.Update(0.0)    # the motors' angles and rates are valid before the first step
 
     # -- construction helpers ------------------------------------------------------------
     def _vec3(self, v):
@@ -589,7 +599,10 @@ class BeamArm:
             builder.BuildBeam(self.mesh, s, n, A, B, ydir)
             self._keep.append(s)
         self._keep.append(builder)
-        return list(builder.GetLastBeamNodes()), list(builder.GetLastBeamElements())
+        # PyChrono 10 wraps no Python class for ChElementBeamTaperedTimoshenko: its
+        # element list cannot be iterated, and nothing here needs it
+        elements = [] if self.consistent_mass else list(builder.GetLastBeamElements())
+        return list(builder.GetLastBeamNodes()), elements
 
     def _joint(self, i, jt, hub, parent, p, axis, TorqueFunction, MotionFunction):
         chrono = self.chrono

@@ -86,18 +86,18 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
     with quiet_swig():
         for k in range(1, n_steps + 1):
             h = min(step, t_end - system.GetChTime())
-            step_system(system, h)
+            step_system(system, h, sync=False)
             t = system.GetChTime()
             q, qd = link.q(), link.qd()
             if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
                 raise SimulationError("the state is not finite (diverged); try a smaller step",
                                       time=t)
-            ratio = np.max(np.abs(link.tip_deflections()) / lengths)
+            ratio = np.max(np.abs(link.tip_deflections(q)) / lengths)
             if ratio > max_deflection_ratio:
                 raise SimulationError(f"a tip deflection exceeded {max_deflection_ratio} of its "
                                       "link length: the small-deformation model is no longer "
                                       "valid (unstable or diverging motion)", time=t)
-            tau = link.joint_torques()
+            tau = link.joint_torques(q, qd)
             p_in_new, p_diss_new = tau @ qd[ji], qd @ D @ qd
             w_in += 0.5 * h * (p_in + p_in_new)
             w_diss += 0.5 * h * (p_diss + p_diss_new)
