@@ -8,7 +8,7 @@ import types
 import pytest
 
 from chrono_flex.chrono import _detect
-from chrono_flex.chrono._quiet import LEAK_LINES, quiet_swig
+from chrono_flex.chrono._quiet import LEAK_LINES
 from chrono_flex.errors import PyChronoUnavailable
 
 LEAK = LEAK_LINES[0].decode()

@@ -13,7 +13,8 @@ from scipy.linalg import expm
 
 import chrono_flex as cf
 from chrono_flex import model as mdl
-from chrono_flex.floating import N_BODY, plane_normal, spatial_points, spatial_terms
+from chrono_flex.floating import (N_BODY, plane_normal, plane_terms, spatial_points,
+                                  spatial_terms)
 
 G = 9.81
 
@@ -61,6 +62,9 @@ def test_body_at_rest_gives_the_reference_terms(stiffening):
     # the same sums in the same order: equal up to round-off of the additions
     assert np.max(np.abs(M[N_BODY:, N_BODY:] - M_ref)) < 1e-14 * scale
     assert np.max(np.abs(f[N_BODY:] - f_ref)) < 1e-13 * np.max(np.abs(f_ref))
+    # the cheap path for a parent at rest (the element on the ground) is the same
+    M_p, f_p = plane_terms(m, q, qd, m.g_vec, Q)
+    assert np.array_equal(M_p, M[N_BODY:, N_BODY:]) and np.array_equal(f_p, f[N_BODY:])
 
 
 def test_a_moving_body_without_rotation_changes_nothing_in_the_arm_rows():

@@ -57,10 +57,13 @@ def configure_system(system, timestepper="hht", alpha=0.0, max_iters=20, rel_tol
     or "sparse_qr" (both handle the unsymmetric Jacobians).
 
     Newton tolerances: Chrono stops iterating when the correction of the accelerations is
-    below ``rel_tol`` |a| + ``abs_tol`` (weighted RMS). Its default rel_tol = 1e-4 leaves
-    an error of that size in every step's accelerations, which adds up to a global error
-    proportional to the step: the scheme then converges at first order whatever its
-    formal order (seen on the [K] pendulum: order 1.1 with 1e-4, 2.0 with 1e-9).
+    below ``rel_tol`` |a| + ``abs_tol`` (weighted RMS) or the residual is below
+    ``abs_tol``; the tight defaults keep the Newton error far below the truncation error
+    (about one extra iteration per step). A step whose Newton iteration does not
+    converge in ``max_iters`` raises a RuntimeError (Chrono's default is to accept it
+    silently). The Jacobian is rebuilt at every iteration
+    here; the element decides itself how often its own part is refreshed
+    (:class:`FlexibleLink` ``jacobian``).
     """
     chrono = require_pychrono()
     if timestepper not in TIMESTEPPERS:
@@ -79,6 +82,7 @@ def configure_system(system, timestepper="hht", alpha=0.0, max_iters=20, rel_tol
     ts.SetRelTolerance(float(rel_tol))
     ts.SetAbsTolerances(float(abs_tol))
     ts.SetJacobianUpdateMethod(chrono.ChTimestepperImplicit.JacobianUpdate_EVERY_ITERATION)
+    ts.AcceptTerminatedStep(False)      # a step whose Newton iteration failed raises
     system.SetTimestepper(ts)
     return ts
 
@@ -93,6 +97,12 @@ def step(system, dt, sync=True):
         link.raise_pending()
         if sync:
             link.sync()
+
+
+def _vector(chrono, values):
+    v = chrono.ChVectorDynamicd(len(values))
+    v.SetVect([float(x) for x in values])
+    return v
 
 
 def _quat_to_matrix(e0, e1, e2, e3):
@@ -148,10 +158,7 @@ def _load_class(chrono):
             except AttributeError:
                 pass
             link = self.link
-            link._stiff_now = (link.jacobian == "iteration" or time != link._jacobian_time
-                               or self.GetJacobians() is None)
-            if link._stiff_now:
-                link._jacobian_time = time
+            link._stiff_now = link._wants_jacobian(time, self.GetJacobians() is None)
             link._time = time
             try:
                 link._gravity = link._system_gravity()
@@ -240,11 +247,14 @@ class FlexibleLink:
             joints (a ``ChShaftsMotorPosition`` per joint; the joint torques come from the
             motors' reactions). Excludes ``torque``.
         joint_angles0, joint_rates0, elastic0, elastic_rates0: initial state.
-        jacobian: "step" (default): Chrono's finite-difference K and R are rebuilt at the
-            first Newton iteration of each step and kept for the others (a modified
-            Newton method: the residual, with the current Q and M(q), is exact, so the
-            solution is the same, at about 1/(number of iterations) of the cost);
-            "iteration": rebuilt at every Newton iteration (full Newton).
+        jacobian: "step" (default): Chrono's finite-difference K and R (2n + 2 calls of
+            ComputeQ, n velocity coordinates) are rebuilt at the first Newton iteration
+            of each step and kept for the others (a modified Newton method: the
+            residual, with the current Q and M(q), is exact, so the solution is the same
+            to the Newton tolerance, at a fraction of the cost); an integer N: rebuilt
+            every N steps (cheaper still for many elements; Newton needs more
+            iterations as the Jacobian ages); "iteration": at every Newton iteration
+            (full Newton).
 
     Out-of-plane deformation is not modelled (each link is rigid out of its plane) and
     the payload's rotary inertia acts about the plane normal only
@@ -279,6 +289,11 @@ class FlexibleLink:
         if joint_motion is not None and not callable(joint_motion):
             raise ParameterError("joint_motion", joint_motion, "must be callable")
         self._joint_motion = joint_motion
+        if jacobian not in ("step", "iteration") and not (
+                isinstance(jacobian, (int, np.integer)) and not isinstance(jacobian, bool)
+                and jacobian >= 1):
+            raise ParameterError("jacobian", jacobian,
+                                 "must be 'step', 'iteration' or a whole number of steps >= 1")
 
         self.parent_body = parent_body
         self._moving = parent_body is not None and not parent_body.IsFixed()
@@ -331,11 +346,11 @@ class FlexibleLink:
         self._time = system.GetChTime()
         self._injected_key = None
         self._last_key = None
-        if jacobian not in ("step", "iteration"):
-            raise ParameterError("jacobian", jacobian, "must be 'step' or 'iteration'")
         self.jacobian = jacobian
+        self._every = 1 if jacobian in ("step", "iteration") else int(jacobian)
         self._stiff_now = True
-        self._jacobian_time = None
+        self._step_time = None
+        self._steps_since_jacobian = 0
         self.n_compute_q = 0
         self._gravity = self._system_gravity()
         self._build_load()
@@ -373,7 +388,9 @@ class FlexibleLink:
         self.container = chrono.ChLoadContainer()
         self.container.Add(self.load)
         self.system.Add(self.container)
-        self._diag_index = self._n_body + np.arange(self.nq)
+        # what the shafts carry themselves: subtracted from the injected M
+        self._diag_index = self._n_body + np.arange(self.nq + self._n_act)
+        self._diag_inertia = np.concatenate([self._shaft_inertia, np.ones(self._n_act)])
         self._injected_key = None
 
     def add_joint_actuator(self, joint, actuator, drive_input=None):
@@ -387,9 +404,11 @@ class FlexibleLink:
         3. ``actuator.rates(t, z, theta, omega, u)`` -> (dz/dt (n_states,), torque on the
            joint), a pure function of its arguments; ``u = drive_input(t)`` (default 0).
 
-        Each state z_i rides on the speed of one extra ``ChShaft`` whose injected mass is 1,
-        so Chrono integrates dz/dt = rates implicitly together with the arm (spec 05: a
-        shaft's speed can carry any first-order state); the torque joins Q of the joint.
+        Each state z_i rides on the speed of one extra ``ChShaft`` of unit inertia, its
+        "force" being dz_i/dt, so Chrono integrates dz/dt = rates implicitly together
+        with the arm (spec 05: a shaft's speed can carry any first-order state); the
+        torque joins Q of the joint. :class:`chrono_flex.drive.GearDrive` follows this
+        protocol; wiring it (units, scaling, the drive input) is left to the drive task.
         Scale the states sensibly: Chrono's Jacobian uses absolute differences of 1e-8.
         Call it before the first step; the load is rebuilt with the new states.
         """
@@ -419,6 +438,23 @@ class FlexibleLink:
         self.initialize_accelerations()
 
     # -- the callback -------------------------------------------------------------------
+    def _wants_jacobian(self, time, missing):
+        """Whether this Update rebuilds K and R (see ``jacobian``): at the first Update of
+        every N-th step. A new time means a new step (every Update within a step carries
+        the step's end time, spec 05)."""
+        new_step = time != self._step_time
+        self._step_time = time
+        if missing or self.jacobian == "iteration":
+            self._steps_since_jacobian = 0
+            return True
+        if not new_step:
+            return False
+        self._steps_since_jacobian += 1
+        if self._steps_since_jacobian >= self._every:
+            self._steps_since_jacobian = 0
+            return True
+        return False
+
     def _state_from(self, x, w):
         """(q, qd, body state or None, actuator states) from Chrono's state vectors."""
         nb, nq = self._n_body, self.nq
@@ -498,7 +534,7 @@ class FlexibleLink:
         if inject:
             jac = load.GetJacobians()
             if jac is not None:
-                M[self._diag_index, self._diag_index] -= self._shaft_inertia
+                M[self._diag_index, self._diag_index] -= self._diag_inertia
                 jac.M = self._chrono.ChMatrixDynamicd(M)
                 self._injected_key = key
         self._last_key = key
@@ -533,11 +569,19 @@ class FlexibleLink:
             acc[a] = np.atleast_1d(np.asarray(self._joint_motion(self.system.GetChTime())[2],
                                               dtype=float))
             free = np.setdiff1d(free, a)
-            f = f - M[:, a] @ acc[a]
-        acc[free] = np.linalg.solve(M[np.ix_(free, free)], f[free])
+        acc[free] = np.linalg.solve(M[np.ix_(free, free)],
+                                    f[free] - M[np.ix_(free, a)] @ acc[a]
+                                    if self._joint_motion is not None else f[free])
         shafts = self.shafts + [sh for _, _, _, ss in self.actuators for sh in ss]
         for sh, a_k in zip(shafts, acc):
             sh.SetPosDt2(float(a_k))
+        if self.motors:
+            # the motors' reactions at t0 (HHT with alpha != 0 uses the previous step's
+            # reactions in its residual): tau = M_a. q_dd - f_a
+            a = self.arm.joint_index
+            tau = M[a] @ acc - f[a]
+            for motor, tau_j in zip(self.motors, tau):
+                motor.IntStateScatterReactions(0, _vector(self._chrono, [tau_j]))
         return acc[:self.nq]
 
     # -- after each step ----------------------------------------------------------------
@@ -554,6 +598,8 @@ class FlexibleLink:
             return
         self._error = None
         exc, t = err
+        if isinstance(exc, KeyboardInterrupt):
+            raise exc
         raise SimulationError(f"a callback of the flexible link failed: "
                               f"{type(exc).__name__}: {exc}", time=t) from exc
 
