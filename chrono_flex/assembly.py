@@ -32,6 +32,7 @@ import numpy as np
 
 from . import kinematics as kin
 from . import model as mdl
+from .shapes import HermiteBasis, hermite_stiffness
 
 _CSTEP = 1e-30
 
@@ -136,9 +137,7 @@ class ExtendedAssembly:
         """K by element scatter-add (it touches only nodal dofs), then the BC."""
         K = np.zeros((self.ext.nq, self.ext.nq))
         for ll, lk, b in zip(self.ext.layout.links, self.ext.links, self.ext.bases):
-            if hasattr(b, "l"):
-                from .shapes import hermite_stiffness
-
+            if isinstance(b, HermiteBasis):
                 Ke = hermite_stiffness(lk.EI, b.l)
                 for _, _, dofs in b.elements:
                     g = ll.elastic_index[dofs]

@@ -59,6 +59,7 @@ from ..arm import PlanarArm
 from ..errors import ParameterError, SimulationError
 from ..integrate import Progress
 from ..result import Energy, Result
+from ..shapes import hermite_functions, hermite_mass, hermite_stiffness
 from ._quiet import quiet_swig
 
 ENGINE = "chrono-beam"
@@ -190,12 +191,9 @@ def rigid_velocity(arm, joint_coords, joint_rates, link, r):
 
 
 def _hermite_basis(xi):
-    """Cubic Hermite basis on [0, 1] and its first two derivatives (each (4, n))."""
-    x2, x3 = xi * xi, xi * xi * xi
-    h = np.array([2 * x3 - 3 * x2 + 1, x3 - 2 * x2 + xi, -2 * x3 + 3 * x2, x3 - x2])
-    dh = np.array([6 * x2 - 6 * xi, 3 * x2 - 4 * xi + 1, -6 * x2 + 6 * xi, 3 * x2 - 2 * xi])
-    ddh = np.array([12 * xi - 6, 6 * xi - 4, -12 * xi + 6, 6 * xi - 2])
-    return h, dh, ddh
+    """Cubic Hermite basis on [0, 1] and its first two derivatives in xi (each (4, n)):
+    :func:`chrono_flex.shapes.hermite_functions` on a unit element."""
+    return tuple(a.T for a in hermite_functions(xi, 1.0))
 
 
 def hermite_centreline(nodes_xy, node_angles, length, n_samples):
@@ -232,12 +230,9 @@ def _wrap(a):
 
 def element_stiffness(EI, EA, le):
     """Planar local stiffness of an Euler-Bernoulli element, dofs [u, v, theta] x 2."""
-    k = EI / le ** 3
     K = np.zeros((6, 6))
     K[np.ix_([0, 3], [0, 3])] = EA / le * np.array([[1, -1], [-1, 1]])
-    K[np.ix_([1, 2, 4, 5], [1, 2, 4, 5])] = k * np.array(
-        [[12, 6 * le, -12, 6 * le], [6 * le, 4 * le ** 2, -6 * le, 2 * le ** 2],
-         [-12, -6 * le, 12, -6 * le], [6 * le, 2 * le ** 2, -6 * le, 4 * le ** 2]])
+    K[np.ix_([1, 2, 4, 5], [1, 2, 4, 5])] = hermite_stiffness(EI, le)
     return K
 
 
@@ -256,9 +251,7 @@ def element_mass(mu, Jzz, le, consistent):
         return M
     M[np.ix_([0, 3], [0, 3])] = mu * le / 6 * np.array([[2, 1], [1, 2]])
     ix = np.ix_([1, 2, 4, 5], [1, 2, 4, 5])
-    M[ix] = mu * le / 420 * np.array(
-        [[156, 22 * le, 54, -13 * le], [22 * le, 4 * le ** 2, 13 * le, -3 * le ** 2],
-         [54, 13 * le, 156, -22 * le], [-13 * le, -3 * le ** 2, -22 * le, 4 * le ** 2]])
+    M[ix] = hermite_mass(mu, le)
     M[ix] += Jzz / (30 * le) * np.array(
         [[36, 3 * le, -36, 3 * le], [3 * le, 4 * le ** 2, -3 * le, -le ** 2],
          [-36, -3 * le, 36, -3 * le], [3 * le, -le ** 2, -3 * le, 4 * le ** 2]])
