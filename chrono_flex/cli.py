@@ -2,9 +2,9 @@
 
     chrono-flex cases
     chrono-flex run [CASE] [--engine auto|reference|chrono|chrono-beam] [--t-end T] [--out DIR] [--render]
-    chrono-flex render CASE [--engine ...] [--scale K] [--gif FILE] [--vtk DIR]
+    chrono-flex render CASE [--engine ...] [--scale K] [--gif FILE] [--vtk DIR] [--blender DIR] [--live]
     chrono-flex identify efficiency FILE.csv
-    chrono-flex bench
+    chrono-flex bench [render]
     chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR]
 """
 
@@ -34,6 +34,11 @@ def cmd_cases(args):
     return 0
 
 
+#: `run --engine chrono-beam`: fewer beam elements per link than this are raised to it
+#: (one Euler beam per link misses the bending the papers' Hermite element captures).
+BEAM_MIN_ELEMENTS = 8
+
+
 def cmd_run(args):
     from . import cases, engines
 
@@ -52,7 +57,16 @@ def cmd_run(args):
     if args.engine == "auto" and engine == "reference":
         print("PyChrono not found: running on the built-in reference engine "
               f"({engines.pychrono_available()[1]})")
-    res = engines.run_case(name, engine, t_end=args.t_end)
+    overrides = {}
+    if engine == "chrono-beam" and name in cases.all_cases():
+        n_min = min(lk.n_elements for lk in cases.get(name).arm_and_kwargs()[0].links)
+        if args.elements is not None:
+            overrides["n_elements"] = args.elements
+        elif n_min < BEAM_MIN_ELEMENTS:
+            overrides["n_elements"] = BEAM_MIN_ELEMENTS
+            print(f"chrono-beam: the case's links have {n_min} element(s); using "
+                  f"{BEAM_MIN_ELEMENTS} beam elements per link (--elements N to change)")
+    res = engines.run_case(name, engine, t_end=args.t_end, **overrides)
     csv_path, npz_path = res.save(out, stem=f"{name}_{engine}")
     plot_path = os.path.join(out, f"{name}_{engine}.png")
     res.plot(plot_path, title=f"{name} ({engine})")
@@ -68,11 +82,40 @@ def cmd_run(args):
 
 
 def cmd_render(args):
-    from . import engines
+    from . import cases, engines
+    from .errors import ParameterError
     from .viz import render_command
 
-    engine = engines.resolve(args.engine)
-    res = engines.run_case(args.case, engine, t_end=args.t_end)
+    chrono_hooks = args.blender is not None or args.live
+    if args.live:
+        from .viz.interactive import require_live_window
+
+        require_live_window()          # no run when no window can open: say what is missing
+    engine = engines.resolve(args.engine or ("chrono" if chrono_hooks else "reference"))
+    if chrono_hooks and engine == "reference":
+        raise ParameterError("--engine", engine, "must be chrono or chrono-beam with "
+                                                 "--blender or --live (they show a Chrono system)")
+    hooks = []
+    if args.blender is not None:
+        from .chrono.blender import BlenderExporter
+
+        t_end = cases.get(args.case).arm_and_kwargs(args.t_end)[1]["t_end"]
+        exporter = BlenderExporter(args.blender, scale=args.blender_scale,
+                                   dt=t_end / args.frames, stem=args.case,
+                                   title=f"{args.case} ({engine})")
+        hooks.append(exporter)
+    if args.live:
+        from .chrono.live import LiveWindow
+
+        hooks.append(LiveWindow(scale=args.blender_scale, title=f"{args.case} ({engine})"))
+    overrides = {}
+    if hooks:
+        overrides["on_output"] = lambda system, t: [h(system, t) for h in hooks]
+    res = engines.run_case(args.case, engine, t_end=args.t_end, **overrides)
+    if args.blender is not None:
+        print(f"wrote {len(exporter.frames)} Blender frames: {exporter.assets_path} "
+              f"(+ {os.path.dirname(exporter.state_path(0))}/state*.py); import it with "
+              f"Chrono's Blender add-on (File > Import > Chrono import)")
     out = args.out or os.path.join("out", args.case)
     paths = render_command(res, out, scale=args.scale, gif=args.gif or True, vtk=args.vtk,
                            n_frames=args.frames)
@@ -92,6 +135,16 @@ def cmd_bench(args):
     from .drive.bench import bench_drive_step
     from . import engines
 
+    if args.what == "render":
+        from .viz.bench import bench_render
+
+        b = bench_render(n_frames=args.frames)
+        print(f"Render: {b['n_frames']} frames of {b['case']} ({b['engine']} engine) to a GIF")
+        print(f"  simulate (not included)    {b['simulate_s']:10.2f} s")
+        print(f"  render {b['n_frames']} frames          {b['render_s']:10.2f} s")
+        print(f"  per frame                  {b['ms_per_frame']:10.1f} ms")
+        print(f"  GIF size                   {b['gif_bytes'] / 1e6:10.2f} MB")
+        return 0
     print("Drive module, one fixed step (microseconds):")
     for k, v in bench_drive_step().items():
         print(f"  {k:40s} {v:10.2f}" if isinstance(v, float) else f"  {k:40s} {v}")
@@ -103,9 +156,11 @@ def cmd_bench(args):
     from .chrono.beams import bench_beams
 
     print("Wall time per simulated second (s), single link:")
-    for label, fn in (("custom element", bench_chrono_element), ("Chrono beams", bench_beams)):
-        for n, v in fn().items():
-            print(f"  {label:16s} {n:>3} elements {v:10.3f}")
+    for row in bench_chrono_element():
+        print(f"  {'custom element':16s} {row['n_elements']:>3} elements "
+              f"{row['wall_per_sim_second']:10.3f}")
+    for n, v in bench_beams().items():
+        print(f"  {'Chrono beams':16s} {n:>3} elements {v:10.3f}")
     return 0
 
 
@@ -127,15 +182,28 @@ def build_parser():
     r.add_argument("--t-end", type=float, default=None, help="end time (s) instead of the case's")
     r.add_argument("--out", default=None, help="output directory (default out/CASE)")
     r.add_argument("--render", action="store_true", help="also render 3D frames and a GIF")
+    r.add_argument("--elements", type=int, default=None, metavar="N",
+                   help=f"chrono-beam: beam elements per link (default: the case's, at least "
+                        f"{BEAM_MIN_ELEMENTS})")
     r.set_defaults(fn=cmd_run)
     v = sub.add_parser("render", help="run a scenario and render the deforming arm in 3D")
     v.add_argument("case")
-    v.add_argument("--engine", default="reference")
+    v.add_argument("--engine", default=None,
+                   help="reference (default), chrono or chrono-beam (default chrono with "
+                        "--blender or --live)")
     v.add_argument("--t-end", type=float, default=None)
     v.add_argument("--scale", type=float, default=None, help="deformation exaggeration (default: automatic)")
     v.add_argument("--gif", default=None, help="GIF file name (default CASE.gif in the output directory)")
     v.add_argument("--vtk", default=None, help="directory for a VTK time series (.vtu + .pvd)")
-    v.add_argument("--frames", type=int, default=100, help="number of animation frames")
+    v.add_argument("--frames", type=int, default=100,
+                   help="number of animation frames (GIF and Blender)")
+    v.add_argument("--blender", default=None, metavar="DIR",
+                   help="also write the Chrono run for Chrono's Blender add-on into DIR")
+    v.add_argument("--blender-scale", type=float, default=1.0,
+                   help="deformation exaggeration in the Blender files and the live window "
+                        "(default 1: true size; chrono engine only)")
+    v.add_argument("--live", action="store_true",
+                   help="show the Chrono run in an Irrlicht/VSG window (needs a display)")
     v.add_argument("--out", default=None)
     v.set_defaults(fn=cmd_render)
     i = sub.add_parser("identify", help="identify drive parameters from measurements")
@@ -143,7 +211,11 @@ def build_parser():
     e = isub.add_parser("efficiency", help="K_ML and Mc from an efficiency curve (CSV: torque, efficiency)")
     e.add_argument("file")
     e.set_defaults(fn=cmd_identify)
-    sub.add_parser("bench", help="print performance figures").set_defaults(fn=cmd_bench)
+    b = sub.add_parser("bench", help="print performance figures")
+    b.add_argument("what", nargs="?", choices=("all", "render"), default="all",
+                   help="render: time a GIF of bien-2link (reference engine)")
+    b.add_argument("--frames", type=int, default=200, help="frames of the render benchmark")
+    b.set_defaults(fn=cmd_bench)
     va = sub.add_parser("validate", help="run the validation suite")
     va.add_argument("--only", default=None, help="glob pattern of case names")
     va.add_argument("--json", default=None, help="write a JSON summary here")

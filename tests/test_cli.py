@@ -55,3 +55,29 @@ def test_identify_efficiency_from_csv(tmp_path, capsys):
     bad.write_text("1.0,0.5\n2.0,abc\n")
     assert main(["identify", "efficiency", str(bad)]) == 2
     assert "abc" in capsys.readouterr().err
+
+
+@pytest.mark.pychrono
+def test_run_chrono_beam_raises_coarse_meshes_to_eight_elements(tmp_path, capsys, monkeypatch):
+    """bien-1link-n1 has one element per link: chrono-beam gets n_elements=8 and says
+    so; --elements overrides it (checked on the argument simulate_beams receives, then
+    one short real run)."""
+    from chrono_flex.chrono import beams
+
+    seen = []
+    real = beams.simulate_beams
+
+    def spy(arm, **kw):
+        seen.append(kw.get("n_elements"))
+        return real(arm, **kw)
+
+    monkeypatch.setattr(beams, "simulate_beams", spy)
+    assert main(["run", "bien-1link-n1", "--engine", "chrono-beam", "--t-end", "0.01",
+                 "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "using 8 beam elements per link" in out
+    assert main(["run", "bien-1link-n1", "--engine", "chrono-beam", "--t-end", "0.01",
+                 "--elements", "3", "--out", str(tmp_path)]) == 0
+    assert "beam elements per link" not in capsys.readouterr().out
+    assert seen == [8, 3]
+    assert (tmp_path / "bien-1link-n1_chrono-beam.npz").exists()

@@ -6,6 +6,10 @@
 * :func:`~chrono_flex.chrono.engine.simulate_chrono`: run a :class:`chrono_flex.PlanarArm`
   in Chrono and get the reference engine's :class:`chrono_flex.Result`;
   :func:`~chrono_flex.chrono.engine.bench_chrono_element`.
+* :class:`~chrono_flex.chrono.drive.GearDriveLink`: the spec 02 gear drive on a revolute
+  axis between any two Chrono bodies; :class:`~chrono_flex.chrono.drive.ScaledDrive`,
+  :func:`~chrono_flex.chrono.drive.drive_scales` (how the engine puts ``arm.drives`` on
+  a FlexibleLink).
 * :func:`~chrono_flex.chrono._detect.require_pychrono`,
   :func:`~chrono_flex.chrono._detect.pychrono_status`: find the real PyChrono or say how
   to get it; :func:`~chrono_flex.chrono._quiet.quiet_swig`: drop SWIG's leak messages.
@@ -20,6 +24,7 @@ from ._quiet import quiet_swig
 _LAZY = {
     "FlexibleLink": "element", "configure_system": "element", "step": "element",
     "simulate_chrono": "engine", "bench_chrono_element": "engine",
+    "GearDriveLink": "drive", "ScaledDrive": "drive", "drive_scales": "drive",
 }
 
 

@@ -454,6 +454,7 @@ class BeamArm:
         self.ground.SetFixed(True)
         sys_.Add(self.ground)
         self.mesh = fea.ChMesh()
+        self.mesh.SetName("beams")
         self.mesh.SetAutomaticGravity(arm.gravity > 0)
         sys_.Add(self.mesh)
 
@@ -476,6 +477,7 @@ class BeamArm:
             J_hub = jt.hub_inertia + (arm.hub_inertia if i == 0 else 0.0)
             hub = self._body(p, psi, max(jt.hub_mass, MASS_FLOOR * link_mass),
                              max(J_hub, MASS_FLOOR * link_inertia))
+            hub.SetName(f"hub{i + 1}")     # names for exporters (chrono_flex.chrono.visual)
             self._clamp(nodes[0], hub)
             # joint: hub with respect to the parent (ground or previous tip body)
             self.motors.append(self._joint(i, jt, hub, parent, p, axes[i], TorqueFunction,
@@ -485,6 +487,7 @@ class BeamArm:
             if i + 1 < len(arm.links):
                 lb.tip = self._body(ptip, psi, MASS_FLOOR * link_mass,
                                     MASS_FLOOR * link_inertia)
+                lb.tip.SetName(f"tip{i + 1}")
                 self._clamp(nodes[-1], lb.tip)
                 parent = lb.tip
             self.links.append(lb)
@@ -495,6 +498,7 @@ class BeamArm:
             self.payload_body = self._body(
                 tips[-1][0], tips[-1][1], max(pl.mass, MASS_FLOOR * last.mass),
                 max(pl.inertia, MASS_FLOOR * last.rho_A * last.length ** 3 / 3.0))
+            self.payload_body.SetName("payload")
             self._clamp(self.links[-1].nodes[-1], self.payload_body)
         self._bodies = [lb.hub for lb in self.links] + [lb.tip for lb in self.links if lb.tip]
         if self.payload_body is not None:
@@ -877,7 +881,8 @@ def simulate_beams(arm, t_end, joint_angles0=None, joint_rates0=None, torque=Non
                    joint_motion=None, dt_out=None, step=1e-3, n_elements=None,
                    consistent_mass=False, rayleigh_beta=None, rayleigh_alpha=None,
                    jyy_factor=DEFAULT_JYY_FACTOR, hht_alpha=DEFAULT_HHT_ALPHA,
-                   n_samples=21, max_deflection_ratio=0.5, progress=None, **unsupported):
+                   n_samples=21, max_deflection_ratio=0.5, progress=None, on_output=None,
+                   **unsupported):
     """Simulate ``arm`` with Chrono's beam elements; returns a :class:`Result`.
 
     Same inputs and output type as ``PlanarArm.simulate`` (see :func:`build_beams` for
@@ -889,6 +894,9 @@ def simulate_beams(arm, t_end, joint_angles0=None, joint_rates0=None, torque=Non
     strains and Chrono's (lumped or consistent) mass; input work and Rayleigh
     dissipation are accumulated every step (trapezoidal rule), so the energy balance
     error shows the integrator's own dissipation (HHT alpha < 0).
+
+    ``on_output``: callable(system, t) called at t = 0 and at every output time (e.g.
+    :class:`chrono_flex.chrono.blender.BlenderExporter`).
 
     Raises:
         ParameterError: for arguments this engine does not support (named).
@@ -903,6 +911,8 @@ def simulate_beams(arm, t_end, joint_angles0=None, joint_rates0=None, torque=Non
     dt_out = t_end / 500 if dt_out is None else ck.positive("dt_out", dt_out)
     n_samples = ck.positive_int("n_samples", n_samples)
     max_deflection_ratio = ck.positive("max_deflection_ratio", max_deflection_ratio)
+    if on_output is not None and not callable(on_output):
+        raise ParameterError("on_output", on_output, "must be callable(system, t)")
     scene = build_beams(arm, joint_angles0, joint_rates0, torque, joint_motion, n_elements,
                         consistent_mass, rayleigh_beta, rayleigh_alpha, jyy_factor,
                         hht_alpha, step)
@@ -951,6 +961,8 @@ def simulate_beams(arm, t_end, joint_angles0=None, joint_rates0=None, torque=Non
     try:
         with quiet_swig():
             record(0, 0.0)
+            if on_output is not None:
+                on_output(sys_, 0.0)
             p_in, p_d = power(0.0)
             w_in = w_d = 0.0
             t = 0.0
@@ -972,6 +984,8 @@ def simulate_beams(arm, t_end, joint_angles0=None, joint_rates0=None, torque=Non
                         raise SimulationError("NaN in the joint state or torques", t)
                 W_IN[k], W_D[k] = w_in, w_d
                 record(k, t_out[k])
+                if on_output is not None:
+                    on_output(sys_, t)
                 prog(t)
     finally:
         prog.close()

@@ -671,6 +671,14 @@ class FlexibleLink:
     def _tip_pose(self):
         return floating.tip_pose(self.model, self.q(), *self._placement())
 
+    def centerlines(self, n_samples=21, rigid=False):
+        """World points (nl, ns, 3) of the links' centrelines now: the shape functions of
+        :func:`chrono_flex.model.centerlines` (as the reference engine's Result), placed
+        in the plane and on the parent body; ``rigid=True``: zero elastic deformation."""
+        pts, _ = mdl.centerlines(self.model, self.q(), n_samples, rigid=rigid)
+        pos, A, o, P = self._placement()
+        return pos + (o + pts @ P.T) @ A.T
+
     def tip_frame(self):
         """``ChFramed`` of the deformed tip in the world: X along the tangent of the last
         link at its tip, Z along the plane normal."""

@@ -17,13 +17,15 @@ from ..errors import ParameterError, SimulationError
 from ..integrate import Progress
 from ._detect import require_pychrono
 from ._quiet import quiet_swig
+from .drive import ScaledDrive
 from .element import TIMESTEPPERS, FlexibleLink, configure_system, step as step_system
 
 
 def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=None,
-                    elastic_rates0=None, torque=None, joint_motion=None, dt_out=None,
-                    step=1e-3, timestepper="hht", alpha=None, jacobian="step",
-                    max_deflection_ratio=0.5, n_samples=21, progress=None, **unsupported):
+                    elastic_rates0=None, torque=None, joint_motion=None, drive_input=None,
+                    dt_out=None, step=1e-3, timestepper="hht", alpha=None, jacobian=None,
+                    max_deflection_ratio=0.5, n_samples=21, progress=None,
+                    drive_scales=None, on_output=None, **unsupported):
     """Simulate ``arm`` in Chrono with the custom element; returns a :class:`Result`.
 
     Arguments as :meth:`PlanarArm.simulate` where they share a name; besides:
@@ -39,18 +41,32 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
             from step to step, undamped and growing, with alpha = 0.
         jacobian: "step", "iteration" or a number of steps N (see :class:`FlexibleLink`);
             with 16 elements N = 20 runs about 6x faster than "step" with the same result.
+            Default "step", and "iteration" for an arm with drives: the drive's friction
+            and backlash change the Jacobian within a step, and Newton with the step's
+            first Jacobian failed on case drive-bien-1link at t = 4 ms (step 1 ms, at
+            the breakaway of the output).
         max_deflection_ratio: stop with SimulationError when a tip deflection exceeds
             this fraction of its link length (as the reference engine).
+        drive_input: callable(t) -> (n_drives,) inputs of ``arm.drives`` in the order of
+            their joint numbers (as the reference engine), or None for zero. Each drive
+            joins the element through :meth:`FlexibleLink.add_joint_actuator`, its states
+            scaled by :class:`~chrono_flex.chrono.drive.ScaledDrive`; the result holds
+            them, unscaled, in ``extra["drive<j+1>_states"]`` (nt, n_states) as the
+            reference engine does.
+        drive_scales: {joint: scale factors} overriding
+            :func:`~chrono_flex.chrono.drive.drive_scales` for some drives.
+        on_output: callable(system, t) called at t = 0 and at every output time, after
+            the step (e.g. :class:`chrono_flex.chrono.blender.BlenderExporter`).
 
     Reference-engine options without a meaning here (``form``, ``method``, ``rtol``,
-    ``atol``, ``t0``, ``drive_input``, ...) raise ParameterError naming them.
+    ``atol``, ``t0``, ...) raise ParameterError naming them.
     """
     if unsupported:
         names = ", ".join(sorted(unsupported))
         raise ParameterError(names, unsupported,
                              "is not supported by the chrono engine (it takes: step, "
                              "timestepper, alpha, jacobian, dt_out and the initial state, "
-                             "torque, joint_motion)")
+                             "torque, joint_motion, drive_input, drive_scales)")
     chrono = require_pychrono()
     t_end = ck.positive("t_end", t_end)
     step = ck.positive("step", step)
@@ -59,13 +75,21 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
     if timestepper not in TIMESTEPPERS:
         raise ParameterError("timestepper", timestepper, f"must be one of {list(TIMESTEPPERS)}")
     max_deflection_ratio = ck.positive("max_deflection_ratio", max_deflection_ratio)
-    if arm.drives:
-        raise ParameterError("arm.drives", arm.drives,
-                             "are not wired into the chrono engine yet (see "
-                             "FlexibleLink.add_joint_actuator)")
-    for name, fn in (("torque", torque), ("joint_motion", joint_motion)):
+    if jacobian is None:
+        jacobian = "iteration" if arm.drives else "step"
+    for name, fn in (("torque", torque), ("joint_motion", joint_motion),
+                     ("drive_input", drive_input)):
         if fn is not None and not callable(fn):
             raise ParameterError(name, fn, "must be callable")
+    if joint_motion is not None and arm.drives:
+        raise ParameterError("joint_motion", joint_motion,
+                             "excludes drives (the joints are prescribed)")
+    drive_joints = sorted(arm.drives)
+    inputs = _DriveInputs(drive_input, len(drive_joints))
+    drive_scales = dict(drive_scales or {})
+    for j in drive_scales:
+        if j not in arm.drives:
+            raise ParameterError("drive_scales", j, f"keys must be drive joints {drive_joints}")
     if alpha is None:
         alpha = 0.0 if joint_motion is None else -0.1
     alpha = ck.real("alpha", alpha)
@@ -82,6 +106,12 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
     link = FlexibleLink(system, arm, torque=torque, joint_motion=joint_motion,
                         joint_angles0=joint_angles0, joint_rates0=joint_rates0,
                         elastic0=elastic0, elastic_rates0=elastic_rates0, jacobian=jacobian)
+    scaled = [ScaledDrive(arm.drives[j], drive_scales.get(j)) for j in drive_joints]
+    for k, (j, drive) in enumerate(zip(drive_joints, scaled)):
+        link.add_joint_actuator(j, drive, inputs.component(k))
+
+    def drive_states():
+        return [d.unscale(y) for d, y in zip(scaled, link.actuator_states())]
 
     ji = arm.joint_index
     D = arm.model.D
@@ -89,8 +119,13 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
     q, qd = link.q(), link.qd()
     tau = link.joint_torques()
     T, Qs, QDs, TAU, WIN, WD = [0.0], [q], [qd], [tau], [0.0], [0.0]
+    XD = [drive_states()]
     w_in = w_diss = 0.0
     p_in, p_diss = tau @ qd[ji], qd @ D @ qd
+    if on_output is not None:
+        if not callable(on_output):
+            raise ParameterError("on_output", on_output, "must be callable(system, t)")
+        on_output(system, 0.0)
     prog = Progress(t_end, "chrono", progress)
     t_wall = time.perf_counter()
     with quiet_swig():
@@ -126,16 +161,46 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
                 TAU.append(tau)
                 WIN.append(w_in)
                 WD.append(w_diss)
+                XD.append(drive_states())
+                if on_output is not None:
+                    on_output(system, t)
             prog(t)
     prog.close()
     wall = time.perf_counter() - t_wall
+    extra = {f"drive{j + 1}_states": np.array([x[k] for x in XD])
+             for k, j in enumerate(drive_joints)}
     res = arm._result(np.array(T), np.array(Qs), np.array(QDs), np.array(TAU),
-                      np.array(WIN), np.array(WD), n_samples)
+                      np.array(WIN), np.array(WD), n_samples, extra)
     res.info.update(engine="chrono", timestepper=timestepper, alpha=alpha, step=step,
                     jacobian=jacobian, n_steps=n_steps, compute_q_calls=link.n_compute_q,
                     newton_iterations=int(ts.GetNumIterations()),
                     wall_time=round(wall, 4))
     return res
+
+
+class _DriveInputs:
+    """``drive_input(t)`` -> (n,) shared by the drives: evaluated once per time value and
+    checked, each drive reading its component (:meth:`component`)."""
+
+    def __init__(self, fn, n):
+        self.fn, self.n = fn, n
+        self._t, self._u = None, np.zeros(n)
+        if fn is not None and n:
+            self._u = self.values(0.0)      # a wrong shape is a ParameterError before the run
+
+    def values(self, t):
+        if self.fn is None:
+            return self._u
+        if t != self._t:
+            u = np.atleast_1d(np.asarray(self.fn(t), dtype=float))
+            if u.shape != (self.n,):
+                raise ParameterError("drive_input", u.tolist(),
+                                     f"must return {self.n} value(s) (one per drive)")
+            self._t, self._u = t, u
+        return self._u
+
+    def component(self, k):
+        return lambda t: float(self.values(t)[k])
 
 
 def bench_chrono_element(n_elements_list=(1, 4, 16), t_sim=0.2, step=1e-3,

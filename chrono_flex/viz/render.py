@@ -10,7 +10,7 @@ all engines look alike:
 Links are shaded tubes coloured by the surface bending strain h/2 w'' or by the true
 (unexaggerated) |deflection|; the undeformed arm is a translucent grey ghost, the arm
 plane a faint gridded rectangle with its x/y axes, joints and hub are markers and the
-payload a square at the last tip. Axis limits are fixed for the whole run and the aspect
+last tip (the payload, if any) a square. Axis limits are fixed for the whole run and the aspect
 is equal, so frames neither jump nor distort.
 
 Figures are plain :class:`matplotlib.figure.Figure` objects on an Agg canvas, not
@@ -239,7 +239,7 @@ class _Scene:
             ax.tick_params(axis=name, labelsize=7, pad=0)
             nbins = int(np.clip(np.round(8 * h / half.max()), 2, 6))
             getattr(ax, f"{name}axis").set_major_locator(MaxNLocator(nbins))
-            getattr(ax, f"set_{name}label")(f"{name.upper()} (m)", fontsize=8, labelpad=-2)
+            getattr(ax, f"set_{name}label")(f"{name.upper()} (m)", fontsize=8, labelpad=1)
             getattr(ax, f"{name}axis").set_pane_color((0.97, 0.97, 0.97, 1.0))
         try:                                  # equal aspect: box edges ~ axis ranges
             ax.set_box_aspect(tuple(2 * half), zoom=1.05)
@@ -248,8 +248,15 @@ class _Scene:
         ax.computed_zorder = False      # fixed layers instead of per-artist depth sorting
         elev, azim = _view_angles(self.n) if view is None else view
         ax.view_init(elev=elev, azim=azim)
-        # the tube shading's light comes from over the viewer's shoulder
+        # an axis seen end-on (within 20 degrees: a top view, say) has its tick labels
+        # piled on one spot, over the time stamp: drop them
         el, az = math.radians(elev), math.radians(azim)
+        sight = np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az), math.sin(el)])
+        for i, name in enumerate("xyz"):
+            if abs(sight[i]) > math.cos(math.radians(20.0)):
+                getattr(ax, f"set_{name}ticks")([])
+                getattr(ax, f"set_{name}label")("")
+        # the tube shading's light comes from over the viewer's shoulder
         light = np.array([math.cos(el) * math.cos(az), math.cos(el) * math.sin(az),
                           math.sin(el) + 0.8])
         self.light = light / np.linalg.norm(light)
@@ -313,7 +320,7 @@ class _Scene:
         self.label = ax.text2D(0.02, 0.935, _format_scale(self.scale), transform=tr,
                                ha="left", va="top", fontsize=10, color="tab:red",
                                gid="scale_label")
-        ax.text2D(0.02, 0.02, "grey: undeformed   ■ payload   ● joints", transform=tr,
+        ax.text2D(0.02, 0.02, "grey: undeformed   ■ tip (payload if any)   ● joints", transform=tr,
                   ha="left", va="bottom", fontsize=7, color="0.3")
         sm = ScalarMappable(norm=self.norm, cmap=self.cmap)
         if self.cax is not None:

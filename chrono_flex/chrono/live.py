@@ -1,0 +1,112 @@
+"""A live Chrono window (Irrlicht or VSG) on a run of the "chrono" or "chrono-beam" engine.
+
+    window = LiveWindow(scale=20)                      # raises LiveWindowUnavailable
+    simulate_chrono(arm, 5.0, torque=tau, on_output=window)   # or simulate_beams
+
+:class:`LiveWindow` is an ``on_output(system, t)`` hook: at its first call it gives the
+arm visual shapes (:class:`~chrono_flex.chrono.visual.ArmVisuals`), opens the window on
+the system and then draws a frame at every output time, paced to real time (``realtime``).
+Closing the window stops the run with :class:`LiveWindowClosed`.
+
+Not run in this project's CI: neither a display nor PyChrono's window modules are there.
+Whether a window can open is decided by
+:func:`chrono_flex.viz.interactive.live_window_available`.
+"""
+
+import importlib
+import time
+
+import numpy as np
+
+from ..errors import ChronoFlexError
+from ..viz.interactive import require_live_window
+from ._detect import require_pychrono
+from .visual import ArmVisuals, prepare_fea_shapes
+
+
+class LiveWindowClosed(ChronoFlexError):
+    """The user closed the live window; ``time`` is the simulated time then."""
+
+    def __init__(self, time):
+        self.time = time
+        super().__init__(f"the live window was closed at t = {time:.4g} s")
+
+
+class LiveWindow:
+    """``on_output(system, t)`` hook drawing the run in an Irrlicht or VSG window.
+
+    Args:
+        scale: exaggeration of the custom element's deformation (1 for chrono-beam).
+        module: "pychrono.irrlicht" or "pychrono.vsg"; None picks the first available.
+        title: window title.
+        size: window size in pixels.
+        realtime: wait so that simulated time runs no faster than the wall clock.
+    """
+
+    def __init__(self, scale=1.0, module=None, title="chrono_flex", size=(1024, 768),
+                 realtime=True):
+        available = require_live_window()          # raises, saying what is missing
+        self.module_name = module or available
+        self.chrono = require_pychrono()
+        self.vis_module = importlib.import_module(self.module_name)
+        prepare_fea_shapes()
+        self.scale, self.title, self.size = scale, str(title), tuple(int(s) for s in size)
+        self.realtime = bool(realtime)
+        self.vis, self.visuals = None, None
+        self._t0 = self._wall0 = None
+
+    def _open(self, system):
+        chrono, m = self.chrono, self.vis_module
+        self.visuals = v = ArmVisuals(system, scale=self.scale)
+        pts = v.points
+        centre = 0.5 * (pts.min(axis=0) + pts.max(axis=0))
+        size = float(np.linalg.norm(pts.max(axis=0) - pts.min(axis=0))) or 1.0
+        g = np.asarray(system.GetGravitationalAcceleration().to_numpy(), dtype=float)
+        up = -g / np.linalg.norm(g) if np.linalg.norm(g) > 0 else v.normal
+        eye = centre + 1.6 * size * (0.8 * v.normal + 0.3 * up)
+        if self.module_name.endswith("irrlicht"):
+            vis = m.ChVisualSystemIrrlicht()
+            vis.AttachSystem(system)
+            vis.SetWindowSize(*self.size)
+            vis.SetWindowTitle(self.title)
+            if abs(up[2]) > abs(up[1]):
+                vis.SetCameraVertical(chrono.CameraVerticalDir_Z)
+            vis.Initialize()
+            try:
+                vis.AddSkyBox()             # needs Chrono's data directory
+            except Exception:               # noqa: BLE001 - the sky is decoration
+                pass
+            vis.AddCamera(chrono.ChVector3d(*eye), chrono.ChVector3d(*centre))
+            vis.AddTypicalLights()
+        else:
+            vis = m.ChVisualSystemVSG()
+            vis.AttachSystem(system)
+            vis.SetWindowSize(chrono.ChVector2i(*self.size))
+            vis.SetWindowTitle(self.title)
+            if abs(up[2]) > abs(up[1]):
+                vis.SetCameraVertical(chrono.CameraVerticalDir_Z)
+            vis.AddCamera(chrono.ChVector3d(*eye), chrono.ChVector3d(*centre))
+            vis.Initialize()
+        self.vis = vis
+
+    def __call__(self, system, t):
+        if self.vis is None:
+            self._open(system)
+            self._t0, self._wall0 = t, time.perf_counter()
+        vis = self.vis
+        if not vis.Run():
+            raise LiveWindowClosed(t)
+        self.visuals.update()
+        if hasattr(vis, "BeginScene"):          # Irrlicht
+            vis.BeginScene()
+            vis.Render()
+            vis.EndScene()
+        else:                                   # VSG
+            vis.Render()
+        if self.realtime:
+            ahead = (t - self._t0) - (time.perf_counter() - self._wall0)
+            if ahead > 0:
+                time.sleep(ahead)
+
+
+__all__ = ["LiveWindow", "LiveWindowClosed"]
