@@ -168,7 +168,7 @@ def cmd_validate(args):
     from validation.runner import main as validate_main
 
     return validate_main(only=args.only, json_path=args.json, report_dir=args.report,
-                         engines=args.engines)
+                         engines=args.engines, list_only=args.list)
 
 
 def build_parser():
@@ -221,6 +221,7 @@ def build_parser():
     va.add_argument("--json", default=None, help="write a JSON summary here")
     va.add_argument("--report", default=None, help="write a Markdown report with figures here")
     va.add_argument("--engines", default=None, help="comma-separated engines to include")
+    va.add_argument("--list", action="store_true", help="list the cases without running them")
     va.set_defaults(fn=cmd_validate)
     return p
 

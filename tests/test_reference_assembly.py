@@ -7,13 +7,9 @@ import pytest
 
 import chrono_flex as cf
 from chrono_flex.shapes import hermite_functions
+from validation.cases.formulations import hand_assembled_mass_matrix, two_link_arm
 
 rng = np.random.default_rng(12345)
-
-
-def two_link_arm(n1, n2, payload=cf.Payload(0.15, 0.0), gravity=0.0, **kw):
-    links = [cf.Link(1.0, n1, EI=1.3, rho_A=0.196), cf.Link(0.5, n2, EI=1.1, rho_A=0.2)]
-    return cf.PlanarArm(links, payload=payload, gravity=gravity, **kw)
 
 
 def test_hand_assembly_n1_n2_1():
@@ -25,17 +21,8 @@ def test_hand_assembly_n1_n2_1():
     asm = arm.assembly
     q = rng.normal(size=arm.nq) * 0.2
     q_ext = asm.expand(q)
-    mats = asm.element_matrices(q_ext)
-    (m1, M1), (m2, M2), (m3, M3) = mats
+    M, (M1, M2, M3) = hand_assembled_mass_matrix(arm, q)
     assert M1.shape == (5, 5) and M2.shape == (8, 8)
-    M = np.zeros((10, 10))
-    hand_maps = ([0, 1, 2, 3, 4],              # [theta1, u1, u2, u3, u4]
-                 [0, 3, 4, 5, 6, 7, 8, 9],     # [theta1, u3, u4, theta2, v1, v2, v3, v4]
-                 [0, 3, 4, 5, 8, 9])           # payload at v3, v4 (tip of link 2)
-    for idx, Me in zip(hand_maps, (M1, M2, M3)):
-        for a, ia in enumerate(idx):
-            for b, ib in enumerate(idx):
-                M[ia, ib] += Me[a, b]
     np.testing.assert_array_equal(M, asm.assemble(q_ext))
     # the BC removes u1, u2, v1, v2 -> 6x6 = 2 n1 + 2 n2 + 2
     Mr = np.delete(np.delete(M, [1, 2, 6, 7], 0), [1, 2, 6, 7], 1)

@@ -118,8 +118,13 @@ def drive_presliding(t_end=None, frequency=2.0, amplitude=0.9):
 def drive_stribeck(t_end=None, a=20.0, b=21.0, frequency=20.0):
     """[S] Fig. 8. Prescribed output speed Omega2 = a sin(2 pi f t) + b (b > a, no sign
     change) through the friction of the [S] drive (load factor 1). Both models follow the
-    Stribeck drop from Ms to Mc; the dynamic (modified LuGre) friction lags the speed, so
-    accelerating and decelerating branches differ (frictional lag, a hysteresis loop).
+    Stribeck drop from Ms to Mc; the dynamic (modified LuGre) friction is not a function
+    of the speed alone, so accelerating and decelerating branches differ (a hysteresis
+    loop). Its sense depends on the damping: with sigma1 capped at 4 g(v)/|v| ([S] eqs. 6,
+    12) sigma1/sigma0 = 4 T_v where the cap is active and F ~ g(v) + 3 T_v dg/dt, so the
+    decelerating branch lies above the accelerating one, the reverse of the classic
+    frictional lag of constant-sigma1 LuGre (Canudas de Wit et al. 1995); see the
+    validation case drive.frictional-lag.
     """
     a = ck.positive("a", a)
     b = ck.positive("b", b)

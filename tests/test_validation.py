@@ -1,0 +1,115 @@
+"""The validation suite: the runner's contract, and the whole suite passing.
+
+``test_the_whole_suite_passes`` runs every case (the Chrono ones where PyChrono is
+present, skipped with the reason where it is absent) exactly as ``chrono-flex validate``
+does, and checks the JSON summary and the report it writes.
+"""
+
+import json
+import os
+
+import pytest
+
+import chrono_flex.engines
+from chrono_flex import cli
+from validation import core, runner
+from validation.core import Outcome
+
+
+@pytest.fixture
+def scratch_cases(monkeypatch):
+    """An empty registry for synthetic cases (the real one is restored afterwards)."""
+    import validation.cases  # noqa: F401  (register the real cases first)
+
+    monkeypatch.setattr(core, "CASES", {})
+    return core.CASES
+
+
+def _register_synthetic():
+    @core.case("t.pass", quantity="q", metric="m", tolerance=1.0, reason="because")
+    def ok(ctx):
+        return Outcome(0.5, plot=lambda fig: fig.add_subplot(111).plot([0, 1], [0, 1]))
+
+    @core.case("t.fail", quantity="q", metric="m", tolerance=1.0, reason="because")
+    def bad(ctx):
+        return Outcome(2.0)
+
+    @core.case("t.raise", quantity="q", metric="m", tolerance=1.0, reason="because")
+    def boom(ctx):
+        raise ValueError("broken model")
+
+    @core.case("t.rate", quantity="q", metric="m", tolerance=(3.5, 4.5), compare="window",
+               reason="because")
+    def rate(ctx):
+        return Outcome(float("nan"))
+
+    @core.case("t.chrono", quantity="q", metric="m", tolerance=1.0, reason="because",
+               needs_pychrono=True, engines=("chrono",))
+    def chrono(ctx):
+        return Outcome(0.0)
+
+
+def test_runner_reports_pass_fail_error_nan_and_skip(scratch_cases, monkeypatch, tmp_path):
+    _register_synthetic()
+    monkeypatch.setattr(chrono_flex.engines, "pychrono_available", lambda: (False, "not here"))
+    out = tmp_path / "table.txt"
+    with open(out, "w") as f:
+        code = runner.main(json_path=str(tmp_path / "s.json"), report_dir=str(tmp_path / "r"),
+                           progress=False, out=f)
+    assert code == 1
+    rows = {r["name"]: r for r in json.load(open(tmp_path / "s.json"))}
+    assert rows["t.pass"]["passed"] is True and rows["t.pass"]["value"] == 0.5
+    assert rows["t.fail"]["passed"] is False and rows["t.fail"]["status"] == "FAILED"
+    assert rows["t.raise"]["status"] == "error" and "broken model" in rows["t.raise"]["message"]
+    assert rows["t.rate"]["passed"] is False          # NaN never passes
+    assert rows["t.chrono"]["status"] == "skipped" and "not here" in rows["t.chrono"]["message"]
+    for r in rows.values():
+        assert set(r) >= {"name", "passed", "metric", "value", "tolerance", "engines", "seconds"}
+    report = (tmp_path / "r" / "report.md").read_text()
+    assert "t.pass" in report and "figures/t.pass.png" in report
+    assert os.path.getsize(tmp_path / "r" / "figures" / "t.pass.png") > 1000
+    table = out.read_text()
+    assert "1 passed, 3 failed, 1 skipped" in table
+
+
+def test_only_selects_by_glob_and_exit_code_is_zero_when_all_pass(scratch_cases, tmp_path):
+    _register_synthetic()
+    assert runner.main(only="t.pass", progress=False, out=open(tmp_path / "o", "w")) == 0
+    assert runner.main(only="nothing.*", out=open(tmp_path / "o", "w")) == 2
+
+
+def test_a_case_without_a_reason_is_refused(scratch_cases):
+    with pytest.raises(ValueError, match="no reason"):
+        core.case("t.x", quantity="q", metric="m", tolerance=1.0, reason=" ")
+
+
+def test_every_real_case_states_its_tolerance_and_reason():
+    cases = core.select()
+    assert len(cases) >= 40
+    names = [c.name for c in cases]
+    for group in ("beam.", "dynamics.", "formulations.", "integrators.", "spinup.", "drive.",
+                  "engines.", "regression."):
+        assert any(n.startswith(group) for n in names), group
+    for c in cases:
+        assert len(c.reason) > 20, c.name
+        assert c.kind in core.KINDS
+    regression = [c for c in cases if c.kind == "regression"]
+    assert regression and all("2026-" in c.metric for c in regression)
+
+
+@pytest.mark.slow
+def test_the_whole_suite_passes(tmp_path, capsys):
+    code = cli.main(["validate", "--json", str(tmp_path / "v.json"), "--report", str(tmp_path / "rep")])
+    printed = capsys.readouterr().out
+    rows = json.load(open(tmp_path / "v.json"))
+    bad = [(r["name"], r["status"], r["value"], r["message"]) for r in rows
+           if r["status"] not in ("passed", "skipped")]
+    assert code == 0 and not bad, (bad, printed[-3000:])
+    ok, why = chrono_flex.engines.pychrono_available()
+    skipped = [r for r in rows if r["status"] == "skipped"]
+    if ok:
+        assert not skipped
+    else:
+        assert skipped and all(r["needs_pychrono"] and "PyChrono" in r["message"] for r in skipped)
+    figures = os.listdir(tmp_path / "rep" / "figures")
+    assert len(figures) >= 30

@@ -1,0 +1,70 @@
+"""The Markdown validation report: a summary table and one figure per case."""
+
+import os
+import re
+
+
+def _fmt(value):
+    return "n/a" if value is None else f"{value:.6g}"
+
+
+def _slug(name):
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
+
+
+def write_report(rows, outcomes, directory):
+    """Write ``directory/report.md`` and ``directory/figures/<case>.png``; returns the path."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig_dir = os.path.join(directory, "figures")
+    os.makedirs(fig_dir, exist_ok=True)
+    n_pass = sum(r["status"] == "passed" for r in rows)
+    n_skip = sum(r["status"] == "skipped" for r in rows)
+    lines = ["# chrono_flex validation report", "",
+             f"{n_pass} passed, {len(rows) - n_pass - n_skip} failed, {n_skip} skipped.", "",
+             "| case | kind | status | value | tolerance | metric | engines | s |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        val = "" if r["value"] is None else f"{r['value']:.4g}"
+        lines.append(f"| [{r['name']}](#{_slug(r['name']).lower().replace('.', '')}) | "
+                     f"{r['kind']} | {r['status']} | {val} | {r['tolerance_text']} | "
+                     f"{r['metric']} | {', '.join(r['engines'])} | {r['seconds']:.1f} |")
+    lines.append("")
+    for r in rows:
+        lines += [f"## {r['name']}", "",
+                  f"- quantity: {r['quantity']}",
+                  f"- metric: {r['metric']}",
+                  f"- value: {_fmt(r['value'])} (tolerance {r['tolerance_text']}) "
+                  f"-> **{r['status']}**",
+                  f"- tolerance reason: {r['reason']}",
+                  f"- engines: {', '.join(r['engines'])}"
+                  + (" (needs PyChrono)" if r["needs_pychrono"] else ""),
+                  f"- wall time: {r['seconds']:.1f} s"]
+        if r.get("source"):
+            lines.append(f"- source: {r['source']}")
+        if r["message"]:
+            lines.append(f"- message: {r['message']}")
+        for d in r.get("details") or []:
+            lines.append(f"    {d}")
+        out = outcomes.get(r["name"])
+        if out is not None and out.plot is not None:
+            fig = plt.figure(figsize=(9, 4.5))
+            try:
+                out.plot(fig)
+                fig.suptitle(r["name"], fontsize=10)
+                fig.tight_layout()
+                fname = f"{_slug(r['name'])}.png"
+                fig.savefig(os.path.join(fig_dir, fname), dpi=90)
+                lines += ["", f"![{r['name']}](figures/{fname})"]
+            except Exception as exc:  # a broken figure must not hide the numbers
+                lines.append(f"- figure failed: {type(exc).__name__}: {exc}")
+            finally:
+                plt.close(fig)
+        lines.append("")
+    path = os.path.join(directory, "report.md")
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    return path

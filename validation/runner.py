@@ -1,0 +1,141 @@
+"""Run validation cases: a table on stdout, a JSON summary, a Markdown report with figures.
+
+Used by ``chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR]``. A case
+that raises is reported as failed with the error; a case needing PyChrono where it is
+absent is reported as skipped with the reason. The exit code is 1 when any case failed.
+Progress (case by case) goes to stderr only when stderr is a terminal.
+"""
+
+import json
+import os
+import sys
+import time
+import traceback
+
+from .core import select
+
+
+class Context:
+    """What a case may use besides its own models: progress output and engine status."""
+
+    def __init__(self, progress=None):
+        self.progress = sys.stderr.isatty() if progress is None else bool(progress)
+        self.case_name = ""
+
+    def note(self, text):
+        """A progress line for a long case (terminal only)."""
+        if self.progress:
+            sys.stderr.write(f"\r    {self.case_name}: {text}" + " " * 10)
+            sys.stderr.flush()
+
+
+def run_cases(cases, progress=None):
+    """Run ``cases``; returns a list of per-case dicts (name, status, value, ...) and the
+    outcomes by name (for the report's figures)."""
+    from chrono_flex.engines import pychrono_available
+
+    have_chrono, why = pychrono_available()
+    ctx = Context(progress)
+    rows, outcomes = [], {}
+    for k, c in enumerate(cases, 1):
+        row = dict(name=c.name, kind=c.kind, quantity=c.quantity, metric=c.metric,
+                   tolerance=c.tolerance, tolerance_text=c.tolerance_text(),
+                   reason=c.reason, engines=list(c.engines), needs_pychrono=c.needs_pychrono,
+                   source=c.source, value=None, passed=None, status="", seconds=0.0,
+                   message="")
+        if ctx.progress:
+            sys.stderr.write(f"\r[{k}/{len(cases)}] {c.name} ..." + " " * 30 + "\n")
+            sys.stderr.flush()
+        if c.needs_pychrono and not have_chrono:
+            row.update(status="skipped", message=f"needs PyChrono: {why}")
+            rows.append(row)
+            continue
+        ctx.case_name = c.name
+        t0 = time.perf_counter()
+        try:
+            out = c.run(ctx)
+        except Exception as exc:  # a case that raises is a failure with its cause
+            row.update(status="error", passed=False,
+                       message=f"{type(exc).__name__}: {exc}",
+                       traceback=traceback.format_exc(limit=6))
+        else:
+            ok = c.passed(out.value)
+            row.update(value=float(out.value), passed=bool(ok),
+                       status="passed" if ok else "FAILED", data=out.data,
+                       details=list(out.details))
+            outcomes[c.name] = out
+        row["seconds"] = round(time.perf_counter() - t0, 3)
+        if ctx.progress:
+            sys.stderr.write("\r" + " " * 100 + "\r")
+        rows.append(row)
+    return rows, outcomes
+
+
+def format_table(rows):
+    """The summary table printed by ``chrono-flex validate``."""
+    w = max([len(r["name"]) for r in rows] + [4])
+    lines = [f"{'case':<{w}}  {'status':<7}  {'value':>11}  {'tolerance':<18} {'s':>6}  metric"]
+    for r in rows:
+        val = "" if r["value"] is None else f"{r['value']:.4g}"
+        lines.append(f"{r['name']:<{w}}  {r['status']:<7}  {val:>11}  {r['tolerance_text']:<18} "
+                     f"{r['seconds']:>6.1f}  {r['metric']}")
+        if r["message"]:
+            lines.append(f"{'':<{w}}  -> {r['message']}")
+    n_pass = sum(r["status"] == "passed" for r in rows)
+    n_skip = sum(r["status"] == "skipped" for r in rows)
+    n_fail = len(rows) - n_pass - n_skip
+    lines.append(f"{n_pass} passed, {n_fail} failed, {n_skip} skipped "
+                 f"({sum(r['seconds'] for r in rows):.0f} s)")
+    return "\n".join(lines)
+
+
+def _json_safe(obj):
+    import numpy as np
+
+    if isinstance(obj, dict):
+        return {str(k): _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_safe(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _json_safe(obj.tolist())
+    if isinstance(obj, (np.floating, np.integer)):
+        return obj.item()
+    if isinstance(obj, float) and obj != obj:
+        return None
+    return obj
+
+
+def write_json(rows, path):
+    keys = ("name", "kind", "passed", "status", "metric", "value", "tolerance", "reason",
+            "engines", "needs_pychrono", "seconds", "message", "quantity", "data")
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(_json_safe([{k: r.get(k) for k in keys} for r in rows]), f, indent=1)
+
+
+def main(only=None, json_path=None, report_dir=None, engines=None, progress=None,
+         list_only=False, out=sys.stdout):
+    """Entry point of ``chrono-flex validate``; returns the exit code."""
+    if isinstance(engines, str):
+        engines = [e.strip() for e in engines.split(",") if e.strip()]
+    cases = select(only, engines)
+    if not cases:
+        print(f"no validation case matches --only {only!r}" +
+              (f" with engines {engines}" if engines else ""), file=out)
+        return 2
+    if list_only:
+        for c in cases:
+            print(f"{c.name:<40} {c.kind:<12} {','.join(c.engines):<30} {c.quantity}", file=out)
+        return 0
+    rows, outcomes = run_cases(cases, progress)
+    print(format_table(rows), file=out)
+    if json_path:
+        write_json(rows, json_path)
+        print(f"JSON summary: {json_path}", file=out)
+    if report_dir:
+        from .report import write_report
+
+        path = write_report(rows, outcomes, report_dir)
+        print(f"report: {path}", file=out)
+    return 0 if all(r["status"] in ("passed", "skipped") for r in rows) else 1
