@@ -187,8 +187,8 @@ def _drive_link():
 
 register(Case("drive-bien-1link", "[B] single flexible link (3 elements) driven through the [S] "
               "gear drive (DC motor, backlash, modified LuGre): +-1.5 V pulse over 2 s, 3 s",
-              "Bien & My 2018 + Serebrenny et al. 2019", _drive_link, engines=("reference",),
-              tags=("drive",)))
+              "Bien & My 2018 + Serebrenny et al. 2019", _drive_link,
+              engines=("reference", "chrono"), tags=("drive",)))
 
 DEFAULT_CASE = "bien-2link"
 

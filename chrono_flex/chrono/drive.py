@@ -57,7 +57,7 @@ import numpy as np
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
 from ._detect import require_pychrono
-from .element import _REGISTRY_ATTR, _quat_to_matrix
+from .element import _REGISTRY_ATTR, _note_update, _quat_to_matrix
 
 
 def drive_scales(drive):
@@ -146,6 +146,7 @@ def _load_class(chrono):
                 update_flags.disown()       # stops SWIG's "memory leak" line (spec 05)
             except AttributeError:
                 pass
+            _note_update(self.link, time)
             self.link._time = time
             chrono.ChLoadCustomMultiple.Update(self, time, update_flags)
 
@@ -254,6 +255,8 @@ class GearDriveLink:
         self._error = None
         self._time = system.GetChTime()
         self.n_compute_q = 0
+        self.n_retries = 0             # failed Newton attempts Chrono retried (halved step)
+        self._last_update_time = None
 
         theta, omega = self._joint_state(*self._body_states())
         y0 = self.scaled.initial_state(theta, omega)

@@ -43,11 +43,19 @@ TIMESTEPPERS = ("hht", "euler")
 #: Attribute of the system's Python object listing its FlexibleLinks. Holding them there
 #: ties the life of the director objects to the system's, as Chrono needs (spec 05).
 _REGISTRY_ATTR = "_chrono_flex_links"
+#: Attribute of the system's Python object holding :func:`configure_system`'s settings.
+_NEWTON_ATTR = "_chrono_flex_newton"
+#: ``max_halvings`` of :func:`simulate_chrono` for arms with drives: down to 1/64 of the step.
+MAX_HALVINGS = 6
+#: Lowest absolute Newton tolerance at a step h is ABS_TOL_FLOOR / h**2 (accelerations,
+#: reactions): about 50 machine epsilons of a unit coordinate over h^2, some 250 times
+#: the round-off seen (C ~ 1e-17 over beta h^2), which leaves 4 halvings of margin.
+ABS_TOL_FLOOR = 1e-14
 _LOAD_CLASS = None
 
 
 def configure_system(system, timestepper="hht", alpha=0.0, max_iters=20, rel_tol=1e-9,
-                     abs_tol=1e-10, solver="sparse_lu"):
+                     abs_tol=1e-10, solver="sparse_lu", max_halvings=0):
     """Give ``system`` a direct sparse solver and an implicit fixed-step timestepper.
 
     Chrono's default iterative solver ignores the stiffness matrices that the element
@@ -59,9 +67,26 @@ def configure_system(system, timestepper="hht", alpha=0.0, max_iters=20, rel_tol
     Newton tolerances: Chrono stops iterating when the correction of the accelerations is
     below ``rel_tol`` |a| + ``abs_tol`` (weighted RMS) or the residual is below
     ``abs_tol``; the tight defaults keep the Newton error far below the truncation error
-    (about one extra iteration per step). A step whose Newton iteration does not
-    converge in ``max_iters`` raises a RuntimeError (Chrono's default is to accept it
-    silently). The Jacobian is rebuilt at every iteration
+    (about one extra iteration per step). :func:`step` raises ``abs_tol`` for a step h
+    to at least ``ABS_TOL_FLOOR / h**2``: a constraint residual C at round-off (~1e-17
+    for unit coordinates, e.g. a prismatic joint whose frame comes from a rotation)
+    cannot be reduced by Newton and enters the residual as C / (beta h^2); with a fixed
+    1e-10 the test became unreachable below h ~ 0.5 ms (a cart on a prismatic joint
+    failed at its first step at 0.25 ms, with or without drives), and smaller steps made
+    it worse.
+
+    Step halving (HHT, ``max_halvings`` > 0, e.g. :data:`MAX_HALVINGS`): a step whose
+    Newton iteration does not converge in ``max_iters`` is retried by Chrono with half
+    the step, down to 2**-max_halvings of the step given to :func:`step` (each converged
+    sub-step counts; after 5 of them the step doubles again, up to the given step). The
+    results are then still at the requested times. Below that, or with
+    ``max_halvings=0`` (the default; always with "euler"), the step raises a
+    RuntimeError (Chrono's default is to accept it silently). Off by default because
+    Chrono's step control also changes Newton's start: from the previous accelerations
+    (x + v h + a h^2) instead of zero, a worse first iterate for fast rotations (the
+    element test of a body turning at 2 rad/s, step 8 ms, then stalled at round-off). Newton cycles across a kink of a non-smooth model (the drive's friction
+    |v| at an output speed reversal, the backlash contact) and needs a smaller step there
+    only: see :attr:`FlexibleLink.n_retries`. The Jacobian is rebuilt at every iteration
     here; the element decides itself how often its own part is refreshed
     (:class:`FlexibleLink` ``jacobian``).
     """
@@ -70,6 +95,9 @@ def configure_system(system, timestepper="hht", alpha=0.0, max_iters=20, rel_tol
         raise ParameterError("timestepper", timestepper, f"must be one of {list(TIMESTEPPERS)}")
     if solver not in ("sparse_lu", "sparse_qr"):
         raise ParameterError("solver", solver, "must be 'sparse_lu' or 'sparse_qr'")
+    if isinstance(max_halvings, bool) or not isinstance(max_halvings, (int, np.integer)) \
+            or not 0 <= max_halvings <= 30:
+        raise ParameterError("max_halvings", max_halvings, "must be a whole number in 0..30")
     system.SetSolver(chrono.ChSolverSparseLU() if solver == "sparse_lu"
                      else chrono.ChSolverSparseQR())
     if timestepper == "hht":
@@ -77,26 +105,64 @@ def configure_system(system, timestepper="hht", alpha=0.0, max_iters=20, rel_tol
         ts.SetAlpha(float(alpha))
     else:
         ts = chrono.ChTimestepperEulerImplicit(system)
-    ts.SetStepControl(False)
+        max_halvings = 0                 # its OnAdvance has no step control
+    ts.SetStepControl(max_halvings > 0)
+    if max_halvings > 0:
+        ts.SetStepDecreaseFactor(0.5)
+        ts.SetStepIncreaseFactor(2.0)
+        ts.SetMaxItersSuccess(int(max_iters))  # every converged sub-step counts to grow back
+        ts.SetRequiredSuccessfulSteps(5)
     ts.SetMaxIters(int(max_iters))
     ts.SetRelTolerance(float(rel_tol))
     ts.SetAbsTolerances(float(abs_tol))
     ts.SetJacobianUpdateMethod(chrono.ChTimestepperImplicit.JacobianUpdate_EVERY_ITERATION)
     ts.AcceptTerminatedStep(False)      # a step whose Newton iteration failed raises
     system.SetTimestepper(ts)
+    setattr(system, _NEWTON_ATTR, _NewtonSettings(ts, float(abs_tol), int(max_halvings)))
     return ts
+
+
+class _NewtonSettings:
+    """What :func:`step` adapts to the step size (kept on the system's Python object)."""
+
+    def __init__(self, ts, abs_tol, max_halvings):
+        self.ts, self.abs_tol, self.max_halvings = ts, abs_tol, max_halvings
+        self.dt = None
+
+    def prepare(self, dt):
+        if dt == self.dt:
+            return
+        self.dt = dt
+        self.ts.SetAbsTolerances(max(self.abs_tol, ABS_TOL_FLOOR / (dt * dt)))
+        if self.max_halvings:
+            # Chrono throws when the halved step drops below h_min
+            self.ts.SetMinStepSize(dt * 0.5 ** self.max_halvings * (1.0 - 1e-9))
 
 
 def step(system, dt, sync=True):
     """``system.DoStepDynamics(dt)``, then, for every :class:`FlexibleLink` in it: raise
     a :class:`SimulationError` (chained to the original exception) if one of its
     callbacks failed during the step, and (``sync``) move its
-    :attr:`~FlexibleLink.tip_body`."""
+    :attr:`~FlexibleLink.tip_body`. With a timestepper from :func:`configure_system`,
+    its Newton tolerance and smallest sub-step follow ``dt`` first."""
+    settings = getattr(system, _NEWTON_ATTR, None)
+    if settings is not None:
+        settings.prepare(float(dt))
     system.DoStepDynamics(dt)
     for link in getattr(system, _REGISTRY_ATTR, ()):
         link.raise_pending()
         if sync:
             link.sync()
+
+
+def _note_update(owner, time):
+    """Count, on ``owner``, the Updates whose time goes back: Chrono resets the state to
+    the step's start after each failed Newton attempt (then halves the step). Not the
+    round-off of Chrono's clamping of the last sub-step's end to the step's end."""
+    last = owner._last_update_time
+    if last is not None and time < last - 1e-12 * max(1.0, abs(last)):
+        owner.n_retries += 1
+    owner._last_update_time = time
 
 
 def _vector(chrono, values):
@@ -158,6 +224,7 @@ def _load_class(chrono):
             except AttributeError:
                 pass
             link = self.link
+            _note_update(link, time)
             link._stiff_now = link._wants_jacobian(time, self.GetJacobians() is None)
             link._time = time
             try:
@@ -256,6 +323,9 @@ class FlexibleLink:
             iterations as the Jacobian ages); "iteration": at every Newton iteration
             (full Newton).
 
+    Counters: :attr:`n_compute_q` (ComputeQ calls) and :attr:`n_retries` (Newton attempts
+    that failed and that Chrono retried with a halved step, see :func:`configure_system`).
+
     Out-of-plane deformation is not modelled (each link is rigid out of its plane) and
     the payload's rotary inertia acts about the plane normal only
     (:mod:`chrono_flex.floating`).
@@ -352,6 +422,8 @@ class FlexibleLink:
         self._step_time = None
         self._steps_since_jacobian = 0
         self.n_compute_q = 0
+        self.n_retries = 0             # failed Newton attempts retried with a halved step
+        self._last_update_time = None
         self._gravity = self._system_gravity()
         self._build_load()
 

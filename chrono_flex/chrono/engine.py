@@ -18,14 +18,15 @@ from ..integrate import Progress
 from ._detect import require_pychrono
 from ._quiet import quiet_swig
 from .drive import ScaledDrive
-from .element import TIMESTEPPERS, FlexibleLink, configure_system, step as step_system
+from .element import (MAX_HALVINGS, TIMESTEPPERS, FlexibleLink, configure_system,
+                      step as step_system)
 
 
 def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=None,
                     elastic_rates0=None, torque=None, joint_motion=None, drive_input=None,
                     dt_out=None, step=1e-3, timestepper="hht", alpha=None, jacobian=None,
                     max_deflection_ratio=0.5, n_samples=21, progress=None,
-                    drive_scales=None, on_output=None, **unsupported):
+                    drive_scales=None, on_output=None, max_halvings=None, **unsupported):
     """Simulate ``arm`` in Chrono with the custom element; returns a :class:`Result`.
 
     Arguments as :meth:`PlanarArm.simulate` where they share a name; besides:
@@ -45,6 +46,13 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
             and backlash change the Jacobian within a step, and Newton with the step's
             first Jacobian failed on case drive-bien-1link at t = 4 ms (step 1 ms, at
             the breakaway of the output).
+        max_halvings: a step whose Newton iteration fails is retried with half the step,
+            down to ``step`` / 2**max_halvings (:func:`configure_system`; default 6 for
+            an arm with drives and "hht", else 0: no retry). With drives Newton cycles
+            between the two sides of a kink of the friction law (|v| at the output's
+            speed reversal: case drive-bien-1link at t = 1.004 s, step 1 ms, after the
+            voltage reversal) and needs half the step there. ``info["retries"]`` counts
+            the failed attempts.
         max_deflection_ratio: stop with SimulationError when a tip deflection exceeds
             this fraction of its link length (as the reference engine).
         drive_input: callable(t) -> (n_drives,) inputs of ``arm.drives`` in the order of
@@ -65,8 +73,9 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
         names = ", ".join(sorted(unsupported))
         raise ParameterError(names, unsupported,
                              "is not supported by the chrono engine (it takes: step, "
-                             "timestepper, alpha, jacobian, dt_out and the initial state, "
-                             "torque, joint_motion, drive_input, drive_scales)")
+                             "timestepper, alpha, jacobian, max_halvings, dt_out and the "
+                             "initial state, torque, joint_motion, drive_input, "
+                             "drive_scales)")
     chrono = require_pychrono()
     t_end = ck.positive("t_end", t_end)
     step = ck.positive("step", step)
@@ -102,7 +111,9 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
     system = chrono.ChSystemNSC()
     g = -arm.gravity * np.asarray(arm.plane.y_axis, dtype=float)
     system.SetGravitationalAcceleration(chrono.ChVector3d(*g))
-    ts = configure_system(system, timestepper, alpha=alpha)
+    if max_halvings is None:
+        max_halvings = MAX_HALVINGS if timestepper == "hht" and arm.drives else 0
+    ts = configure_system(system, timestepper, alpha=alpha, max_halvings=max_halvings)
     link = FlexibleLink(system, arm, torque=torque, joint_motion=joint_motion,
                         joint_angles0=joint_angles0, joint_rates0=joint_rates0,
                         elastic0=elastic0, elastic_rates0=elastic_rates0, jacobian=jacobian)
@@ -130,15 +141,16 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
     t_wall = time.perf_counter()
     with quiet_swig():
         for k in range(1, n_steps + 1):
-            h = min(step, t_end - system.GetChTime())
+            t_start = system.GetChTime()
+            h = min(step, t_end - t_start)
             try:
                 step_system(system, h, sync=False)
             except RuntimeError as exc:
                 if isinstance(exc, SimulationError):
                     raise
-                raise SimulationError(f"Chrono could not take the step ({exc}); try a smaller "
-                                      "step or jacobian='step'",
-                                      time=system.GetChTime() + h) from exc
+                raise SimulationError(_step_failure(exc, t_start, h, max_halvings, arm.drives,
+                                                    jacobian),
+                                      time=t_start + h) from exc
             t = system.GetChTime()
             q, qd = link.q(), link.qd()
             if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
@@ -173,9 +185,29 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
                       np.array(WIN), np.array(WD), n_samples, extra)
     res.info.update(engine="chrono", timestepper=timestepper, alpha=alpha, step=step,
                     jacobian=jacobian, n_steps=n_steps, compute_q_calls=link.n_compute_q,
+                    max_halvings=max_halvings, retries=link.n_retries,
                     newton_iterations=int(ts.GetNumIterations()),
                     wall_time=round(wall, 4))
     return res
+
+
+def _step_failure(exc, t_start, h, max_halvings, drives, jacobian):
+    """The message of a step whose Newton iteration failed, with advice that fits."""
+    msg = f"Chrono could not take the step from t = {t_start:.9g} s to {t_start + h:.9g} s ({exc})"
+    if max_halvings:
+        msg += f", not even with {max_halvings} halvings of the step"
+    if drives:
+        # jacobian='step' is worse with drives (friction and backlash change the Jacobian
+        # within a step): Newton then fails at the output's breakaway
+        advice = ("a smaller step, or more halvings (max_halvings): Newton cycles across the "
+                  "kinks of the drive's friction and backlash")
+        if jacobian != "iteration":
+            advice += ", and jacobian='iteration' (the drive's Jacobian changes within a step)"
+    elif jacobian == "iteration":
+        advice = "a smaller step"
+    else:
+        advice = "a smaller step or jacobian='iteration' (full Newton)"
+    return f"{msg}; try {advice}"
 
 
 class _DriveInputs:

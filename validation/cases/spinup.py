@@ -124,7 +124,7 @@ def _plot(Omega, lin, t_fail, st, beams=()):
             ax.axhspan(5.0, 1e3, color="C3", alpha=0.08)
         ax.set_ylabel("tip deflection (m)")
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=6, loc="lower left")
+        ax.legend(fontsize=6, loc="lower right")
         ax2 = ax.twinx()
         ax2.plot(st.t, _spin_rate(Omega, st.t), color="0.6", lw=0.8)
         ax2.axhline(_omega1(), color="0.6", lw=0.6, ls=":")
