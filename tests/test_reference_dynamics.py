@@ -4,7 +4,6 @@ import math
 
 import numpy as np
 import pytest
-from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
 import chrono_flex as cf
@@ -78,59 +77,9 @@ def test_damping_and_input_work_close_the_energy_balance():
     assert np.max(np.abs(e.balance_error)) < 1e3 * rtol * np.max(np.abs(e.mechanical))
 
 
-def rigid_pendulum_rhs(m_rod, L, m_tip, J_tip):
-    I = m_rod * L * L / 3 + m_tip * L * L + J_tip
-    mg = G * (m_rod * L / 2 + m_tip * L)
-    return lambda t, y: [y[1], -mg * math.cos(y[0]) / I]
-
-
-def test_rigid_limit_single_pendulum():
-    EI, rho_A = 2e5, 2.0
-    arm = pendulum(n=1, EI=EI, rho_A=rho_A)
-    # loose absolute tolerances on the elastic coordinates: their fast oscillation (about
-    # 1 kHz, 1e-5 m) need not be resolved for the rigid-body motion compared here
-    r = arm.simulate(1.0, joint_angles0=[-0.3], rtol=1e-7, dt_out=0.05,
-                     atol=np.r_[1e-9, 1e-3, 1e-3, 1e-7, 1e-1, 1e-1, 1e-6, 1e-6])
-    sol = solve_ivp(rigid_pendulum_rhs(rho_A, 1.0, 0.3, 0.001), (0, 1), [-0.3, 0.0],
-                    t_eval=r.t, rtol=1e-11, atol=1e-12)
-    # flexibility changes the motion by O(static droop / L) = rho_A g L^3 / (8 EI) ~ 1e-5
-    # (relative), times the accumulated phase (~3 rad over 1 s): bound 2e-4 rad.
-    eps = rho_A * G / (8 * EI)
-    assert np.max(np.abs(r.joint_angles[:, 0] - sol.y[0])) < 10 * eps * 3 * 1.0 + 1e-6
-    assert np.max(np.abs(r.joint_angles[:, 0] - sol.y[0])) < 2e-4
-
-
-def rigid_double_pendulum(m1, m2, L1, L2, m_tip):
-    """Two uniform rods (masses m1, m2) plus a tip mass; absolute angles a1, a2 from +X."""
-    def rhs(t, y):
-        a1, a2, w1, w2 = y
-        c = math.cos(a1 - a2)
-        s = math.sin(a1 - a2)
-        M11 = m1 * L1**2 / 3 + (m2 + m_tip) * L1**2
-        M12 = (m2 * L2 / 2 + m_tip * L2) * L1 * c
-        M22 = m2 * L2**2 / 3 + m_tip * L2**2
-        k = (m2 * L2 / 2 + m_tip * L2) * L1
-        f1 = -k * s * w2**2 - G * (m1 * L1 / 2 + (m2 + m_tip) * L1) * math.cos(a1)
-        f2 = k * s * w1**2 - G * (m2 * L2 / 2 + m_tip * L2) * math.cos(a2)
-        acc = np.linalg.solve([[M11, M12], [M12, M22]], [f1, f2])
-        return [w1, w2, acc[0], acc[1]]
-    return rhs
-
-
-def test_rigid_limit_double_pendulum():
-    EI, rho_A = 2e5, 2.0
-    arm = pendulum(n=1, EI=EI, rho_A=rho_A, payload=cf.Payload(0.3), links=2)
-    atol = np.full(2 * arm.nq + 2, 1e-1)       # elastic: see the single pendulum
-    atol[arm.joint_index] = 1e-9
-    atol[arm.nq + arm.joint_index] = 1e-7
-    r = arm.simulate(0.8, joint_angles0=[-0.5, 0.7], rtol=1e-7, atol=atol, dt_out=0.05)
-    sol = solve_ivp(rigid_double_pendulum(rho_A, rho_A, 1.0, 1.0, 0.3), (0, 0.8),
-                    [-0.5, 0.2, 0.0, 0.0], t_eval=r.t, rtol=1e-11, atol=1e-12)
-    a1 = r.joint_angles[:, 0]
-    a2 = r.joint_angles[:, 0] + r.joint_angles[:, 1]    # absolute angle (rigid: no tip slope)
-    # as for the single pendulum: O(droop) * accumulated phase, bound 2e-4 rad
-    assert np.max(np.abs(a1 - sol.y[0])) < 2e-4
-    assert np.max(np.abs(a2 - sol.y[1])) < 2e-4
+# Rigid limits (single and double pendulum against the rigid closed forms, the error
+# falling as 1/EI) are the validation cases dynamics.rigid-limit-pendulum and
+# dynamics.rigid-limit-double-pendulum, run by tests/test_validation.py.
 
 
 def test_mixed_problem_torques_reproduce_the_motion():
