@@ -57,7 +57,7 @@ import numpy as np
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
 from ._detect import require_pychrono
-from .element import _REGISTRY_ATTR, _note_update, _quat_to_matrix
+from .element import _REGISTRY_ATTR, _note_update, _quat_to_matrix, guarded_compute_q
 
 
 def drive_scales(drive):
@@ -151,13 +151,7 @@ def _load_class(chrono):
             chrono.ChLoadCustomMultiple.Update(self, time, update_flags)
 
         def ComputeQ(self, state_x, state_w):
-            link = self.link
-            try:
-                link._compute_q(self, state_x, state_w)
-            except BaseException as exc:          # noqa: BLE001 - re-raised after the step
-                if link._error is None:
-                    link._error = (exc, link._time)
-                self.load_Q.SetVect([0.0] * link._nw)
+            guarded_compute_q(self, state_x, state_w)
 
         def IsStiff(self):
             return True

@@ -198,6 +198,20 @@ def _matrix_to_quat(R):
     return q / np.linalg.norm(q) * (1.0 if q[0] >= 0 else -1.0)
 
 
+def guarded_compute_q(load, state_x, state_w):
+    """ComputeQ of the custom loads: ``load.link._compute_q`` fills Q; an exception (from
+    a user callback or the physics) is stored on the owner, to be re-raised with its
+    time after the step (:func:`step`, ``raise_pending``), and Q is zeroed so that Chrono
+    can finish the step instead of crashing in C++."""
+    owner = load.link
+    try:
+        owner._compute_q(load, state_x, state_w)
+    except BaseException as exc:          # noqa: BLE001 - re-raised after the step
+        if owner._error is None:
+            owner._error = (exc, owner._time)
+        load.load_Q.SetVect([0.0] * owner._nw)
+
+
 def _load_class(chrono):
     """The ChLoadCustomMultiple subclass (defined on first use: PyChrono is lazy)."""
     global _LOAD_CLASS
@@ -235,13 +249,7 @@ def _load_class(chrono):
             chrono.ChLoadCustomMultiple.Update(self, time, update_flags)
 
         def ComputeQ(self, state_x, state_w):
-            link = self.link
-            try:
-                link._compute_q(self, state_x, state_w)
-            except BaseException as exc:          # noqa: BLE001 - re-raised after the step
-                if link._error is None:
-                    link._error = (exc, link._time)
-                self.load_Q.SetVect([0.0] * link._nw)
+            guarded_compute_q(self, state_x, state_w)
 
         def IsStiff(self):
             # True: Chrono rebuilds K = -dQ/dx and R = -dQ/dv by finite differences
