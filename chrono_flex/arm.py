@@ -289,6 +289,8 @@ class PlanarArm:
                          ("drive_input", drive_input)):
             if fn is not None and not callable(fn):
                 raise ParameterError(name, fn, "must be callable")
+        if drive_input is not None and not self.drives:
+            raise ParameterError("drive_input", drive_input, "is given but the arm has no drives")
         nj, nq = self.n_joints, self.nq
         q0 = self.coordinates(joint_angles0 if joint_angles0 is not None else np.zeros(nj),
                               elastic0)
@@ -375,7 +377,8 @@ class _ForwardProblem:
         x[:self.nq] = q0
         x[self.nq:2 * self.nq] = qd0
         for j, s in zip(self.drive_joints, self.drive_slices):
-            x[s] = self.arm.drives[j].initial_state(q0[self.arm.joint_index[j]])
+            ji = self.arm.joint_index[j]
+            x[s] = self.arm.drives[j].initial_state(q0[ji], qd0[ji])
         return x
 
     def default_atol(self):

@@ -12,6 +12,7 @@ import argparse
 import os
 import sys
 
+from . import _checks as ck
 from .errors import ChronoFlexError
 
 
@@ -87,6 +88,7 @@ def cmd_render(args):
     from .viz import render_command
 
     chrono_hooks = args.blender is not None or args.live
+    ck.positive_int("--frames", args.frames)
     if args.live:
         from .viz.interactive import require_live_window
 

@@ -63,7 +63,7 @@ the joints held are 0.73, 1.37, 5.96 and 11.2 Hz, and under its own weight the t
 sinks by 0.18 m (q2z = -0.071 m, q1z = +0.024 m: see the sin mode below).
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 import math
 
 import numpy as np
@@ -313,6 +313,58 @@ class RRRPArm:
         """Position of joint A (..., 3)."""
         return np.real(self.positions(eta)[..., -2, :])
 
+    def centerlines(self, eta, n_samples=21, scale=1.0):
+        """Centrelines of the arms for drawing, from the same :meth:`positions` as the model.
+
+        eta: (..., 8). Returns a dict of float arrays:
+
+        * ``"arm1"`` (..., n_samples, 3): arm 1 at x in [0, l1] (R1/R2 at the origin to A);
+        * ``"arm2"`` (..., n_samples, 3): arm 2 at x in [0, l2] from joint A;
+        * ``"arm3"`` (..., n_samples, 3): the telescopic arm 3 over its range
+          x in [L - l3, L] (L = l2 + a), the part inside arm 2 included; it ends at B;
+        * ``"joint_a"``, ``"tip"`` (..., 3): joint A (m_A) and the end effector B (m_B);
+        * ``"rigid"``: the same keys for eta with the modal coordinates set to zero (the
+          undeformed ghost at the same joint coordinates).
+
+        ``scale`` exaggerates the elastic displacement: every point is drawn at
+        ``rigid + scale * (deformed - rigid)``, so at scale = 1 the points are the model's
+        own (``tip`` equals :meth:`tip_position`) and the drawn elastic offset is exactly
+        ``scale`` times the true one. (Multiplying the modal coordinates themselves by
+        ``scale`` agrees to first order but is not linear: arm 1's tip slopes rotate arm 2.)
+        """
+        eta = np.asarray(eta, dtype=float)
+        if eta.shape[-1:] != (self.n,):
+            raise ParameterError("eta", f"array of shape {eta.shape}",
+                                 f"must end in the {self.n} coordinates {COORDINATES}")
+        n = ck.positive_int("n_samples", n_samples)
+        if n < 2:
+            raise ParameterError("n_samples", n_samples, "must be >= 2")
+        scale = ck.non_negative("scale", scale)
+        # the position function with evenly spaced points instead of Gauss points: a
+        # copy of this arm with its own sample coordinates (self is left untouched)
+        cache = self.__dict__.setdefault("_centerline_arms", {})
+        if n not in cache:
+            arm = object.__new__(type(self))
+            arm.__dict__.update({k: v for k, v in self.__dict__.items()
+                                 if k != "_centerline_arms"})
+            arm.params = replace(self.params, n_gauss=n)
+            arm._xi = np.linspace(0.0, 1.0, n)
+            cache[n] = arm
+        arm = cache[n]
+        rigid_eta = eta.copy()
+        rigid_eta[..., list(ELASTIC)] = 0.0
+        true, rigid = np.real(arm.positions(eta)), np.real(arm.positions(rigid_eta))
+        drawn = rigid + scale * (true - rigid)
+
+        def split(r):
+            return {"arm1": r[..., :n, :], "arm2": r[..., n:2 * n, :],
+                    "arm3": r[..., 2 * n:3 * n, :], "joint_a": r[..., -2, :],
+                    "tip": r[..., -1, :]}
+
+        out = split(drawn)
+        out["rigid"] = split(rigid)
+        return out
+
     def jacobian(self, eta):
         """J = dr/deta (..., P, 3, 8) by complex step."""
         eta = np.asarray(eta, dtype=float)
@@ -359,11 +411,14 @@ class RRRPArm:
         complex-step gradient."""
         eta = np.array(ck.vector("eta", eta, size=self.n))
         e = list(ELASTIC)
+        step = np.full(4, np.inf)
         for _ in range(max_iter):
             g = self.potential_gradient(eta)[e]
             H = np.empty((4, 4))
             for j, k in enumerate(e):
-                h = 1e-6
+                # central difference of an exact (complex-step) gradient: truncation
+                # O(h^2), rounding O(eps |g| / h); h ~ eps^(1/3) scaled by the coordinate
+                h = 6e-6 * max(1.0, abs(eta[k]))
                 d = np.zeros(self.n)
                 d[k] = h
                 H[:, j] = (self.potential_gradient(eta + d)[e]
@@ -371,8 +426,10 @@ class RRRPArm:
             step = np.linalg.solve(0.5 * (H + H.T), g)
             eta[e] -= step
             if np.max(np.abs(step)) < tol:
-                break
-        return eta
+                return eta
+        raise SimulationError(f"static_deflection did not converge in {max_iter} Newton "
+                              f"steps (last step {np.max(np.abs(step)):.3g} > tol = {tol})",
+                              time=0.0)
 
     def mass_matrix(self, eta):
         """M(eta) = sum_p m_p J_p^T J_p (8 x 8, or (..., 8, 8) for a batch)."""

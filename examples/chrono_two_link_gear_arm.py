@@ -117,7 +117,7 @@ def run(t_end=0.2, step=5e-4, reference=True):
 if __name__ == "__main__":
     res = run()
     t = res["t"]
-    print(f"two-link gear arm on a cart, {t[-1]:.3g} s")
+    print(f"two-link gear arm beside a geared turntable, {t[-1]:.3g} s")
     print(f"joint angles at the end: {np.degrees(res['joint_angles'][-1])} deg "
           f"(fixed base, reference engine: "
           f"{np.degrees(res['reference_joint_angles'][-1])} deg)")

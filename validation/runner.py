@@ -54,13 +54,14 @@ def run_cases(cases, progress=None):
         t0 = time.perf_counter()
         try:
             out = c.run(ctx)
+            value = float(out.value)        # a case returning a non-number is an error too
         except Exception as exc:  # a case that raises is a failure with its cause
             row.update(status="error", passed=False,
                        message=f"{type(exc).__name__}: {exc}",
                        traceback=traceback.format_exc(limit=6))
         else:
-            ok = c.passed(out.value)
-            row.update(value=float(out.value), passed=bool(ok),
+            ok = c.passed(value)
+            row.update(value=value, passed=bool(ok),
                        status="passed" if ok else "FAILED", data=out.data,
                        details=list(out.details))
             outcomes[c.name] = out

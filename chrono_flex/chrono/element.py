@@ -45,11 +45,13 @@ TIMESTEPPERS = ("hht", "euler")
 _REGISTRY_ATTR = "_chrono_flex_links"
 #: Attribute of the system's Python object holding :func:`configure_system`'s settings.
 _NEWTON_ATTR = "_chrono_flex_newton"
-#: ``max_halvings`` of :func:`simulate_chrono` for arms with drives: down to 1/64 of the step.
-MAX_HALVINGS = 6
+#: ``max_halvings`` of :func:`simulate_chrono` for arms with drives: down to 1/16 of the
+#: step, the margin that ABS_TOL_FLOOR leaves (below).
+MAX_HALVINGS = 4
 #: Lowest absolute Newton tolerance at a step h is ABS_TOL_FLOOR / h**2 (accelerations,
 #: reactions): about 50 machine epsilons of a unit coordinate over h^2, some 250 times
-#: the round-off seen (C ~ 1e-17 over beta h^2), which leaves 4 halvings of margin.
+#: the round-off seen (C ~ 1e-17 over beta h^2). A sub-step h/2^k meets a round-off
+#: residual 4^k larger under the same tolerance, so 4 halvings (4^4 = 256) stay reachable.
 ABS_TOL_FLOOR = 1e-14
 _LOAD_CLASS = None
 
@@ -83,10 +85,11 @@ def configure_system(system, timestepper="hht", alpha=0.0, max_iters=20, rel_tol
     ``max_halvings=0`` (the default; always with "euler"), the step raises a
     RuntimeError (Chrono's default is to accept it silently). Off by default because
     Chrono's step control also changes Newton's start: from the previous accelerations
-    (x + v h + a h^2) instead of zero, a worse first iterate for fast rotations (the
-    element test of a body turning at 2 rad/s, step 8 ms, then stalled at round-off). Newton cycles across a kink of a non-smooth model (the drive's friction
-    |v| at an output speed reversal, the backlash contact) and needs a smaller step there
-    only: see :attr:`FlexibleLink.n_retries`. The Jacobian is rebuilt at every iteration
+    (x + v h + a h^2) instead of zero, a worse first iterate for fast rotations of the
+    parent body (Newton then stalls at round-off). Newton can cycle across a kink of a
+    non-smooth model (the drive's friction |v| at an output speed reversal, the backlash
+    contact); halving gives a smaller step there only: see
+    :attr:`FlexibleLink.n_retries`. The Jacobian is rebuilt at every iteration
     here; the element decides itself how often its own part is refreshed
     (:class:`FlexibleLink` ``jacobian``).
     """
@@ -98,6 +101,9 @@ def configure_system(system, timestepper="hht", alpha=0.0, max_iters=20, rel_tol
     if isinstance(max_halvings, bool) or not isinstance(max_halvings, (int, np.integer)) \
             or not 0 <= max_halvings <= 30:
         raise ParameterError("max_halvings", max_halvings, "must be a whole number in 0..30")
+    if max_halvings > 0 and timestepper != "hht":
+        raise ParameterError("max_halvings", max_halvings,
+                             "needs timestepper='hht' (implicit Euler has no step control)")
     system.SetSolver(chrono.ChSolverSparseLU() if solver == "sparse_lu"
                      else chrono.ChSolverSparseQR())
     if timestepper == "hht":
@@ -105,7 +111,6 @@ def configure_system(system, timestepper="hht", alpha=0.0, max_iters=20, rel_tol
         ts.SetAlpha(float(alpha))
     else:
         ts = chrono.ChTimestepperEulerImplicit(system)
-        max_halvings = 0                 # its OnAdvance has no step control
     ts.SetStepControl(max_halvings > 0)
     if max_halvings > 0:
         ts.SetStepDecreaseFactor(0.5)
@@ -148,7 +153,13 @@ def step(system, dt, sync=True):
     settings = getattr(system, _NEWTON_ATTR, None)
     if settings is not None:
         settings.prepare(float(dt))
-    system.DoStepDynamics(dt)
+    try:
+        system.DoStepDynamics(dt)
+    except RuntimeError:
+        # a callback error explains a failed step better than "Newton did not converge"
+        for link in getattr(system, _REGISTRY_ATTR, ()):
+            link.raise_pending()
+        raise
     for link in getattr(system, _REGISTRY_ATTR, ()):
         link.raise_pending()
         if sync:
@@ -162,6 +173,7 @@ def _note_update(owner, time):
     last = owner._last_update_time
     if last is not None and time < last - 1e-12 * max(1.0, abs(last)):
         owner.n_retries += 1
+        owner._error = None     # the failed attempt is discarded, and its errors with it
     owner._last_update_time = time
 
 
@@ -488,7 +500,8 @@ class FlexibleLink:
         "force" being dz_i/dt, so Chrono integrates dz/dt = rates implicitly together
         with the arm (spec 05: a shaft's speed can carry any first-order state); the
         torque joins Q of the joint. :class:`chrono_flex.drive.GearDrive` follows this
-        protocol; wiring it (units, scaling, the drive input) is left to the drive task.
+        protocol; :func:`chrono_flex.chrono.engine.simulate_chrono` wires an arm's drives
+        this way, scaled by :class:`chrono_flex.chrono.drive.ScaledDrive`.
         Scale the states sensibly: Chrono's Jacobian uses absolute differences of 1e-8.
         Call it before the first step; the load is rebuilt with the new states.
         """

@@ -47,7 +47,7 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
             first Jacobian failed on case drive-bien-1link at t = 4 ms (step 1 ms, at
             the breakaway of the output).
         max_halvings: a step whose Newton iteration fails is retried with half the step,
-            down to ``step`` / 2**max_halvings (:func:`configure_system`; default 6 for
+            down to ``step`` / 2**max_halvings (:func:`configure_system`; default 4 for
             an arm with drives and "hht", else 0: no retry). With drives Newton cycles
             between the two sides of a kink of the friction law (|v| at the output's
             speed reversal: case drive-bien-1link at t = 1.004 s, step 1 ms, after the
@@ -93,6 +93,8 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
     if joint_motion is not None and arm.drives:
         raise ParameterError("joint_motion", joint_motion,
                              "excludes drives (the joints are prescribed)")
+    if drive_input is not None and not arm.drives:
+        raise ParameterError("drive_input", drive_input, "is given but the arm has no drives")
     drive_joints = sorted(arm.drives)
     inputs = _DriveInputs(drive_input, len(drive_joints))
     drive_scales = dict(drive_scales or {})

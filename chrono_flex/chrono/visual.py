@@ -23,7 +23,7 @@ import numpy as np
 from ..errors import ParameterError
 from ._detect import require_fea, require_pychrono
 from ._quiet import quiet_swig
-from .element import _REGISTRY_ATTR, _matrix_to_quat
+from .element import _REGISTRY_ATTR, FlexibleLink, _matrix_to_quat
 
 #: Colours (r, g, b) of the drawn parts.
 LINK_COLOR = (0.25, 0.45, 0.80)
@@ -138,7 +138,8 @@ class ArmVisuals:
             raise ParameterError("scale", scale, "must be a finite number >= 0")
         self.n_samples, self.sides = int(n_samples), int(sides)
         self.items = []
-        self._links = list(getattr(system, _REGISTRY_ATTR, ()))
+        self._links = [x for x in getattr(system, _REGISTRY_ATTR, ())
+                       if isinstance(x, FlexibleLink)]     # not the GearDriveLinks
         if self._links:
             self.engine = "chrono"
             self._build_element()
