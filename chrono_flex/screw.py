@@ -54,8 +54,7 @@ def skew(r):
 
     r~ = [[0, -r3, r2], [r3, 0, -r1], [-r2, r1, 0]].
     """
-    r = ck.vector("r", r, 3)
-    return np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
+    return _skew(ck.vector("r", r, 3))
 
 
 def rot_z(angle):
@@ -65,6 +64,7 @@ def rot_z(angle):
 
 
 def _skew(r):
+    """Unchecked kernel of :func:`skew` (r: a 3-vector)."""
     return np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
 
 
@@ -74,6 +74,7 @@ def _cross(a, b):
 
 
 def _screw(A, r):
+    """Unchecked kernel of :func:`screw_transform` (A: 3x3 rotation, r: 3-vector)."""
     X = np.zeros((6, 6))
     X[:3, :3] = A
     X[3:, 3:] = A
@@ -82,6 +83,7 @@ def _screw(A, r):
 
 
 def _screw_inv(X):
+    """Unchecked kernel of :func:`screw_inverse` (X: 6x6 screw transformation)."""
     A, B = X[:3, :3], X[3:, :3]
     out = np.zeros((6, 6))
     out[:3, :3] = A.T
@@ -91,6 +93,7 @@ def _screw_inv(X):
 
 
 def _cross6(V):
+    """Unchecked kernel of :func:`cross_matrix` (V: 6-vector twist)."""
     H = np.zeros((6, 6))
     H[:3, :3] = _skew(V[:3])
     H[3:, 3:] = H[:3, :3]
@@ -117,12 +120,7 @@ def screw_transform(A, r):
     and a wrench [F; M] (M the moment about the reference point) alike. Chains multiply:
     A_hat^ik = A_hat^ij A_hat^jk.
     """
-    A = _rotation(A)
-    X = np.zeros((6, 6))
-    X[:3, :3] = A
-    X[3:, 3:] = A
-    X[3:, :3] = skew(r) @ A
-    return X
+    return _screw(_rotation(A), ck.vector("r", r, 3))
 
 
 def screw_inverse(X):
@@ -133,12 +131,7 @@ def screw_inverse(X):
     X = np.asarray(X, dtype=float)
     if X.shape != (6, 6):
         raise ParameterError("X", X, "must be a 6x6 screw transformation")
-    A, B = X[:3, :3], X[3:, :3]
-    out = np.zeros((6, 6))
-    out[:3, :3] = A.T
-    out[3:, 3:] = A.T
-    out[3:, :3] = -A.T @ B @ A.T
-    return out
+    return _screw_inv(X)
 
 
 def spatial_inertia(mass, com, inertia):
@@ -171,12 +164,7 @@ def cross_matrix(V):
     components, seen from the fixed frame, is H(V) S (covariant derivative
     D = d/dt + V_hat of [L]). H(V) V = 0 and H(V1) V2 = -H(V2) V1.
     """
-    V = ck.vector("V", V, 6)
-    H = np.zeros((6, 6))
-    H[:3, :3] = skew(V[:3])
-    H[3:, 3:] = H[:3, :3]
-    H[3:, :3] = skew(V[3:])
-    return H
+    return _cross6(ck.vector("V", V, 6))
 
 
 def newton_euler_wrench(O, V, V_dot):

@@ -13,12 +13,12 @@ import math
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
-from scipy.optimize import least_squares
 
 from chrono_flex import Link, Payload, PlanarArm, PrismaticJoint, RevoluteJoint
 from chrono_flex import SimulationError, cases
 from chrono_flex.chrono import beams as cb
 from chrono_flex.shapes import clamped_free_roots
+from validation.cases.engines import _first_frequency, _nudge
 
 pytestmark = pytest.mark.pychrono
 
@@ -38,30 +38,6 @@ def _rate(ns, errors):
 
 EI, RHO_A, L = 1000.0, 5.0, 1.0
 F_EXACT = clamped_free_roots(1)[0] ** 2 / (2 * math.pi * L ** 2) * math.sqrt(EI / RHO_A)
-
-
-def _nudge(t, T=0.05, a=1e-3):
-    """Joint moved by a smoothly over T, then held: the link then vibrates clamped-free."""
-    if t >= T:
-        return np.array([a]), np.zeros(1), np.zeros(1)
-    w = 2 * math.pi / T
-    return (np.array([a * (t / T - math.sin(w * t) / (2 * math.pi))]),
-            np.array([a / T * (1 - math.cos(w * t))]), np.array([a / T * w * math.sin(w * t)]))
-
-
-def _first_frequency(t, y, f0):
-    """Fit y = sum of two damped sinusoids (modes 1, 2) by least squares; return f1.
-
-    Zero crossings are biased by the second mode's share of the response; the fit is not.
-    """
-    def resid(p):
-        out = -y.copy()
-        for k in (0, 4):
-            a, b, w, d = p[k:k + 4]
-            out += np.exp(-d * t) * (a * np.cos(w * t) + b * np.sin(w * t))
-        return out / np.max(np.abs(y))
-    p0 = [y[0], 0.0, 2 * math.pi * f0, 0.0, 0.0, 0.0, 2 * math.pi * f0 * 6.27, 0.0]
-    return least_squares(resid, p0, x_scale="jac").x[2] / (2 * math.pi)
 
 
 def _chrono_frequency(n, consistent=False, step=1e-3, t_end=0.6):

@@ -31,9 +31,10 @@ from chrono_flex import cases
 from chrono_flex.drive import DriveParams, GearDrive, simulate_drive
 from chrono_flex.errors import ParameterError, SimulationError
 
+from _chrono_helpers import step_study
+
 pytestmark = pytest.mark.pychrono
 
-SAFETY = 3.0
 REF_TOL = dict(rtol=1e-9, atol=1e-11)   # the reference's error is far below Chrono's
 HS = (1e-3, 5e-4, 2.5e-4)
 U_MAX, T_RAMP = 1.5, 0.05
@@ -43,23 +44,6 @@ def smooth_voltage(t):
     """0 -> 1.5 V over 50 ms as (1 - cos)/2: the case's step input without the jump, so
     the comparison measures the integrators, not the resolution of a discontinuity."""
     return U_MAX * (0.5 - 0.5 * math.cos(math.pi * t / T_RAMP)) if t < T_RAMP else U_MAX
-
-
-def step_study(ys, hs, y_ref, rtol_ref, atol_ref):
-    """Observed orders p (per column) and, per step, the worst ratio of the actual error
-    to the allowed one (must be <= 1). See the module docstring."""
-    ys = [np.asarray(y) for y in ys]
-    d1 = np.max(np.abs(ys[0] - ys[1]), axis=0)
-    d2 = np.max(np.abs(ys[1] - ys[2]), axis=0)
-    scale = np.max(np.abs(y_ref), axis=0)
-    floor = 1e-13 * np.maximum(scale, 1e-300)
-    p = np.log2(np.maximum(d1, floor) / np.maximum(d2, floor))
-    pc = np.clip(p, 0.5, 4.0)
-    C = d2 / (hs[2] ** pc * (2.0 ** pc - 1.0))
-    ratios = [np.max(np.abs(y - y_ref), axis=0)
-              / (SAFETY * C * h ** pc + atol_ref + rtol_ref * scale + floor)
-              for y, h in zip(ys, hs)]
-    return p, np.array(ratios)
 
 
 # -- the drive on a FlexibleLink joint (simulate_chrono) --------------------------------
@@ -97,7 +81,8 @@ def test_arm_drive_in_chrono_converges_to_the_reference():
     # that is 1e-6 rad; 1e-5 rad leaves a factor 10.
     x_c, x_r = runs[-1].extra["drive1_states"][-1], ref.extra["drive1_states"][-1]
     assert abs(x_c[3] - x_r[3]) < 1e-3 * abs(x_r[3])
-    twist = [x[1] / 28.0 - r.joint_angles[-1, 0] for x, r in ((x_c, runs[-1]), (x_r, ref))]
+    ratio = arm.drives[0].ratio
+    twist = [x[1] / ratio - r.joint_angles[-1, 0] for x, r in ((x_c, runs[-1]), (x_r, ref))]
     assert twist[0] == pytest.approx(twist[1], abs=1e-5)
     assert twist[1] > 1e-3                      # in contact beyond the play (theta_b)
 
@@ -454,3 +439,48 @@ def test_bad_parameters_raise_parameter_errors_naming_them(chrono):
                                            **kw)) == "drive_scales"
     assert name_of(lambda: simulate_chrono(arm, 0.01, drive_scales={0: [1, 1, 1]},
                                            **kw)) == "scales"
+
+
+@pytest.mark.pychrono
+def test_visuals_of_a_scene_with_a_flexible_link_and_a_gear_drive_link():
+    """Both register with the system so that step() re-raises their callback errors;
+    the visuals (Blender export, live window) must draw the FlexibleLink only."""
+    import pychrono as chrono
+
+    from chrono_flex.chrono import FlexibleLink, GearDriveLink, configure_system, step
+    from chrono_flex.chrono.visual import ArmVisuals
+
+    system = chrono.ChSystemNSC()
+    configure_system(system)
+    arm, _ = cases.get("bien-1link-n1").arm_and_kwargs()
+    FlexibleLink(system, arm)
+    ground = chrono.ChBody()
+    ground.SetFixed(True)
+    system.Add(ground)
+    wheel = chrono.ChBody()
+    wheel.SetInertiaXX(chrono.ChVector3d(1e-3, 1e-3, 2.1e-3))
+    wheel.SetPos(chrono.ChVector3d(2.0, 0.0, 0.0))
+    system.Add(wheel)
+    GearDriveLink(system, ground, wheel, chrono.ChFramed(chrono.ChVector3d(2.0, 0.0, 0.0)),
+                  GearDrive(DriveParams.serebrenny2019()), drive_input=lambda t: 1.0)
+    vis = ArmVisuals(system)
+    assert vis.engine == "chrono" and len(vis._links) == 1
+    step(system, 5e-4)
+    vis.update()
+
+
+def test_drive_input_without_drives_is_refused():
+    arm, kw = cases.get("bien-1link-n1").arm_and_kwargs(t_end=0.01)
+    with pytest.raises(ParameterError, match="drive_input"):
+        arm.simulate(**kw, drive_input=lambda t: [1.0])
+
+
+def test_reference_drive_starts_from_the_joint_rate():
+    """Both engines start the drive from (theta, omega) of its joint: the motor turns at
+    i * omega, so a driven joint started at a rate has no initial twist rate."""
+    arm, kw = cases.get("drive-bien-1link").arm_and_kwargs(t_end=0.002)
+    r = arm.simulate(**dict(kw, joint_rates0=[0.5]))
+    drive = arm.drives[0]
+    x0 = r.extra["drive1_states"][0]
+    np.testing.assert_allclose(x0, drive.initial_state(0.0, 0.5), rtol=1e-12)
+    assert x0[2] == pytest.approx(drive.ratio * 0.5, rel=1e-12)     # motor speed = i omega

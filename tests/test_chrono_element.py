@@ -30,9 +30,10 @@ import chrono_flex as cf
 from chrono_flex import cases
 from chrono_flex.errors import ParameterError, SimulationError
 
+from _chrono_helpers import SAFETY, step_study
+
 pytestmark = pytest.mark.pychrono
 
-SAFETY = 3.0
 REF_TOL = dict(rtol=1e-7, atol=1e-10)
 REF_TOL_STIFF = dict(rtol=1e-6, atol=1e-9)       # [K] cases: Radau is slow there
 
@@ -60,24 +61,6 @@ def chrono_run(name, t_end, dt_out, step):
     kw.pop("t_end")
     kw["dt_out"] = dt_out
     return simulate_chrono(arm, t_end, step=step, **kw)
-
-
-def step_study(ys, hs, y_ref, rtol_ref, atol_ref):
-    """Observed orders p (per column) and, per step, the worst ratio of the actual error
-    to the allowed one (must be <= 1). See the module docstring."""
-    ys = [np.asarray(y) for y in ys]
-    d1 = np.max(np.abs(ys[0] - ys[1]), axis=0)
-    d2 = np.max(np.abs(ys[1] - ys[2]), axis=0)
-    scale = np.max(np.abs(y_ref), axis=0)
-    floor = 1e-13 * np.maximum(scale, 1e-300)
-    p = np.log2(np.maximum(d1, floor) / np.maximum(d2, floor))
-    pc = np.clip(p, 0.5, 4.0)
-    C = d2 / (hs[2] ** pc * (2.0 ** pc - 1.0))
-    ratios = []
-    for y, h in zip(ys, hs):
-        allowed = SAFETY * C * h ** pc + atol_ref + rtol_ref * scale + floor
-        ratios.append(np.max(np.abs(y - y_ref), axis=0) / allowed)
-    return p, np.array(ratios)
 
 
 STUDIES = [

@@ -14,6 +14,7 @@ import chrono_flex as cf
 from chrono_flex import cases
 from chrono_flex import screw as sc
 from chrono_flex.errors import ParameterError
+from validation.cases.screw import random_arm
 
 EPS = np.finfo(float).eps
 
@@ -115,17 +116,6 @@ def test_bad_input_names_the_parameter():
 
 
 # -- rigid limit --------------------------------------------------------------------------
-def random_arm(kinds, rng, basis="fem"):
-    links = [cf.Link(rng.uniform(0.4, 1.2), 2, EI=2.0, rho_A=rng.uniform(0.2, 1.0), basis=basis,
-                     n_modes=2) for _ in kinds]
-    joints = [cf.RevoluteJoint(hub_inertia=rng.uniform(0, 0.01), hub_mass=rng.uniform(0, 0.5),
-                               angle_offset=rng.uniform(-1, 1)) if k == "R"
-              else cf.PrismaticJoint(axis_angle=rng.uniform(-1, 1), link_angle=rng.uniform(0, 2),
-                                     slider_mass=rng.uniform(0, 0.5)) for k in kinds]
-    return cf.PlanarArm(links, joints, payload=cf.Payload(0.2, 0.003), gravity=True,
-                        hub_inertia=0.02 if kinds[0] == "R" else 0.0)
-
-
 CHAINS = ["R", "P", "RR", "RP", "PR", "PP", "RRR", "RPR", "PRR"]
 
 

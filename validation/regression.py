@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from chrono_flex import cases
 from chrono_flex.engines import run_case
 
 from .core import Outcome, case

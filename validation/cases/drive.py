@@ -708,15 +708,22 @@ def _stiff_arm(factor):
     first bending mode (beta = 2/omega1): the rigid-link limit of the same arm."""
     import dataclasses
 
+    from chrono_flex import cases
     from chrono_flex.arm import PlanarArm
-    from chrono_flex.cases import bien_link
-    from chrono_flex.params import Payload
 
-    base = bien_link(1.0, 3)
-    f1 = 0.7346 * math.sqrt(factor)               # Hz, first clamped mode of the base link
-    link = dataclasses.replace(base, E=base.E * factor, EI=None,
-                               damping_beta=2.0 / (2 * math.pi * f1))
-    return PlanarArm([link], payload=Payload(0.1), drives={0: GearDrive(P)})
+    base = cases.get("drive-bien-1link").arm_and_kwargs()[0]
+    (link,) = base.links
+
+    def rebuild(lk):
+        # the case's joints are default revolute ones (PlanarArm adds the drive's output
+        # inertia to the hub itself, so base.joints must not be passed back in)
+        return PlanarArm([lk], payload=base.payload, hub_inertia=base.hub_inertia,
+                         gravity=base.gravity, geometric_stiffening=base.geometric_stiffening,
+                         plane=base.plane, drives=base.drives)
+
+    stiff = dataclasses.replace(link, E=link.E * factor, EI=None)
+    f1 = rebuild(stiff).natural_frequencies(1, joints="locked")[0]   # Hz, first clamped mode
+    return rebuild(dataclasses.replace(stiff, damping_beta=2.0 / (2 * math.pi * f1)))
 
 
 @case("drive.flexible-link-vs-rigid", quantity="joint angle of drive-bien-1link with the link "
@@ -804,34 +811,20 @@ CHRONO_STEPS = (1e-3, 5e-4)
       reason="HHT with alpha = 0 is second order for smooth motion; here the current's start "
              "transient (L/R = 0.1 ms, shorter than the step) and the friction/backlash "
              "switching lower it (measured ~1.8 for the current, ~0.9 for the angle, errors "
-             "7 % -> 2 % and 1e-4 -> 5e-5 for 1e-3 -> 5e-4 s); 5 % bounds the 5e-4 s run. "
-             "t_end = 0.9 s: the chrono engine now runs the whole 3 s pulse (one halved step "
-             "at the output's reversal, t = 1.004 s), but the current's jump at the voltage "
-             "reversal (L/R = 0.1 ms) is not resolved by these steps: over 1.1 s the current "
-             "error is 130 % / 16 % at 1e-3 / 5e-4 s (angle 1.2e-3 / 7.8e-4; 2026-11-22)",
+             "7 % -> 2 % and 1e-4 -> 5e-5 for 1e-3 -> 5e-4 s); 5 % bounds the 5e-4 s run",
       engines=("chrono", "reference"), needs_pychrono=True, source=SOURCE)
 def flexible_link_chrono(ctx):
-    from chrono_flex import cases, engines
-
-    listed = "chrono" in cases.get("drive-bien-1link").engines
+    from chrono_flex import engines
 
     def run(engine, **kw):
-        if listed or engine == "reference":
-            return engines.run_case("drive-bien-1link", engine=engine, t_end=CHRONO_T_END,
-                                    progress=False, **kw)
-        # the case registry does not list chrono yet: the same arm and inputs, directly
-        arm, args = cases.get("drive-bien-1link").arm_and_kwargs(CHRONO_T_END)
-        args.update(kw)
-        return engines.simulate(arm, engine, progress=False, **args)
+        return engines.run_case("drive-bien-1link", engine=engine, t_end=CHRONO_T_END,
+                                progress=False, **kw)
 
     ctx.note("reference engine")
     ref = run("reference", rtol=1e-8)
     a_ref = ref.joint_angles[:, 0]
     i_ref = ref.extra["drive1_states"][:, 0]
     runs, errs, rows = {}, {}, []
-    if not listed:
-        rows.append("cases.py does not list the chrono engine for drive-bien-1link: run through "
-                    "chrono_flex.engines.simulate on the case's arm and inputs")
     for step in CHRONO_STEPS:
         ctx.note(f"chrono, step {step:g} s")
         try:

@@ -27,7 +27,9 @@ EIS = (10.0, 40.0)
 RHO_A = 0.5
 
 
-def _random_arm(kinds, rng, basis):
+def random_arm(kinds, rng, basis="fem"):
+    """A random gravity-loaded chain of joint ``kinds`` ("R"/"P" per link): hubs, sliders,
+    payload (also used by tests/test_screw.py)."""
     import chrono_flex as cf
 
     links = [cf.Link(rng.uniform(0.4, 1.2), 2, EI=2.0, rho_A=rng.uniform(0.2, 1.0), basis=basis,
@@ -58,7 +60,7 @@ def screw_rigid_limit(ctx):
     for kinds in CHAINS:
         e_chain = 0.0
         for basis in ("fem", "modes"):
-            arm = _random_arm(kinds, rng, basis)
+            arm = random_arm(kinds, rng, basis)
             for _ in range(4):
                 q, qd, qdd = (rng.normal(size=arm.n_joints) for _ in range(3))
                 Q = arm.inverse_dynamics(arm.coordinates(q), arm.coordinates(qd),
