@@ -8,8 +8,8 @@ arm visual shapes (:class:`~chrono_flex.chrono.visual.ArmVisuals`), opens the wi
 the system and then draws a frame at every output time, paced to real time (``realtime``).
 Closing the window stops the run with :class:`LiveWindowClosed`.
 
-Not run in this project's CI: neither a display nor PyChrono's window modules are there.
-Whether a window can open is decided by
+tests/test_chrono_live.py runs it with Irrlicht on a virtual X display (xvfb-run) where
+those are installed. Whether a window can open is decided by
 :func:`chrono_flex.viz.interactive.live_window_available`.
 """
 
@@ -22,6 +22,22 @@ from ..errors import ChronoFlexError
 from ..viz.interactive import require_live_window
 from ._detect import require_pychrono
 from .visual import ArmVisuals, prepare_fea_shapes
+
+
+def _camera_up(gravity, normal):
+    """Camera "up": against gravity, made perpendicular to the arm's plane normal, so the
+    view (from the normal's side) is never along the up direction; without gravity, or
+    with gravity along the normal, the world axis Y or Z least aligned with the normal."""
+    n = np.asarray(normal, dtype=float)
+    n = n / np.linalg.norm(n)
+    g = np.asarray(gravity, dtype=float)
+    candidates = ([-g] if np.linalg.norm(g) > 0 else []) + [np.array([0.0, 1.0, 0.0]),
+                                                             np.array([0.0, 0.0, 1.0])]
+    for c in candidates:
+        u = c - (c @ n) * n
+        if np.linalg.norm(u) > 0.3 * np.linalg.norm(c):
+            return u / np.linalg.norm(u)
+    raise ValueError("no camera up direction")     # unreachable: Y and Z cannot both be along n
 
 
 class LiveWindowClosed(ChronoFlexError):
@@ -61,8 +77,7 @@ class LiveWindow:
         pts = v.points
         centre = 0.5 * (pts.min(axis=0) + pts.max(axis=0))
         size = float(np.linalg.norm(pts.max(axis=0) - pts.min(axis=0))) or 1.0
-        g = np.asarray(system.GetGravitationalAcceleration().to_numpy(), dtype=float)
-        up = -g / np.linalg.norm(g) if np.linalg.norm(g) > 0 else v.normal
+        up = _camera_up(system.GetGravitationalAcceleration().to_numpy(), v.normal)
         eye = centre + 1.6 * size * (0.8 * v.normal + 0.3 * up)
         if self.module_name.endswith("irrlicht"):
             vis = m.ChVisualSystemIrrlicht()
