@@ -411,17 +411,11 @@ def animation_frames(nt, n_frames=None):
     return np.unique(np.linspace(0, nt - 1, min(n, nt)).round().astype(int))
 
 
-def render_animation(result, path, scale=1.0, fps=20, n_frames=None, color_by="strain", *,
-                     title=None, view=None, dpi=_DPI):
-    """Write an animation of the run to ``path`` (.gif with Pillow, .mp4 with ffmpeg).
-
-    One figure is built and its artists are moved frame by frame. ``n_frames`` caps the
-    number of frames (evenly spread over the output times; None: all of them). ``fps`` is
-    the playback rate in frames per second. Returns ``path``.
-    """
+def animation_writer(path, fps):
+    """The matplotlib writer for ``path``: Pillow for .gif, ffmpeg (H.264) for .mp4;
+    ParameterError for another suffix or a missing ffmpeg."""
     from matplotlib.animation import FFMpegWriter, PillowWriter
 
-    path = os.fspath(path)
     fps = ck.positive("fps", fps)
     ext = os.path.splitext(path)[1].lower()
     if ext == ".gif":
@@ -433,6 +427,19 @@ def render_animation(result, path, scale=1.0, fps=20, n_frames=None, color_by="s
         writer = FFMpegWriter(fps=fps, codec="libx264", extra_args=["-pix_fmt", "yuv420p"])
     else:
         raise ParameterError("path", path, "must end with .gif or .mp4")
+    return writer
+
+
+def render_animation(result, path, scale=1.0, fps=20, n_frames=None, color_by="strain", *,
+                     title=None, view=None, dpi=_DPI):
+    """Write an animation of the run to ``path`` (.gif with Pillow, .mp4 with ffmpeg).
+
+    One figure is built and its artists are moved frame by frame. ``n_frames`` caps the
+    number of frames (evenly spread over the output times; None: all of them). ``fps`` is
+    the playback rate in frames per second. Returns ``path``.
+    """
+    path = os.fspath(path)
+    writer = animation_writer(path, fps)
     frames = animation_frames(len(result.t), n_frames)
     scene = _Scene(result, scale, color_by, title=title, view=view)
     with writer.saving(scene.fig, path, dpi):

@@ -18,13 +18,13 @@ registered with pyplot: nothing here opens a window or needs a display.
 """
 
 import os
-import shutil
 
 import numpy as np
 
 from .. import _checks as ck
 from ..errors import ParameterError
-from .render import _DPI, _FIG_SIZE, _format_scale, _nice, animation_frames, frame_index
+from .render import (_DPI, _FIG_SIZE, _format_scale, _nice, animation_frames, animation_writer,
+                     frame_index)
 
 #: Largest true deflection drawn as this fraction of the arm's reach by the automatic scale.
 TARGET_FRACTION = 0.05
@@ -231,21 +231,9 @@ def render_spatial_animation(arm, result, path, frames=60, scale=None, fps=15, *
     of them). ``scale`` as in :func:`render_spatial_frame`, one value for the whole
     animation. ``fps``: playback rate. Returns ``path``.
     """
-    from matplotlib.animation import FFMpegWriter, PillowWriter
-
     _check_inputs(arm, result)
     path = os.fspath(path)
-    fps = ck.positive("fps", fps)
-    ext = os.path.splitext(path)[1].lower()
-    if ext == ".gif":
-        writer = PillowWriter(fps=fps)
-    elif ext == ".mp4":
-        if shutil.which("ffmpeg") is None:
-            raise ParameterError("path", path, "ends with .mp4 but ffmpeg is not on PATH "
-                                               "(install ffmpeg, or write a .gif)")
-        writer = FFMpegWriter(fps=fps, codec="libx264", extra_args=["-pix_fmt", "yuv420p"])
-    else:
-        raise ParameterError("path", path, "must end with .gif or .mp4")
+    writer = animation_writer(path, fps)
     scene = _SpatialScene(arm, result, scale, title=title, view=view)
     with writer.saving(scene.fig, path, dpi):
         for k in animation_frames(len(result.t), frames):
