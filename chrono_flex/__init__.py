@@ -5,13 +5,16 @@ planar flexible-link arms; :mod:`chrono_flex.chrono` (needs PyChrono) puts the s
 physics into a Chrono system. See README.md.
 """
 
+from . import _compat
 from .errors import ChronoFlexError, ParameterError, PyChronoUnavailable, SimulationError
-from .params import Link, Payload, Plane, PrismaticJoint, RevoluteJoint
+from .planar.params import Link, Payload, Plane, PrismaticJoint, RevoluteJoint
 from .result import Energy, Result
-from .arm import PlanarArm
-from .shapes import clamped_free_frequencies, clamped_free_roots
+from .planar.arm import PlanarArm
+from .planar.shapes import clamped_free_frequencies, clamped_free_roots
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+
+_compat.install()
 
 __all__ = [
     "ChronoFlexError", "ParameterError", "PyChronoUnavailable", "SimulationError",

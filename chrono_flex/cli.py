@@ -17,21 +17,21 @@ from .errors import ChronoFlexError
 
 
 def _drive_scenarios():
-    from .drive.scenarios import SCENARIOS
+    from .scenarios.drive import SCENARIOS
 
     return SCENARIOS
 
 
 def cmd_cases(args):
-    from . import cases
+    from . import scenarios
 
     print("Flexible-arm scenarios (engines: reference, chrono, chrono-beam):")
-    for name, c in sorted(cases.all_cases().items()):
+    for name, c in sorted(scenarios.all_cases().items()):
         print(f"  {name:28s} {c.description}")
     print("\nDrive and friction scenarios (reference engine):")
     for name, (desc, _) in sorted(_drive_scenarios().items()):
         print(f"  {name:28s} {desc}")
-    print(f"\nDefault for `chrono-flex run`: {cases.DEFAULT_CASE}")
+    print(f"\nDefault for `chrono-flex run`: {scenarios.DEFAULT_CASE}")
     return 0
 
 
@@ -41,13 +41,14 @@ BEAM_MIN_ELEMENTS = 8
 
 
 def cmd_run(args):
-    from . import cases, engines
+    from . import scenarios
+    from . import engines
 
-    name = args.case or cases.DEFAULT_CASE
+    name = args.case or scenarios.DEFAULT_CASE
     out = args.out or os.path.join("out", name)
     os.makedirs(out, exist_ok=True)
     scen = _drive_scenarios()
-    if name in scen and name not in cases.all_cases():
+    if name in scen and name not in scenarios.all_cases():
         res = scen[name][1](t_end=args.t_end)
         path = os.path.join(out, f"{name}.png")
         res.plot(path)
@@ -59,8 +60,8 @@ def cmd_run(args):
         print("PyChrono not found: running on the built-in reference engine "
               f"({engines.pychrono_available()[1]})")
     overrides = {}
-    if engine == "chrono-beam" and name in cases.all_cases():
-        n_min = min(lk.n_elements for lk in cases.get(name).arm_and_kwargs()[0].links)
+    if engine == "chrono-beam" and name in scenarios.all_cases():
+        n_min = min(lk.n_elements for lk in scenarios.get(name).arm_and_kwargs()[0].links)
         if args.elements is not None:
             overrides["n_elements"] = args.elements
         elif n_min < BEAM_MIN_ELEMENTS:
@@ -83,7 +84,8 @@ def cmd_run(args):
 
 
 def cmd_render(args):
-    from . import cases, engines
+    from . import scenarios
+    from . import engines
     from .errors import ParameterError
     from .viz import render_command
 
@@ -101,7 +103,7 @@ def cmd_render(args):
     if args.blender is not None:
         from .chrono.blender import BlenderExporter
 
-        t_end = cases.get(args.case).arm_and_kwargs(args.t_end)[1]["t_end"]
+        t_end = scenarios.get(args.case).arm_and_kwargs(args.t_end)[1]["t_end"]
         exporter = BlenderExporter(args.blender, scale=args.blender_scale,
                                    dt=t_end / args.frames, stem=args.case,
                                    title=f"{args.case} ({engine})")
@@ -134,12 +136,10 @@ def cmd_identify(args):
 
 
 def cmd_bench(args):
-    from .drive.bench import bench_drive_step
     from . import engines
+    from .bench import bench_beams, bench_chrono_element, bench_drive_step, bench_render
 
     if args.what == "render":
-        from .viz.bench import bench_render
-
         b = bench_render(n_frames=args.frames)
         print(f"Render: {b['n_frames']} frames of {b['case']} ({b['engine']} engine) to a GIF")
         print(f"  simulate (not included)    {b['simulate_s']:10.2f} s")
@@ -154,9 +154,6 @@ def cmd_bench(args):
     if not ok:
         print(f"Chrono benchmarks skipped: {why}")
         return 0
-    from .chrono.engine import bench_chrono_element
-    from .chrono.beams import bench_beams
-
     print("Wall time per simulated second (s), single link:")
     for row in bench_chrono_element():
         print(f"  {'custom element':16s} {row['n_elements']:>3} elements "
@@ -167,7 +164,7 @@ def cmd_bench(args):
 
 
 def cmd_validate(args):
-    from validation.runner import main as validate_main
+    from chrono_flex.validation.runner import main as validate_main
 
     return validate_main(only=args.only, json_path=args.json, report_dir=args.report,
                          engines=args.engines, list_only=args.list)

@@ -48,9 +48,9 @@ def simulate(arm, engine="reference", **kwargs):
 
 def run_case(name, engine="reference", t_end=None, **overrides):
     """Build the named case and run it on ``engine``; returns the Result."""
-    from . import cases
+    from . import scenarios
 
-    case = cases.get(name)
+    case = scenarios.get(name)
     engine = resolve(engine)
     if engine not in case.engines:
         raise ParameterError("engine", engine, f"cannot run case {name!r} (it runs on {case.engines})")

@@ -10,7 +10,7 @@ import os
 
 import numpy as np
 
-from .params import Plane
+from .planar.params import Plane
 
 
 @dataclass
@@ -185,7 +185,7 @@ class Result:
 
         Returns the figure; saves it to ``path`` when given.
         """
-        from .plotting import plot_result
+        from .viz.plotting import plot_result
 
         return plot_result(self, path=path, title=title)
 

@@ -23,10 +23,10 @@ import math
 
 import numpy as np
 
-from chrono_flex import cases
-from chrono_flex.arm import PlanarArm
+from chrono_flex import scenarios
+from chrono_flex.planar.arm import PlanarArm
 from chrono_flex.drive import DriveParams, GearDrive
-from chrono_flex.params import Payload
+from chrono_flex.planar.params import Payload
 
 TURNTABLE_VOLTAGE = 1.0  # V
 VOLTAGES = (1.5, -1.0)   # V, shoulder and elbow
@@ -41,7 +41,7 @@ def voltages(t):
 
 def build_arm():
     drive = GearDrive(DriveParams.serebrenny2019())
-    return PlanarArm([cases.bien_link(1.0, 1), cases.bien_link(0.5, 1)],
+    return PlanarArm([scenarios.bien_link(1.0, 1), scenarios.bien_link(0.5, 1)],
                      payload=Payload(0.15), drives={0: drive, 1: drive})
 
 

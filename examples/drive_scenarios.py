@@ -6,7 +6,7 @@ frictional-lag loop ([S] Fig. 8); stick-slip with breakaway at the static force 
 (Canudas de Wit et al. 1995); a 12 V step reaching ~9.22 rad/s.
 """
 
-from chrono_flex.drive import SCENARIOS
+from chrono_flex.scenarios import DRIVE_SCENARIOS as SCENARIOS
 
 results = {}
 

@@ -1,6 +1,6 @@
 """A slew of the spatial RRRP arm with a telescopic extension, under gravity (spec 03).
 
-Problem: the arm of :mod:`chrono_flex.spatial` (default aluminium tubes, l1 = l2 = 5 m,
+Problem: the arm of :mod:`chrono_flex.formulations.rrrp` (default aluminium tubes, l1 = l2 = 5 m,
 l3 = 4 m, m_A = 5 kg, m_B = 2 kg, g along -Z) starts at rest in its static equilibrium
 under its own weight at theta2 = 0.2 rad, theta3 = -0.4 rad, a = 2.3 m (the modal
 coordinates from :meth:`RRRPArm.static_deflection`; the tip B hangs 0.176 m below the
@@ -29,7 +29,7 @@ import time
 
 import numpy as np
 
-from chrono_flex.spatial import ACTUATED, ELASTIC, RRRPArm
+from chrono_flex.formulations.rrrp import ACTUATED, ELASTIC, RRRPArm
 
 ETA_START = (0.0, 0.2, -0.4, 0.0, 0.0, 0.0, 0.0, 2.3)
 SLEW = math.radians(30.0)       # theta1 stroke, rad
@@ -122,7 +122,7 @@ def run(t_end=T_END):
 
 
 if __name__ == "__main__":
-    from chrono_flex.viz.spatial import render_spatial_animation, render_spatial_frame
+    from chrono_flex.viz.rrrp import render_spatial_animation, render_spatial_frame
 
     arm, result = simulate()
     for k, v in summarize(arm, result).items():

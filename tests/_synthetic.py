@@ -15,7 +15,7 @@ left of the link seen from its root), which for zero joint rates is the plane's 
 
 import numpy as np
 
-from chrono_flex.params import Plane
+from chrono_flex.planar.params import Plane
 from chrono_flex.result import Energy, Result
 
 

@@ -12,8 +12,9 @@ import pytest
 
 from chrono_flex import (Link, ParameterError, Payload, PlanarArm, Plane, PrismaticJoint,
                          RevoluteJoint, SimulationError)
-from chrono_flex import cases
-from chrono_flex import kinematics as kin
+from chrono_flex import scenarios
+from chrono_flex.bench import bench_beams
+from chrono_flex.planar import kinematics as kin
 from chrono_flex.chrono import beams as cb
 
 pychrono = pytest.mark.pychrono
@@ -40,7 +41,7 @@ def test_section_properties_keep_EI_and_rho_A():
     assert s.mass_per_length == pytest.approx(lk.rho_A, rel=1e-14)
     # solid square of side h: I/A = h^2/12, so EA = 12 EI/h^2
     assert s.EA == pytest.approx(12 * lk.EI / lk.thickness ** 2, rel=1e-12)
-    b = cases.bien_link(1.0, 1)                      # given as E, I, rho, A: kept
+    b = scenarios.bien_link(1.0, 1)                      # given as E, I, rho, A: kept
     sb = cb.section_properties(b)
     assert (sb.E, sb.A, sb.Izz, sb.density) == pytest.approx((b.E, b.A, b.I, b.rho), rel=1e-14)
 
@@ -165,7 +166,7 @@ def test_fact_jyy_factor_adds_rotary_inertia():
     inertia. The joint-angle change matches a rigid pendulum with that inertia."""
     from scipy.integrate import solve_ivp
 
-    arm, kw = cases.get("kozlowski-1link").arm_and_kwargs(t_end=1.0)
+    arm, kw = scenarios.get("kozlowski-1link").arm_and_kwargs(t_end=1.0)
     kw["dt_out"] = 0.02
     a = cb.simulate_beams(arm, n_elements=8, jyy_factor=1e-9, **kw)
     b = cb.simulate_beams(arm, n_elements=8, jyy_factor=1 / 500, **kw)
@@ -435,5 +436,5 @@ def test_errors_name_what_is_wrong():
 
 @pychrono
 def test_bench_reports_wall_time_per_simulated_second():
-    out = cb.bench_beams((1, 4), t_sim=0.05)
+    out = bench_beams((1, 4), t_sim=0.05)
     assert set(out) == {1, 4} and all(v > 0 for v in out.values())

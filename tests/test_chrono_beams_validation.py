@@ -15,10 +15,10 @@ import pytest
 from scipy.integrate import solve_ivp
 
 from chrono_flex import Link, Payload, PlanarArm, PrismaticJoint, RevoluteJoint
-from chrono_flex import SimulationError, cases
+from chrono_flex import SimulationError, scenarios
 from chrono_flex.chrono import beams as cb
-from chrono_flex.shapes import clamped_free_roots
-from validation.cases.engines import _first_frequency, _nudge
+from chrono_flex.planar.shapes import clamped_free_roots
+from chrono_flex.validation.cases.engines import _first_frequency, _nudge
 
 pytestmark = pytest.mark.pychrono
 
@@ -81,7 +81,7 @@ def test_clamped_free_frequency_converges_at_second_order_with_lumped_mass():
 
 @pytest.fixture(scope="module")
 def kozlowski():
-    arm, kw = cases.get("kozlowski-1link").arm_and_kwargs(t_end=1.0)
+    arm, kw = scenarios.get("kozlowski-1link").arm_and_kwargs(t_end=1.0)
     kw["dt_out"] = 0.01
     return arm, kw, arm.simulate(progress=False, **kw)
 
@@ -165,9 +165,9 @@ def test_bien_two_link_joint_angles():
     Bound at 12 elements: the Richardson estimate of Chrono's mesh error,
     4/3 |theta_6 - theta_12| (h^2 convergence), plus the reference's own error, its
     change from 1 to 3 elements per link."""
-    arm, kw = cases.get("bien-2link").arm_and_kwargs(t_end=3.0)
+    arm, kw = scenarios.get("bien-2link").arm_and_kwargs(t_end=3.0)
     ref1 = arm.simulate(progress=False, **kw)
-    arm3 = PlanarArm([cases.bien_link(1.0, 3), cases.bien_link(0.5, 3)], payload=Payload(0.15))
+    arm3 = PlanarArm([scenarios.bien_link(1.0, 3), scenarios.bien_link(0.5, 3)], payload=Payload(0.15))
     ref3 = arm3.simulate(progress=False, **kw)
     amp = np.max(np.abs(ref3.joint_angles), axis=0)
     ns = [3, 6, 12]
@@ -191,9 +191,9 @@ def test_bien_two_link_joint_angles():
 
 def test_bien_two_link_converges_at_second_order_in_the_linear_regime():
     """The same arm with torques 20 times smaller (tip deflection 0.23 %): clean h^2."""
-    arm, kw = cases.get("bien-2link").arm_and_kwargs(t_end=2.0)
-    kw["torque"] = cases.pulse([0.01, 0.0025], 2.0)
-    arm3 = PlanarArm([cases.bien_link(1.0, 3), cases.bien_link(0.5, 3)], payload=Payload(0.15))
+    arm, kw = scenarios.get("bien-2link").arm_and_kwargs(t_end=2.0)
+    kw["torque"] = scenarios.pulse([0.01, 0.0025], 2.0)
+    arm3 = PlanarArm([scenarios.bien_link(1.0, 3), scenarios.bien_link(0.5, 3)], payload=Payload(0.15))
     ref3 = arm3.simulate(progress=False, **kw)
     amp = np.max(np.abs(ref3.joint_angles), axis=0)
     ns = [3, 6, 12]
@@ -211,9 +211,9 @@ def test_bien_two_link_converges_at_second_order_in_the_linear_regime():
 
 def test_prismatic_link_converges_to_the_reference():
     """[B]-like gantry link on a slider (force pulse 0.02 N, linear regime), 1 s."""
-    arm = PlanarArm([cases.bien_link(1.0, 8)], joints=[PrismaticJoint(slider_mass=0.5)],
+    arm = PlanarArm([scenarios.bien_link(1.0, 8)], joints=[PrismaticJoint(slider_mass=0.5)],
                     payload=Payload(0.1))
-    kw = dict(t_end=1.0, torque=cases.pulse(0.02, 1.0), dt_out=0.02)
+    kw = dict(t_end=1.0, torque=scenarios.pulse(0.02, 1.0), dt_out=0.02)
     ref = arm.simulate(progress=False, **kw)
     ns = [4, 8, 16]
     errs = []
@@ -234,7 +234,7 @@ def test_general_chain_with_hubs_payload_and_initial_rates():
     payload with rotary inertia, non-zero initial joint rates and a state-feedback torque
     (small amplitude, so that the centrifugal axial loads the reference lacks stay
     negligible): Chrono converges to the reference at second order."""
-    arm = PlanarArm([cases.bien_link(1.0, 3), cases.bien_link(0.6, 3)],
+    arm = PlanarArm([scenarios.bien_link(1.0, 3), scenarios.bien_link(0.6, 3)],
                     joints=[RevoluteJoint(hub_inertia=0.002),
                             RevoluteJoint(hub_mass=0.05, hub_inertia=5e-4, angle_offset=0.3)],
                     payload=Payload(0.05, 2e-4), hub_inertia=0.003)
@@ -263,11 +263,11 @@ def test_spin_up_stays_bounded_like_the_stiffened_reference():
     NO stiffening switch (the centrifugal stiffening is in their kinematics) and
     converge toward the stiffened reference at second order in the mesh.
     """
-    arm_lin, kw = cases.get("spinup-6").arm_and_kwargs()
+    arm_lin, kw = scenarios.get("spinup-6").arm_and_kwargs()
     with pytest.raises(SimulationError) as exc:
         arm_lin.simulate(progress=False, **kw)
     t_fail = exc.value.time
-    arm_st, kw_st = cases.get("spinup-6-stiffening").arm_and_kwargs()
+    arm_st, kw_st = scenarios.get("spinup-6-stiffening").arm_and_kwargs()
     ref = arm_st.simulate(progress=False, **kw_st)
     d_ref = np.max(np.abs(ref.tip_deflection))
     ns, step = [8, 16], 5e-3

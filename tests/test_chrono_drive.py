@@ -27,7 +27,7 @@ import math
 import numpy as np
 import pytest
 
-from chrono_flex import cases
+from chrono_flex import scenarios
 from chrono_flex.drive import DriveParams, GearDrive, simulate_drive
 from chrono_flex.errors import ParameterError, SimulationError
 
@@ -49,7 +49,7 @@ def smooth_voltage(t):
 # -- the drive on a FlexibleLink joint (simulate_chrono) --------------------------------
 
 def drive_case(t_end):
-    arm, kw = cases.get("drive-bien-1link").arm_and_kwargs(t_end=t_end)
+    arm, kw = scenarios.get("drive-bien-1link").arm_and_kwargs(t_end=t_end)
     kw.pop("t_end")
     kw.update(drive_input=lambda t: [smooth_voltage(t)], dt_out=0.002)
     return arm, kw
@@ -91,8 +91,8 @@ def test_drive_case_arm_runs_on_the_chrono_engine():
     """The case's own arm and step input through engines.simulate (chrono)."""
     from chrono_flex import engines
 
-    assert "chrono" in cases.get("drive-bien-1link").engines
-    arm, kw = cases.get("drive-bien-1link").arm_and_kwargs(t_end=0.02)
+    assert "chrono" in scenarios.get("drive-bien-1link").engines
+    arm, kw = scenarios.get("drive-bien-1link").arm_and_kwargs(t_end=0.02)
     res = engines.simulate(arm, "chrono", progress=False, **kw)
     assert res.info["engine"] == "chrono" and res.info["jacobian"] == "iteration"
     assert res.info["retries"] == 0
@@ -123,7 +123,7 @@ def reversal_link(max_halvings):
     from chrono_flex.chrono import FlexibleLink, configure_system
     from chrono_flex.chrono.drive import ScaledDrive
 
-    arm, kw = cases.get("drive-bien-1link").arm_and_kwargs()
+    arm, kw = scenarios.get("drive-bien-1link").arm_and_kwargs()
     s = REVERSAL_STATE
     system = chrono.ChSystemNSC()
     system.SetGravitationalAcceleration(chrono.ChVector3d(*(-arm.gravity * np.asarray(
@@ -180,13 +180,13 @@ def cart_scene(h, n_steps, max_halvings=6):
     (link, cart, linear X momentum of cart + arm at each step)."""
     import pychrono as chrono
 
-    from chrono_flex.arm import PlanarArm
+    from chrono_flex.planar.arm import PlanarArm
     from chrono_flex.chrono import FlexibleLink, configure_system, quiet_swig, step
     from chrono_flex.chrono.drive import ScaledDrive
-    from chrono_flex.params import Payload
+    from chrono_flex.planar.params import Payload
 
     drive = GearDrive(DriveParams.serebrenny2019())
-    arm = PlanarArm([cases.bien_link(1.0, 1), cases.bien_link(0.5, 1)],
+    arm = PlanarArm([scenarios.bien_link(1.0, 1), scenarios.bien_link(0.5, 1)],
                     payload=Payload(0.15), drives={0: drive, 1: drive})
     system = chrono.ChSystemNSC()
     system.SetGravitationalAcceleration(chrono.ChVector3d(0, -9.81, 0))
@@ -246,7 +246,7 @@ def test_drives_on_a_free_falling_body_match_the_fixed_base_reference():
     from chrono_flex.chrono.drive import ScaledDrive
 
     t_end, h = 0.03, 5e-4
-    arm = cases.get("drive-bien-1link").arm_and_kwargs()[0]
+    arm = scenarios.get("drive-bien-1link").arm_and_kwargs()[0]
     assert arm.gravity == 0.0
     c, s = math.cos(0.4), math.sin(0.4)
     frame = ((0.3, -0.2, 0.1), (c, s, 0.0), (0.0, 0.0, 1.0))   # gravity lies in the plane
@@ -452,7 +452,7 @@ def test_visuals_of_a_scene_with_a_flexible_link_and_a_gear_drive_link():
 
     system = chrono.ChSystemNSC()
     configure_system(system)
-    arm, _ = cases.get("bien-1link-n1").arm_and_kwargs()
+    arm, _ = scenarios.get("bien-1link-n1").arm_and_kwargs()
     FlexibleLink(system, arm)
     ground = chrono.ChBody()
     ground.SetFixed(True)
@@ -470,7 +470,7 @@ def test_visuals_of_a_scene_with_a_flexible_link_and_a_gear_drive_link():
 
 
 def test_drive_input_without_drives_is_refused():
-    arm, kw = cases.get("bien-1link-n1").arm_and_kwargs(t_end=0.01)
+    arm, kw = scenarios.get("bien-1link-n1").arm_and_kwargs(t_end=0.01)
     with pytest.raises(ParameterError, match="drive_input"):
         arm.simulate(**kw, drive_input=lambda t: [1.0])
 
@@ -478,7 +478,7 @@ def test_drive_input_without_drives_is_refused():
 def test_reference_drive_starts_from_the_joint_rate():
     """Both engines start the drive from (theta, omega) of its joint: the motor turns at
     i * omega, so a driven joint started at a rate has no initial twist rate."""
-    arm, kw = cases.get("drive-bien-1link").arm_and_kwargs(t_end=0.002)
+    arm, kw = scenarios.get("drive-bien-1link").arm_and_kwargs(t_end=0.002)
     r = arm.simulate(**dict(kw, joint_rates0=[0.5]))
     drive = arm.drives[0]
     x0 = r.extra["drive1_states"][0]

@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 import chrono_flex as cf
-from chrono_flex import cases
+from chrono_flex import scenarios
 from chrono_flex.errors import ParameterError, SimulationError
 
 from _chrono_helpers import SAFETY, step_study
@@ -47,7 +47,7 @@ def columns(res, torque=False):
 
 @functools.lru_cache(maxsize=None)
 def reference(name, t_end, dt_out, stiff=False):
-    arm, kw = cases.get(name).arm_and_kwargs(t_end=t_end)
+    arm, kw = scenarios.get(name).arm_and_kwargs(t_end=t_end)
     kw.pop("t_end")
     kw["dt_out"] = dt_out
     return arm.simulate(t_end, **(REF_TOL_STIFF if stiff else REF_TOL), **kw)
@@ -57,7 +57,7 @@ def reference(name, t_end, dt_out, stiff=False):
 def chrono_run(name, t_end, dt_out, step):
     from chrono_flex.chrono import simulate_chrono
 
-    arm, kw = cases.get(name).arm_and_kwargs(t_end=t_end)
+    arm, kw = scenarios.get(name).arm_and_kwargs(t_end=t_end)
     kw.pop("t_end")
     kw["dt_out"] = dt_out
     return simulate_chrono(arm, t_end, step=step, **kw)
@@ -123,11 +123,11 @@ def test_undamped_unforced_energy_is_constant_to_the_integrators_accuracy():
 # -- a moving parent -------------------------------------------------------------------
 
 def horizontal_arm():
-    return cf.PlanarArm([cases.bien_link(1.0, 2)], payload=cf.Payload(0.1, 1e-4),
+    return cf.PlanarArm([scenarios.bien_link(1.0, 2)], payload=cf.Payload(0.1, 1e-4),
                         hub_inertia=1e-3)
 
 
-TORQUE = cases.pulse(0.4, 2.0)
+TORQUE = scenarios.pulse(0.4, 2.0)
 
 
 def run_on_turning_body(h, t_end, Omega):
@@ -334,7 +334,7 @@ def test_refreshing_the_jacobian_every_n_steps_gives_the_same_trajectory():
     Newton tolerance, fewer ComputeQ calls."""
     from chrono_flex.chrono import simulate_chrono
 
-    arm = cf.PlanarArm([cases.bien_link(1.0, 4)], payload=cf.Payload(0.1))
+    arm = cf.PlanarArm([scenarios.bien_link(1.0, 4)], payload=cf.Payload(0.1))
     runs = {jac: simulate_chrono(arm, 0.1, torque=TORQUE, step=1e-3, jacobian=jac)
             for jac in ("step", 10)}
     a, b = runs["step"], runs[10]

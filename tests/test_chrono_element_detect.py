@@ -64,7 +64,7 @@ def test_a_module_with_the_chrono_classes_is_accepted(monkeypatch):
 def test_importing_chrono_flex_does_not_import_pychrono():
     import subprocess
 
-    code = ("import sys, chrono_flex, chrono_flex.chrono, chrono_flex.floating; "
+    code = ("import sys, chrono_flex, chrono_flex.chrono, chrono_flex.planar.floating; "
             "print('pychrono' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout.strip()

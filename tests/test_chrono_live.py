@@ -18,7 +18,7 @@ import pytest
 SCRIPT = textwrap.dedent("""
     import subprocess
     import sys
-    from chrono_flex import cases
+    from chrono_flex import scenarios
     from chrono_flex.chrono.engine import simulate_chrono
     from chrono_flex.chrono.live import LiveWindow
 
@@ -27,7 +27,7 @@ SCRIPT = textwrap.dedent("""
             super().__call__(system, t)
             self.last = t
 
-    arm, kw = cases.get("bien-1link-n1").arm_and_kwargs(t_end=0.2)
+    arm, kw = scenarios.get("bien-1link-n1").arm_and_kwargs(t_end=0.2)
     win = Shot(scale=20.0, module="pychrono.irrlicht", realtime=False, size=(320, 240))
     res = simulate_chrono(arm, **dict(kw, dt_out=0.02), on_output=win)
     # Irrlicht's own screenshot reads the front buffer, which Xvfb leaves black: take the

@@ -28,7 +28,7 @@ def test_identify_example():
 
 
 def test_bench_reports_microseconds_per_step():
-    from chrono_flex.drive import bench_drive_step
+    from chrono_flex.bench import bench_drive_step
 
     figures = bench_drive_step(n=300, repeat=1)
     assert {"static_rk4_step_us", "dynamic_rk4_step_us", "dynamic_rates_us"} <= set(figures)

@@ -6,8 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from chrono_flex.drive import SCENARIOS, DriveParams, run_scenario
-from chrono_flex.drive.scenarios import CW1995
+from chrono_flex.drive import DriveParams
+from chrono_flex.scenarios.drive import SCENARIOS, run_scenario
+from chrono_flex.scenarios.drive import CW1995
 from chrono_flex.errors import ParameterError
 
 P = DriveParams.serebrenny2019()

@@ -1,4 +1,4 @@
-"""The planar arm on a moving parent body (chrono_flex.floating): pure numpy, no Chrono.
+"""The planar arm on a moving parent body (chrono_flex.planar.floating): pure numpy, no Chrono.
 
 Checks: the body at rest gives the reference terms; a body turning about the plane
 normal is the reference arm with the body's angle added to the first joint; M_full is
@@ -12,8 +12,8 @@ import pytest
 from scipy.linalg import expm
 
 import chrono_flex as cf
-from chrono_flex import model as mdl
-from chrono_flex.floating import (N_BODY, plane_normal, plane_terms, spatial_points,
+from chrono_flex.planar import equations as mdl
+from chrono_flex.planar.floating import (N_BODY, plane_normal, plane_terms, spatial_points,
                                   spatial_terms)
 
 G = 9.81

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import chrono_flex as cf
-from chrono_flex.shapes import hermite_functions
-from validation.cases.formulations import hand_assembled_mass_matrix, two_link_arm
+from chrono_flex.planar.shapes import hermite_functions
+from chrono_flex.validation.cases.formulations import hand_assembled_mass_matrix, two_link_arm
 
 rng = np.random.default_rng(12345)
 

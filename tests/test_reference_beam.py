@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import chrono_flex as cf
-from chrono_flex.shapes import (HermiteBasis, ModesBasis, PowerBasis, clamped_free_roots,
+from chrono_flex.planar.shapes import (HermiteBasis, ModesBasis, PowerBasis, clamped_free_roots,
                                 hermite_mass, hermite_stiffness)
 
 EI, RHO_A, L = 2.0, 0.5, 1.3

@@ -7,7 +7,7 @@ import pytest
 from scipy.optimize import brentq
 
 import chrono_flex as cf
-from chrono_flex import cases
+from chrono_flex import scenarios
 
 G = 9.81
 
@@ -70,7 +70,7 @@ def test_damping_and_input_work_close_the_energy_balance():
     lk = cf.Link(1.0, 3, EI=20.0, rho_A=0.5, damping_alpha=0.5, damping_beta=2e-3)
     arm = cf.PlanarArm([lk], payload=cf.Payload(0.1), gravity=G)
     rtol = 1e-8
-    r = arm.simulate(1.0, torque=cases.pulse(3.0, 0.5), rtol=rtol, atol=1e-11, dt_out=0.01)
+    r = arm.simulate(1.0, torque=scenarios.pulse(3.0, 0.5), rtol=rtol, atol=1e-11, dt_out=0.01)
     e = r.energy
     assert e.dissipated[-1] > 1e-3 * e.input_work.max() > 0
     # the work and dissipation integrals ride in the integrated state: same bound as above
@@ -84,7 +84,7 @@ def test_damping_and_input_work_close_the_energy_balance():
 
 def test_mixed_problem_torques_reproduce_the_motion():
     arm = cf.PlanarArm([cf.Link(1.0, 2, EI=30.0, rho_A=0.5)], payload=cf.Payload(0.1))
-    motion = cases.spin_up(2.0, 1.0)
+    motion = scenarios.spin_up(2.0, 1.0)
     mixed = arm.simulate(1.2, joint_motion=motion, rtol=1e-9, atol=1e-12, dt_out=0.002)
     from scipy.interpolate import CubicSpline
 
@@ -137,7 +137,7 @@ def test_pinned_free_frequencies_and_hub_inertia_limit():
                                         ("bien-1link-n5", 1.0), ("bien-1link-n7", 1.0),
                                         ("bien-prismatic", 0.5), ("bien-2link", 3.0)])
 def test_bien_scenarios_run_and_conserve_energy(name, t_end):
-    arm, kw = cases.get(name).arm_and_kwargs(t_end=t_end)
+    arm, kw = scenarios.get(name).arm_and_kwargs(t_end=t_end)
     r = arm.simulate(**kw)
     assert r.t[-1] == pytest.approx(t_end)
     assert np.all(np.isfinite(r.q))
@@ -151,7 +151,7 @@ def test_bien_scenarios_run_and_conserve_energy(name, t_end):
 
 @pytest.mark.parametrize("name,t_end", [("kozlowski-1link", 1.0), ("kozlowski-2link", 0.4)])
 def test_kozlowski_pendulums_show_the_reported_deflections(name, t_end):
-    arm, kw = cases.get(name).arm_and_kwargs(t_end=t_end)
+    arm, kw = scenarios.get(name).arm_and_kwargs(t_end=t_end)
     r = arm.simulate(**kw)
     wmax = np.max(np.abs(r.tip_deflection))
     # [K] reports elastic displacements of order 0.05-0.25 mm (read off plots: order of

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import chrono_flex as cf
-from chrono_flex import cases
+from chrono_flex import scenarios
 
 
 @pytest.mark.parametrize("kwargs,name", [
@@ -76,18 +76,18 @@ def test_nan_from_a_callable_stops_the_run_with_the_time():
 def test_linear_model_past_the_first_frequency_stops_with_divergence():
     # Kane-Ryan-Banerjee: without geometric stiffening the spinning beam loses stiffness
     # (omega^2 > omega_1^2 = (1.875^2 sqrt(EI/(rho A L^4)))^2 ~ 3.8^2) and diverges
-    arm, kw = cases.get("spinup-6").arm_and_kwargs()
+    arm, kw = scenarios.get("spinup-6").arm_and_kwargs()
     with pytest.raises(cf.SimulationError) as exc:
         arm.simulate(**kw)
     assert 3.0 < exc.value.time < 15.0
     assert "small-deformation" in str(exc.value)
-    stiff_arm, kw = cases.get("spinup-6-stiffening").arm_and_kwargs(t_end=exc.value.time + 1)
+    stiff_arm, kw = scenarios.get("spinup-6-stiffening").arm_and_kwargs(t_end=exc.value.time + 1)
     r = stiff_arm.simulate(**kw)                   # the stiffened model goes on
     assert np.max(np.abs(r.tip_deflection)) < 0.1 * 10.0
 
 
 def test_explicit_method_on_a_stiff_model_reports_its_budget():
-    arm, kw = cases.get("kozlowski-2link").arm_and_kwargs(t_end=1.0)
+    arm, kw = scenarios.get("kozlowski-2link").arm_and_kwargs(t_end=1.0)
     with pytest.raises(cf.SimulationError, match="budget"):
         arm.simulate(method="RK45", max_nfev=2000, **kw)
     with pytest.raises(cf.ParameterError, match="`method`"):

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import chrono_flex as cf
-from chrono_flex import cases
-from chrono_flex import screw as sc
+from chrono_flex import scenarios
+from chrono_flex.formulations import screw as sc
 from chrono_flex.errors import ParameterError
-from validation.cases.screw import random_arm
+from chrono_flex.validation.cases.screw import random_arm
 
 EPS = np.finfo(float).eps
 
@@ -112,7 +112,7 @@ def test_bad_input_names_the_parameter():
     with pytest.raises(ParameterError):
         sc.weak_coupling(arm, "not callable", 1.0)
     with pytest.raises(ParameterError):
-        sc.weak_coupling(arm, cases.spin_up(1.0, 1.0), t_end=-1.0)
+        sc.weak_coupling(arm, scenarios.spin_up(1.0, 1.0), t_end=-1.0)
 
 
 # -- rigid limit --------------------------------------------------------------------------
@@ -160,7 +160,7 @@ def spin_up_errors(EI):
     """Max joint-torque errors (rigid, weak coupling) against the exact mixed problem over
     the spin-up phase t <= T and over the whole run, and Omega^2 / omega_1^2."""
     arm = cf.PlanarArm([cf.Link(1.0, 3, EI=EI, rho_A=0.5)], payload=cf.Payload(0.1))
-    motion = cases.spin_up(OMEGA, T_UP)
+    motion = scenarios.spin_up(OMEGA, T_UP)
     exact = arm.simulate(T_END, joint_motion=motion, dt_out=0.01, rtol=1e-9)
     weak = sc.weak_coupling(arm, motion, T_END, dt_out=0.01)
     assert np.allclose(weak.t, exact.t)

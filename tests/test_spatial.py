@@ -1,4 +1,4 @@
-"""The spatial RRRP arm (chrono_flex.spatial, spec 03): unit check of the modal stiffness,
+"""The spatial RRRP arm (chrono_flex.formulations.rrrp, spec 03): unit check of the modal stiffness,
 mass matrix properties, the rigid limit against hand formulas, conservation laws and the
 telescopic kinematics."""
 
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from chrono_flex.errors import ParameterError, SimulationError
-from chrono_flex.spatial import RRRPArm, RRRPParams, power_stiffness_factor
+from chrono_flex.formulations.rrrp import RRRPArm, RRRPParams, power_stiffness_factor
 
 ARM = RRRPArm()
 

@@ -1,4 +1,4 @@
-"""Pictures of the spatial RRRP arm (chrono_flex.viz.spatial), RRRPArm.centerlines and the
+"""Pictures of the spatial RRRP arm (chrono_flex.viz.rrrp), RRRPArm.centerlines and the
 example examples/spatial_rrrp.py over a short time."""
 
 import importlib.util
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from chrono_flex.errors import ParameterError
-from chrono_flex.spatial import ELASTIC
-from chrono_flex.viz.spatial import (render_spatial_animation, render_spatial_frame,
+from chrono_flex.formulations.rrrp import ELASTIC
+from chrono_flex.viz.rrrp import (render_spatial_animation, render_spatial_frame,
                                      suggest_spatial_scale)
 
 EXAMPLE = pathlib.Path(__file__).resolve().parents[1] / "examples" / "spatial_rrrp.py"
@@ -103,7 +103,7 @@ def test_example_run_short():
     assert all(math.isfinite(v) for v in out.values())
     # the run starts from RRRPArm.static_deflection with gravity compensated, so at t = 0
     # the tip hangs at the static sag under the arm's own weight; the module docstring of
-    # chrono_flex.spatial states 0.18 m for this pose (q2z = -0.071 m, q1z = +0.024 m).
+    # chrono_flex.formulations.rrrp states 0.18 m for this pose (q2z = -0.071 m, q1z = +0.024 m).
     assert out["initial_sag"] == pytest.approx(0.176, abs=2e-3)
     # no damping, and the inputs' work is bookkept: the energy balance holds to rtol
     assert out["energy_balance_error"] < 1e-5

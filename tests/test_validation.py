@@ -12,14 +12,14 @@ import pytest
 
 import chrono_flex.engines
 from chrono_flex import cli
-from validation import core, runner
-from validation.core import Outcome
+from chrono_flex.validation import core, runner
+from chrono_flex.validation.core import Outcome
 
 
 @pytest.fixture
 def scratch_cases(monkeypatch):
     """An empty registry for synthetic cases (the real one is restored afterwards)."""
-    import validation.cases  # noqa: F401  (register the real cases first)
+    import chrono_flex.validation.cases  # noqa: F401  (register the real cases first)
 
     monkeypatch.setattr(core, "CASES", {})
     return core.CASES

@@ -1,4 +1,4 @@
-"""The run plot (chrono_flex.plotting) and the files of the `chrono-flex render` command."""
+"""The run plot (chrono_flex.viz.plotting) and the files of the `chrono-flex render` command."""
 
 import os
 
@@ -8,7 +8,7 @@ from matplotlib.image import imread
 from PIL import Image
 
 from _synthetic import two_link_result
-from chrono_flex.plotting import plot_result
+from chrono_flex.viz.plotting import plot_result
 from chrono_flex.viz import render_command
 
 

@@ -10,7 +10,7 @@ from PIL import Image
 
 from _synthetic import TILTED_PLANE, two_link_result
 from chrono_flex.errors import ParameterError
-from chrono_flex.params import Plane
+from chrono_flex.planar.params import Plane
 from chrono_flex.viz import render, render_animation, render_frame, suggest_scale
 
 NT = 21

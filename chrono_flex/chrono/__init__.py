@@ -5,7 +5,6 @@
   :func:`~chrono_flex.chrono.element.configure_system`, :func:`~chrono_flex.chrono.element.step`.
 * :func:`~chrono_flex.chrono.engine.simulate_chrono`: run a :class:`chrono_flex.PlanarArm`
   in Chrono and get the reference engine's :class:`chrono_flex.Result`;
-  :func:`~chrono_flex.chrono.engine.bench_chrono_element`.
 * :class:`~chrono_flex.chrono.drive.GearDriveLink`: the spec 02 gear drive on a revolute
   axis between any two Chrono bodies; :class:`~chrono_flex.chrono.drive.ScaledDrive`,
   :func:`~chrono_flex.chrono.drive.drive_scales` (how the engine puts ``arm.drives`` on
@@ -23,7 +22,7 @@ from ._quiet import quiet_swig
 
 _LAZY = {
     "FlexibleLink": "element", "configure_system": "element", "step": "element",
-    "simulate_chrono": "engine", "bench_chrono_element": "engine",
+    "simulate_chrono": "engine",
     "GearDriveLink": "drive", "ScaledDrive": "drive", "drive_scales": "drive",
 }
 
@@ -34,7 +33,9 @@ def __getattr__(name):
 
         module = importlib.import_module(f".{_LAZY[name]}", __name__)
         return getattr(module, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from .._compat import moved_attribute
+
+    return moved_attribute(__name__, name)
 
 
 __all__ = ["pychrono_status", "require_pychrono", "quiet_swig", *_LAZY]

@@ -55,11 +55,11 @@ import time
 import numpy as np
 
 from .. import _checks as ck
-from ..arm import PlanarArm
+from ..planar.arm import PlanarArm
 from ..errors import ParameterError, SimulationError
-from ..integrate import Progress
+from ..integrators.ivp import Progress
 from ..result import Energy, Result
-from ..shapes import hermite_functions, hermite_mass, hermite_stiffness
+from ..planar.shapes import hermite_functions, hermite_mass, hermite_stiffness
 from ._quiet import quiet_swig
 
 ENGINE = "chrono-beam"
@@ -152,7 +152,7 @@ def rigid_chain(arm, joint_coords):
     """Root frames (p, psi) of every link with zero deformation, their tips, and the
     slide axis of each prismatic joint (None for revolute ones), in the arm plane.
 
-    The same chain as :func:`chrono_flex.kinematics.child_frame` with w = 0: revolute
+    The same chain as :func:`chrono_flex.planar.kinematics.child_frame` with w = 0: revolute
     psi = parent angle + theta + offset at the parent tip; prismatic: axis angle
     a = parent angle + axis_angle, p = parent tip + d (cos a, sin a), psi = a + link_angle.
     """
@@ -192,7 +192,7 @@ def rigid_velocity(arm, joint_coords, joint_rates, link, r):
 
 def _hermite_basis(xi):
     """Cubic Hermite basis on [0, 1] and its first two derivatives in xi (each (4, n)):
-    :func:`chrono_flex.shapes.hermite_functions` on a unit element."""
+    :func:`chrono_flex.planar.shapes.hermite_functions` on a unit element."""
     return tuple(a.T for a in hermite_functions(xi, 1.0))
 
 
@@ -1037,32 +1037,6 @@ def simulate_beams(arm, t_end, joint_angles0=None, joint_rates0=None, torque=Non
                   link_thickness=np.array([lk.thickness for lk in arm.links]), info=info)
 
 
-def bench_beams(n_elements_list=(1, 4, 16), t_sim=0.5, step=1e-3, case="kozlowski-1link"):
-    """Wall time per simulated second of a single-link case, per element count.
-
-    Returns {n_elements: seconds of wall time per simulated second} for ``case``
-    (default the Kozlowski pendulum) run for ``t_sim`` s at ``step`` with outputs every
-    10 steps, after a warm-up run (first import of PyChrono). Includes building the
-    system and the Python read-out.
-    """
-    from .. import cases
-
-    t_sim = ck.positive("t_sim", t_sim)
-    arm, kw = cases.get(case).arm_and_kwargs()
-    if len(arm.links) != 1:
-        raise ParameterError("case", case, "must be a single-link case")
-    kw.pop("t_end", None)
-    kw["dt_out"] = 10 * step
-    simulate_beams(arm, 10 * step, step=step, n_elements=1, progress=False, **kw)   # warm-up
-    out = {}
-    for n in n_elements_list:
-        n = ck.positive_int("n_elements_list[]", n)
-        t0 = time.perf_counter()
-        simulate_beams(arm, t_sim, step=step, n_elements=n, progress=False, **kw)
-        out[n] = (time.perf_counter() - t0) / t_sim
-    return out
-
-
 __all__ = ["BeamArm", "BeamSection", "DEFAULT_JYY_FACTOR", "DEFAULT_HHT_ALPHA",
-           "bench_beams", "build_beams", "hermite_centreline", "rigid_chain",
+           "build_beams", "hermite_centreline", "rigid_chain",
            "section_properties", "simulate_beams"]

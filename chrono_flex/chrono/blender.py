@@ -192,13 +192,14 @@ def export_case(name, directory, engine="chrono", t_end=None, n_frames=100, scal
                 **overrides):
     """Run the named case on a Chrono engine and write about ``n_frames`` Blender frames
     (evenly spaced in time) into ``directory``; return (Result, BlenderExporter)."""
-    from .. import cases, engines
+    from .. import scenarios
+    from .. import engines
 
     if engines.resolve(engine) == "reference":
         raise ParameterError("engine", engine, "must be 'chrono' or 'chrono-beam' (the "
                                                "Blender export writes a Chrono system)")
     n_frames = ck.positive_int("n_frames", n_frames)
-    _, kw = cases.get(name).arm_and_kwargs(t_end)
+    _, kw = scenarios.get(name).arm_and_kwargs(t_end)
     exporter = BlenderExporter(directory, scale=scale, dt=kw["t_end"] / n_frames, stem=name,
                                title=f"{name} ({engine})")
     res = engines.run_case(name, engine, t_end=t_end, on_output=exporter, **overrides)

@@ -86,7 +86,7 @@ def drive_scales(drive):
 
 
 def _check_drive(drive):
-    from ..drive.unit import GearDrive
+    from ..drive.gear_drive import GearDrive
 
     if not isinstance(drive, GearDrive):
         raise ParameterError("drive", drive, "must be a chrono_flex.drive.GearDrive")

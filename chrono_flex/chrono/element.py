@@ -6,7 +6,7 @@ on revolute/prismatic joints, spec 01) into a ``ChSystem``:
 * one ``ChShaft`` per generalized coordinate q_k (joint angles/slides and the elastic
   nodal coordinates) carries q_k as its "angle" and q_dot_k as its speed;
 * a ``ChLoadCustomMultiple`` over those shafts (and over the parent body, when it moves)
-  computes, in ``ComputeQ``, the generalized forces f of :mod:`chrono_flex.floating`
+  computes, in ``ComputeQ``, the generalized forces f of :mod:`chrono_flex.planar.floating`
   (the reference engine's kinematics lifted onto the parent) and injects the mass matrix
   M(q) through ``GetJacobians().M``; Chrono adds K = -dQ/dx and R = -dQ/dv by finite
   differences (``IsStiff()`` is True) and integrates everything implicitly with the rest
@@ -31,10 +31,10 @@ state; the load injects M(q) minus that constant diagonal, so the sum is M(q) ex
 
 import numpy as np
 
-from .. import floating
-from .. import model as mdl
+from ..planar import floating
+from ..planar import equations as mdl
 from ..errors import ParameterError, SimulationError
-from ..params import Plane
+from ..planar.params import Plane
 from ._detect import require_pychrono
 
 #: Timesteppers :func:`configure_system` knows.
@@ -348,7 +348,7 @@ class FlexibleLink:
 
     Out-of-plane deformation is not modelled (each link is rigid out of its plane) and
     the payload's rotary inertia acts about the plane normal only
-    (:mod:`chrono_flex.floating`).
+    (:mod:`chrono_flex.planar.floating`).
     """
 
     def __init__(self, system, arm, parent_body=None, joint_frame=None, torque=None,
@@ -766,7 +766,7 @@ class FlexibleLink:
 
     def centerlines(self, n_samples=21, rigid=False):
         """World points (nl, ns, 3) of the links' centrelines now: the shape functions of
-        :func:`chrono_flex.model.centerlines` (as the reference engine's Result), placed
+        :func:`chrono_flex.planar.equations.centerlines` (as the reference engine's Result), placed
         in the plane and on the parent body; ``rigid=True``: zero elastic deformation."""
         pts, _ = mdl.centerlines(self.model, self.q(), n_samples, rigid=rigid)
         pos, A, o, P = self._placement()

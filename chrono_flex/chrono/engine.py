@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
-from ..integrate import Progress
+from ..integrators.ivp import Progress
 from ._detect import require_pychrono
 from ._quiet import quiet_swig
 from .drive import ScaledDrive
@@ -237,58 +237,4 @@ class _DriveInputs:
         return lambda t: float(self.values(t)[k])
 
 
-def bench_chrono_element(n_elements_list=(1, 4, 16), t_sim=0.2, step=1e-3,
-                         timestepper="hht", jacobian="step"):
-    """Wall time per simulated second of a single [B] link (payload 0.1 kg, torque
-    pulse) with n elements, for each n in ``n_elements_list``.
-
-    Returns a list of dicts: n_elements, nq, wall_per_sim_second (s/s), steps_per_second,
-    compute_q_calls_per_step, compute_q_us (the element's work in one ComputeQ call,
-    timed alone) and loop_us_per_call (the whole stepping loop divided by the calls:
-    adds Chrono's own work and the director crossings).
-    """
-    from .. import cases
-    from ..arm import PlanarArm
-    from ..params import Payload
-
-    out = []
-    for n in n_elements_list:
-        n = ck.positive_int("n_elements_list[...]", n)
-        arm = PlanarArm([cases.bien_link(1.0, n)], payload=Payload(0.1))
-        torque = cases.pulse(0.4, 2.0)
-        res = simulate_chrono(arm, t_sim, torque=torque, step=step, timestepper=timestepper,
-                              jacobian=jacobian, dt_out=t_sim, n_samples=2, progress=False)
-        loop = res.info["wall_time"]
-        calls = res.info["compute_q_calls"]
-        out.append(dict(n_elements=n, nq=arm.nq,
-                        wall_per_sim_second=loop / t_sim,
-                        steps_per_second=res.info["n_steps"] / loop,
-                        compute_q_calls_per_step=calls / res.info["n_steps"],
-                        compute_q_us=_compute_q_cost(arm) * 1e6,
-                        loop_us_per_call=loop / calls * 1e6))
-    return out
-
-
-def _compute_q_cost(arm, repeat=200):
-    """Mean wall time (s) of the element's work in one ComputeQ call (terms, torque,
-    injection, SWIG transfers), measured outside the solver on a live element."""
-    chrono = require_pychrono()
-    system = chrono.ChSystemNSC()
-    configure_system(system)
-    from .. import cases
-
-    link = FlexibleLink(system, arm, torque=cases.pulse(0.4, 2.0))
-    step_system(system, 1e-3)
-    x = chrono.ChState()
-    w = chrono.ChStateDelta()
-    x.SetVect(link.q().tolist())
-    w.SetVect(link.qd().tolist())
-    link._stiff_now = False
-    t0 = time.perf_counter()
-    for k in range(repeat):
-        link._injected_key = None
-        link._compute_q(link.load, x, w)
-    return (time.perf_counter() - t0) / repeat
-
-
-__all__ = ["simulate_chrono", "bench_chrono_element"]
+__all__ = ["simulate_chrono"]

@@ -9,7 +9,6 @@ scenarios and parameter identification.
 
 from .backlash import (dead_zone, dead_zone_slope, friction_torque, load_factor, spring_energy,
                        transmitted_torque)
-from .bench import bench_drive_step
 from .fixed_step import FixedStepDrive, simulate_fixed
 from .friction import (
     STRIBECK_SHAPES,
@@ -43,20 +42,25 @@ from .identify import (
     read_efficiency_csv,
 )
 from .motor import DCMotor, current_rate, motor_torque
-from .scenarios import SCENARIOS, ScenarioResult, run_scenario
 from .simulate import DriveResult, simulate_drive
 from .stability import FIXED_STEP_METHODS, stable_step
-from .unit import DriveParams, GearDrive
+from .gear_drive import DriveParams, GearDrive
 
 __all__ = [
     "dead_zone", "dead_zone_slope", "friction_torque", "load_factor", "spring_energy",
-    "transmitted_torque", "bench_drive_step", "FixedStepDrive", "simulate_fixed",
+    "transmitted_torque", "FixedStepDrive", "simulate_fixed",
     "STRIBECK_SHAPES", "DissipativeLuGre", "LuGre", "ModifiedLuGre", "StaticFriction",
     "classic_static", "coulomb", "gaussian", "generalized", "lorentzian", "modified_coulomb",
     "modified_stribeck", "stribeck", "stribeck_curve", "tustin", "viscous", "GearStage",
     "GearTrain", "EfficiencyFit", "StribeckFit", "breakaway_ms", "efficiency_input",
     "efficiency_output", "fit_stribeck", "identify_command", "identify_efficiency",
     "identify_efficiency_output", "read_efficiency_csv", "DCMotor", "current_rate",
-    "motor_torque", "SCENARIOS", "ScenarioResult", "run_scenario", "DriveResult",
+    "motor_torque", "DriveResult",
     "simulate_drive", "FIXED_STEP_METHODS", "stable_step", "DriveParams", "GearDrive",
 ]
+
+
+def __getattr__(name):
+    from .._compat import moved_attribute
+
+    return moved_attribute(__name__, name)

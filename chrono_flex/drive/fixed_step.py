@@ -20,7 +20,7 @@ class FixedStepDrive:
     """A drive and its output shaft advanced by a fixed step ``h`` with Euler or RK4.
 
     Args:
-        drive: a :class:`~chrono_flex.drive.unit.GearDrive`.
+        drive: a :class:`~chrono_flex.drive.gear_drive.GearDrive`.
         h: step, s. Raises ParameterError naming ``h`` when above
             ``drive.max_stable_step(method, safety, torque)``, unless ``check=False``.
         method: "rk4" (default) or "euler".

@@ -120,7 +120,7 @@ def simulate_drive(drive, t_end, u=0.0, m_out=0.0, x0=None, theta_out0=0.0, omeg
     """Integrate the drive on its output inertia J2 from t = 0 to ``t_end``.
 
     Args:
-        drive: a :class:`~chrono_flex.drive.unit.GearDrive`.
+        drive: a :class:`~chrono_flex.drive.gear_drive.GearDrive`.
         u: input (V, or A in current mode): a float or a callable u(t).
         m_out: disturbance torque on the output M_out, N m: a float or a callable m_out(t).
         x0: None (``drive.initial_state``), the drive state (4) or the full state (6).

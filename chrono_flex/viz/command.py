@@ -11,14 +11,14 @@ def render_command(result, out_dir, scale=None, gif=None, vtk=None, n_frames=100
     """Write the pictures of a run into ``out_dir``; return the written paths.
 
     Always: ``<stem>_max_deflection.png`` (3D frame of largest deflection) and
-    ``<stem>_plot.png`` (time histories, :func:`chrono_flex.plotting.plot_result`), with
+    ``<stem>_plot.png`` (time histories, :func:`chrono_flex.viz.plotting.plot_result`), with
     ``stem`` the case name. ``gif``: a file name (relative names go into ``out_dir``) or
     True for ``<stem>.gif``, animated with at most ``n_frames`` frames. ``vtk``: a directory
     (relative: inside ``out_dir``) or True for ``<out_dir>/vtk``; the .pvd path is listed.
     ``scale`` None: :func:`~chrono_flex.viz.suggest_scale`. Tubes are coloured by bending
     strain when the engine gave curvature, else by |deflection|.
     """
-    from ..plotting import plot_result
+    from .plotting import plot_result
 
     os.makedirs(out_dir, exist_ok=True)
     stem = str((result.info or {}).get("case") or "arm")

@@ -1,0 +1,182 @@
+"""Benchmarks: scripts that print figures, never timed tests (``chrono-flex bench``).
+
+* :func:`bench_drive_step`: one fixed step of the whole drive module (Serebrenny et al.
+  2019, eq. 24, with the output shaft), static and dynamic friction.
+* :func:`bench_chrono_element`: wall time per simulated second of a single link of
+  Bien & My (2018) as the custom Chrono element, per element count.
+* :func:`bench_beams`: the same for a single-link case built from Chrono's beams.
+* :func:`bench_render`: wall time of a GIF of a case run.
+
+This module sits at the top with the command line: it may use the scenario catalogue
+and every engine; nothing imports it.
+"""
+
+import os
+import tempfile
+import time
+
+from . import _checks as ck
+from . import scenarios
+from .errors import ParameterError
+from .drive.fixed_step import FixedStepDrive
+from .drive.gear_drive import DriveParams, GearDrive
+from .planar.arm import PlanarArm
+from .planar.params import Payload
+
+
+def _best_of(fn, n, repeat):
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn(n)
+        best = min(best, time.perf_counter() - t0)
+    return 1e6 * best / n
+
+
+def bench_drive_step(n=20000, repeat=3, voltage=12.0):
+    """Microseconds per call on this machine (best of ``repeat`` runs of ``n`` calls).
+
+    Keys: "{friction}_{method}_step_us" for friction in (static, dynamic) and method in
+    (rk4, euler): one FixedStepDrive.step of the [S] drive, sliding at speed after a
+    12 V start (the drive states plus the output shaft, at the stable step bound);
+    "{friction}_rates_tuple_us": one scalar evaluation of the drive's rates;
+    "{friction}_rates_us": one call of the ndarray contract GearDrive.rates.
+    """
+    n = ck.positive_int("n", n)
+    repeat = ck.positive_int("repeat", repeat)
+    out = {}
+    for friction in ("static", "dynamic"):
+        drive = GearDrive(DriveParams.serebrenny2019(friction=friction))
+        for method in ("rk4", "euler"):
+            stepper = FixedStepDrive(drive, drive.max_stable_step(method), method)
+            for _ in range(2000):  # leave the start, get into motion
+                stepper.step(voltage)
+
+            def run(k, s=stepper):
+                step = s.step
+                for _ in range(k):
+                    step(voltage, 0.0)
+
+            out[f"{friction}_{method}_step_us"] = _best_of(run, n, repeat)
+        x = list(stepper.y)
+
+        def tup(k, f=drive.rates_tuple, x=x):
+            for _ in range(k):
+                f(x[0], x[1], x[2], x[3], x[4], x[5], voltage)
+
+        def arr(k, f=drive.rates, x=stepper.x, a=x[4], w=x[5]):
+            for _ in range(k):
+                f(0.0, x, a, w, voltage)
+
+        out[f"{friction}_rates_tuple_us"] = _best_of(tup, n, repeat)
+        out[f"{friction}_rates_us"] = _best_of(arr, n, repeat)
+    return out
+
+
+def bench_chrono_element(n_elements_list=(1, 4, 16), t_sim=0.2, step=1e-3,
+                         timestepper="hht", jacobian="step"):
+    """Wall time per simulated second of a single [B] link (payload 0.1 kg, torque
+    pulse) with n elements, for each n in ``n_elements_list``.
+
+    Returns a list of dicts: n_elements, nq, wall_per_sim_second (s/s), steps_per_second,
+    compute_q_calls_per_step, compute_q_us (the element's work in one ComputeQ call,
+    timed alone) and loop_us_per_call (the whole stepping loop divided by the calls:
+    adds Chrono's own work and the director crossings).
+    """
+    from .chrono.engine import simulate_chrono
+
+    out = []
+    for n in n_elements_list:
+        n = ck.positive_int("n_elements_list[...]", n)
+        arm = PlanarArm([scenarios.bien_link(1.0, n)], payload=Payload(0.1))
+        torque = scenarios.pulse(0.4, 2.0)
+        res = simulate_chrono(arm, t_sim, torque=torque, step=step, timestepper=timestepper,
+                              jacobian=jacobian, dt_out=t_sim, n_samples=2, progress=False)
+        loop = res.info["wall_time"]
+        calls = res.info["compute_q_calls"]
+        out.append(dict(n_elements=n, nq=arm.nq,
+                        wall_per_sim_second=loop / t_sim,
+                        steps_per_second=res.info["n_steps"] / loop,
+                        compute_q_calls_per_step=calls / res.info["n_steps"],
+                        compute_q_us=_compute_q_cost(arm) * 1e6,
+                        loop_us_per_call=loop / calls * 1e6))
+    return out
+
+
+def _compute_q_cost(arm, repeat=200):
+    """Mean wall time (s) of the element's work in one ComputeQ call (terms, torque,
+    injection, SWIG transfers), measured outside the solver on a live element."""
+    from .chrono._detect import require_pychrono
+    from .chrono.element import FlexibleLink, configure_system, step as step_system
+
+    chrono = require_pychrono()
+    system = chrono.ChSystemNSC()
+    configure_system(system)
+    link = FlexibleLink(system, arm, torque=scenarios.pulse(0.4, 2.0))
+    step_system(system, 1e-3)
+    x = chrono.ChState()
+    w = chrono.ChStateDelta()
+    x.SetVect(link.q().tolist())
+    w.SetVect(link.qd().tolist())
+    link._stiff_now = False
+    t0 = time.perf_counter()
+    for k in range(repeat):
+        link._injected_key = None
+        link._compute_q(link.load, x, w)
+    return (time.perf_counter() - t0) / repeat
+
+
+def bench_beams(n_elements_list=(1, 4, 16), t_sim=0.5, step=1e-3, case="kozlowski-1link"):
+    """Wall time per simulated second of a single-link case, per element count.
+
+    Returns {n_elements: seconds of wall time per simulated second} for ``case``
+    (default the Kozlowski pendulum) run for ``t_sim`` s at ``step`` with outputs every
+    10 steps, after a warm-up run (first import of PyChrono). Includes building the
+    system and the Python read-out.
+    """
+    from .chrono.beams import simulate_beams
+
+    t_sim = ck.positive("t_sim", t_sim)
+    arm, kw = scenarios.get(case).arm_and_kwargs()
+    if len(arm.links) != 1:
+        raise ParameterError("case", case, "must be a single-link case")
+    kw.pop("t_end", None)
+    kw["dt_out"] = 10 * step
+    simulate_beams(arm, 10 * step, step=step, n_elements=1, progress=False, **kw)   # warm-up
+    out = {}
+    for n in n_elements_list:
+        n = ck.positive_int("n_elements_list[]", n)
+        t0 = time.perf_counter()
+        simulate_beams(arm, t_sim, step=step, n_elements=n, progress=False, **kw)
+        out[n] = (time.perf_counter() - t0) / t_sim
+    return out
+
+
+def bench_render(case="bien-2link", n_frames=200, path=None, engine="reference"):
+    """Wall time to write an ``n_frames``-frame GIF of a case run.
+
+    The case is simulated first (timed apart); then :func:`render_animation` writes the
+    GIF (automatic exaggeration, colour by strain when the engine gave curvature) to
+    ``path`` (default: a temporary file, removed afterwards). Returns a dict: case,
+    engine, n_frames, simulate_s, render_s, ms_per_frame, gif_bytes.
+    """
+    from . import engines
+    from .viz.render import render_animation, suggest_scale
+
+    n_frames = ck.positive_int("n_frames", n_frames)
+    t0 = time.perf_counter()
+    res = engines.run_case(case, engine)
+    simulate_s = time.perf_counter() - t0
+    frames = min(n_frames, len(res.t))
+    color_by = "strain" if res.curvature is not None else "deflection"
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.fspath(path) if path is not None else os.path.join(tmp, f"{case}.gif")
+        t0 = time.perf_counter()
+        render_animation(res, out, scale=suggest_scale(res), n_frames=frames, color_by=color_by)
+        render_s = time.perf_counter() - t0
+        size = os.path.getsize(out)
+    return dict(case=case, engine=res.engine, n_frames=frames, simulate_s=simulate_s,
+                render_s=render_s, ms_per_frame=1e3 * render_s / frames, gif_bytes=size)
+
+
+__all__ = ["bench_drive_step", "bench_chrono_element", "bench_beams", "bench_render"]

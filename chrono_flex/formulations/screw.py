@@ -1,0 +1,630 @@
+"""Screw (6x6) recursive Newton-Euler dynamics of a serial chain (spec 04, [L]).
+
+[L] Lin Ruilin, "Dynamic equation of flexible manipulator", J. Huaqiao University (1995).
+A third formulation beside the virtual-power and Kozlowski forms of :mod:`chrono_flex.planar.equations`:
+
+* screw algebra (spec 04 section 1): every screw is written primary-part first,
+  S_hat = [S; S'] -- a twist V = [omega; v], a wrench F = [F; M]. With this ordering the
+  same 6x6 matrices transform twists and wrenches (:func:`screw_transform`), and the same
+  cross-product matrix :func:`cross_matrix` differentiates both in a moving frame;
+* rigid inverse dynamics (spec 04 section 3, step 1): outward recursion of twists and
+  their rates, Newton-Euler wrench of each body about its joint origin, inward recursion
+  of joint wrenches. It runs in 3D although the arm is planar (the arm plane is XY,
+  rotation axes along Z);
+* the weak-coupling flexible inverse dynamics of [L] (spec 04 section 3, steps 2-3):
+  the rigid motion loads each clamped-free link, whose small deformation is integrated
+  along the trajectory and then fed back into the recursions. **This is an
+  approximation**: the deformation does not act back on the loads that produce it
+  (no centrifugal softening theta_dot^2 M_e a), and the links vibrate uncoupled in step
+  2 (the outboard chain rides on a link's tip as a rigid body: its rigid wrench, and by
+  default its composite rigid inertia). Step 3 itself is exact for a given deformation
+  (it reproduces the Lagrange joint rows to round-off). Measured against the exact mixed
+  problem of :meth:`chrono_flex.PlanarArm.simulate` in ``tests/test_screw.py`` and
+  ``validation/cases/screw.py``: for one link its torque error falls as 1/EI^2 (the rigid
+  model's as 1/EI); for two links it is a few times smaller than the rigid model's but
+  does not vanish with EI (uncoupled vibration frequencies).
+
+Frames: body j has its origin O_j at the root of link j, its x axis along the undeformed
+link, z normal to the arm plane. All twists and wrenches of body j are expressed in
+body-j coordinates about O_j; rates of twists are the time derivatives of those body
+components.
+"""
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from .. import _checks as ck
+from ..errors import ParameterError, SimulationError
+from ..planar.shapes import basis_for
+
+#: Screw polarity: swaps the primary and moment parts, [S; S'] -> [S'; S]. The reciprocal
+#: product (power) of a twist V and a wrench F is V^T DELTA F = omega.M + v.F.
+DELTA = np.block([[np.zeros((3, 3)), np.eye(3)], [np.eye(3), np.zeros((3, 3))]])
+
+_EZ = np.array([0.0, 0.0, 1.0])
+_EX = np.array([1.0, 0.0, 0.0])
+
+
+# -- screw algebra ------------------------------------------------------------------------
+def skew(r):
+    """Skew matrix r~ with r~ u = r x u ([L] section 1; spec 04 eq. for B^ij = r~ A).
+
+    r~ = [[0, -r3, r2], [r3, 0, -r1], [-r2, r1, 0]].
+    """
+    return _skew(ck.vector("r", r, 3))
+
+
+def rot_z(angle):
+    """Rotation matrix about z by ``angle`` (rad): the planar joint rotations in 3D."""
+    c, s = np.cos(angle), np.sin(angle)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def _skew(r):
+    """Unchecked kernel of :func:`skew` (r: a 3-vector)."""
+    return np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
+
+
+def _cross(a, b):
+    """a x b for 3-vectors (np.cross is slow on tiny arrays)."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+
+
+def _screw(A, r):
+    """Unchecked kernel of :func:`screw_transform` (A: 3x3 rotation, r: 3-vector)."""
+    X = np.zeros((6, 6))
+    X[:3, :3] = A
+    X[3:, 3:] = A
+    X[3:, :3] = _skew(r) @ A
+    return X
+
+
+def _screw_inv(X):
+    """Unchecked kernel of :func:`screw_inverse` (X: 6x6 screw transformation)."""
+    A, B = X[:3, :3], X[3:, :3]
+    out = np.zeros((6, 6))
+    out[:3, :3] = A.T
+    out[3:, 3:] = A.T
+    out[3:, :3] = -A.T @ B @ A.T
+    return out
+
+
+def _cross6(V):
+    """Unchecked kernel of :func:`cross_matrix` (V: 6-vector twist)."""
+    H = np.zeros((6, 6))
+    H[:3, :3] = _skew(V[:3])
+    H[3:, 3:] = H[:3, :3]
+    H[3:, :3] = _skew(V[3:])
+    return H
+
+
+def _rotation(A):
+    A = np.asarray(A, dtype=float)
+    if A.shape != (3, 3) or not np.all(np.isfinite(A)):
+        raise ParameterError("A", A, "must be a finite 3x3 rotation matrix")
+    if np.max(np.abs(A.T @ A - np.eye(3))) > 1e-9:
+        raise ParameterError("A", A, "must be orthogonal (A^T A = E)")
+    return A
+
+
+def screw_transform(A, r):
+    """Screw transformation A_hat^ij = [[A, 0], [r~ A, A]] ([L] section 1, spec 04).
+
+    A = A^ij turns frame-j components into frame-i components; r = r^ij is the origin
+    of frame j seen from the origin of frame i, in frame-i components. It maps a screw
+    [S; S'] about O_j in frame j to the same screw about O_i in frame i
+    (S' -> A S' + r x A S): a twist [omega; v] (v the velocity of the reference point)
+    and a wrench [F; M] (M the moment about the reference point) alike. Chains multiply:
+    A_hat^ik = A_hat^ij A_hat^jk.
+    """
+    return _screw(_rotation(A), ck.vector("r", r, 3))
+
+
+def screw_inverse(X):
+    """Inverse of a screw transformation: (A_hat^ij)^-1 = A_hat^ji = [[A^T, 0], [-A^T r~, A^T]].
+
+    Follows from r^ji = -A^T r^ij (spec 04 section 1); no matrix inversion.
+    """
+    X = np.asarray(X, dtype=float)
+    if X.shape != (6, 6):
+        raise ParameterError("X", X, "must be a 6x6 screw transformation")
+    return _screw_inv(X)
+
+
+def spatial_inertia(mass, com, inertia):
+    """Generalized inertia of a body about its joint origin O_j ([L] section 1, spec 04):
+
+        O_j = [[m E, m P~^T], [m P~, J]]
+
+    m: mass; P: centre of mass from O_j; J: 3x3 inertia tensor about O_j (not the centre
+    of mass). O_j maps the ray-ordered twist [v; omega] to the momentum screw [Q; H]
+    (Q = m(v + omega x P), H = m P x v + J omega); with [L]'s twist V = [omega; v] the
+    momentum is O_j DELTA V (:data:`DELTA`). Block-diagonal when O_j is the centre of mass.
+    """
+    m = ck.non_negative("mass", mass)
+    P = ck.vector("com", com, 3)
+    J = np.asarray(inertia, dtype=float)
+    if J.shape != (3, 3) or not np.all(np.isfinite(J)) or np.max(np.abs(J - J.T)) > 1e-12 * max(
+            1.0, np.max(np.abs(J))):
+        raise ParameterError("inertia", inertia, "must be a finite symmetric 3x3 matrix")
+    Pt = skew(P)
+    return np.block([[m * np.eye(3), m * Pt.T], [m * Pt, J]])
+
+
+def cross_matrix(V):
+    """6x6 cross-product (motion) matrix of a twist V = [omega; v]:
+
+        H(V) = [[omega~, 0], [v~, omega~]]
+
+    (spec 04 eq. (12) "H_j"; Featherstone's crm in [omega; v] order). With primary-first
+    screws it serves twists and wrenches alike: the rate of a screw of fixed body
+    components, seen from the fixed frame, is H(V) S (covariant derivative
+    D = d/dt + V_hat of [L]). H(V) V = 0 and H(V1) V2 = -H(V2) V1.
+    """
+    return _cross6(ck.vector("V", V, 6))
+
+
+def newton_euler_wrench(O, V, V_dot):
+    """Newton-Euler wrench of a rigid body about its moving origin ([L] eq. (12), spec 04):
+
+        F_hat = O DELTA V_dot + H(V) O DELTA V
+
+    O: :func:`spatial_inertia`; V, V_dot: body twist [omega; v] and the time derivative of
+    its body components. Returns [F; M] = the resultant and the moment about O_j of the
+    forces that produce the motion (gravity not included: see :func:`gravity_wrench`).
+    The angular-velocity-only H of [L] is the case v = 0; with O_j moving, the v~ block
+    supplies the v x Q term of the moment about a moving point.
+    """
+    O = np.asarray(O, dtype=float)
+    V = ck.vector("V", V, 6)
+    V_dot = ck.vector("V_dot", V_dot, 6)
+    return O @ DELTA @ V_dot + cross_matrix(V) @ (O @ DELTA @ V)
+
+
+def gravity_wrench(mass, com, g):
+    """Gravity wrench F_hat_G = [m g; m P x g] about O_j (spec 04 eq. (9), (13)); g in body
+    components."""
+    g = ck.vector("g", g, 3)
+    P = ck.vector("com", com, 3)
+    return np.concatenate([mass * g, mass * np.cross(P, g)])
+
+
+# -- the chain ----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Body:
+    """Rigid data of one link body j (body coordinates, about O_j).
+
+    mass, com, inertia (about O_j): the uniform rod (rho_A L, line along x, so
+    J = diag(0, m L^2/3, m L^2/3)) plus the joint's hub mass (at O_j) and hub inertia
+    (about z), plus the payload at the tip of the last link. tip: the link tip (L, 0, 0).
+    """
+
+    mass: float
+    com: np.ndarray
+    inertia: np.ndarray
+    tip: np.ndarray
+    hub_mass: float
+    hub_inertia: float
+    tip_mass: float
+    tip_inertia: float
+
+    @cached_property
+    def O(self):
+        """The body's :func:`spatial_inertia` O_j."""
+        return spatial_inertia(self.mass, self.com, self.inertia)
+
+
+def chain_bodies(arm):
+    """The rigid :class:`Body` of every link of a :class:`chrono_flex.PlanarArm`."""
+    bodies = []
+    n = arm.n_joints
+    for j, (lk, jt) in enumerate(zip(arm.links, arm.joints)):
+        L, m_rod = lk.length, lk.mass
+        J_hub = jt.hub_inertia + (arm.hub_inertia if j == 0 else 0.0)
+        m_tip = arm.payload.mass if j == n - 1 else 0.0
+        J_tip = arm.payload.inertia if j == n - 1 else 0.0
+        tip = np.array([L, 0.0, 0.0])
+        m = m_rod + jt.hub_mass + m_tip
+        mP = m_rod * tip / 2 + m_tip * tip
+        J = np.diag([0.0, m_rod * L * L / 3, m_rod * L * L / 3])
+        J = J + np.diag([0.0, m_tip * L * L, m_tip * L * L]) + np.diag([0.0, 0.0, J_hub + J_tip])
+        bodies.append(Body(m, mP / m if m > 0 else np.zeros(3), J, tip, jt.hub_mass, J_hub,
+                           m_tip, J_tip))
+    return bodies
+
+
+def joint_transform(joint, q):
+    """(A, r) of the child body frame in the parent's tip frame, for joint coordinate q.
+
+    Revolute: A = Rz(q + offset), r = 0. Prismatic: the slide axis u = Rz(axis_angle) e_x,
+    r = q u, A = Rz(axis_angle + link_angle) (spec 01, :class:`PrismaticJoint`).
+    """
+    if joint.kind == "revolute":
+        return rot_z(q + joint.angle_offset), np.zeros(3)
+    return rot_z(joint.axis_angle + joint.link_angle), q * rot_z(joint.axis_angle)[:, 0]
+
+
+def joint_screw(joint):
+    """Unit joint screw S_j in child-body components ([L]'s mu_hat, q_j = (1-mu) Z + mu theta):
+    revolute [e_z; 0], prismatic [0; u] with u = Rz(-link_angle) e_x."""
+    S = np.zeros(6)
+    if joint.kind == "revolute":
+        S[2] = 1.0
+    else:
+        S[3:] = rot_z(-joint.link_angle)[:, 0]
+    return S
+
+
+@dataclass
+class Recursion:
+    """What the recursions produced at one instant (lists over bodies, body components).
+
+    V, V_dot: twists and their rates; g: gravity in body components; F: body wrenches
+    (inertial minus gravity); f: joint wrenches (from the parent onto body j, about O_j);
+    tau: joint torques / forces S_j . DELTA f_j; X_tip: A_hat of the tip frame in body j;
+    X_joint: A_hat of body j+1 in that tip frame.
+    """
+
+    V: list
+    V_dot: list
+    g: list
+    F: list = field(default_factory=list)
+    f: list = field(default_factory=list)
+    tau: np.ndarray = None
+    X_tip: list = field(default_factory=list)
+    X_joint: list = field(default_factory=list)
+
+
+def _tip_frame(body, e_state, basis_tip):
+    """(A_hat^{j,tip}, tip relative twist U_dot, its rate U_ddot) in tip components.
+
+    Rigid (e_state None): A = E, r = (L, 0, 0), no relative motion. Deformed ([L] eq. (5),
+    A' = A beta_hat, r' = r + U): A = Rz(beta), r = (L, w_L, 0), beta = w'(L); the tip
+    frame moves relative to body j with the twist [beta_dot e_z; A^T w_L_dot e_y].
+    """
+    if e_state is None:
+        return _screw(np.eye(3), body.tip), np.zeros(6), np.zeros(6)
+    (N, dN), (e, ed, edd) = basis_tip, e_state
+    w, wd, wdd = N @ e, N @ ed, N @ edd
+    b, bd, bdd = dN @ e, dN @ ed, dN @ edd
+    A = rot_z(b)
+    lin = A.T @ np.array([0.0, wd, 0.0])
+    U = np.concatenate([bd * _EZ, lin])
+    U_dot = np.concatenate([bdd * _EZ, A.T @ np.array([0.0, wdd, 0.0]) - _cross(bd * _EZ, lin)])
+    return _screw(A, body.tip + np.array([0.0, w, 0.0])), U, U_dot
+
+
+def _outward(arm, bodies, q, qd, qdd, elastic=None, tips=None):
+    """Outward recursion ([L] eqs. (5)-(6), (10)-(11)) in body components:
+
+        V_tip = X_tip^-1 V_j + U_dot,         V_tip_dot = X_tip^-1 V_j_dot + U_ddot + H(V_tip) U_dot
+        V_j+1 = X_joint^-1 V_tip + S q_dot,   V_j+1_dot = X_joint^-1 V_tip_dot + S q_dd + H(V_j+1) S q_dot
+    """
+    g_world = np.array([0.0, -arm.gravity, 0.0])
+    R = np.eye(3)
+    V_tip, Vd_tip = np.zeros(6), np.zeros(6)
+    rec = Recursion([], [], [])
+    for j, (body, jt) in enumerate(zip(bodies, arm.joints)):
+        A, r = joint_transform(jt, q[j])
+        Xj = _screw(A, r)
+        S = joint_screw(jt)
+        Xi = _screw_inv(Xj)
+        V = Xi @ V_tip + S * qd[j]
+        Vd = Xi @ Vd_tip + S * qdd[j] + _cross6(V) @ S * qd[j]
+        R = R @ A
+        rec.V.append(V)
+        rec.V_dot.append(Vd)
+        rec.g.append(R.T @ g_world)
+        if j > 0:
+            rec.X_joint.append(Xj)
+        X_tip, U, Ud = _tip_frame(body, None if elastic is None else elastic[j],
+                                  None if tips is None else tips[j])
+        Xi = _screw_inv(X_tip)
+        V_tip = Xi @ V + U
+        Vd_tip = Xi @ Vd + Ud + _cross6(V_tip) @ U
+        R = R @ X_tip[:3, :3]
+        rec.X_tip.append(X_tip)
+    return rec
+
+
+def _inward(arm, rec):
+    """Inward recursion ([L] eq. (13)): f_j = F_j + A_hat^{j,tip} A_hat^{tip,j+1} f_j+1 and the
+    joint torques tau_j = S_j^T DELTA f_j (the reciprocal product with the joint screw)."""
+    n = len(rec.F)
+    f = [None] * n
+    child = np.zeros(6)
+    for j in range(n - 1, -1, -1):
+        f[j] = rec.F[j] + child
+        if j > 0:
+            child = rec.X_tip[j - 1] @ rec.X_joint[j - 1] @ f[j]
+    rec.f = f
+    rec.tau = np.array([joint_screw(jt) @ DELTA @ fj for jt, fj in zip(arm.joints, f)])
+    return rec
+
+
+def _states(arm, q, qd, qdd):
+    n = arm.n_joints
+    return (ck.vector("q", q, n), ck.vector("qd", qd, n), ck.vector("qdd", qdd, n))
+
+
+def rigid_recursion(arm, q, qd, qdd, bodies=None):
+    """Rigid Newton-Euler recursions (spec 04 section 3, step 1) at joint state (q, qd, qdd).
+
+    q, qd, qdd: joint coordinates, rates, accelerations (n_joints,) -- joint angles (rad)
+    or slides (m). Body wrench F_j = O_j DELTA V_dot_j + H(V_j) O_j DELTA V_j - F_G_j.
+    Returns a :class:`Recursion`.
+    """
+    q, qd, qdd = _states(arm, q, qd, qdd)
+    return _rigid(arm, chain_bodies(arm) if bodies is None else bodies, q, qd, qdd)
+
+
+def _rigid(arm, bodies, q, qd, qdd):
+    rec = _outward(arm, bodies, q, qd, qdd)
+    for b, V, Vd, g in zip(bodies, rec.V, rec.V_dot, rec.g):
+        OD = b.O @ DELTA        # F = O DELTA V_dot + H(V) O DELTA V - F_G  ([L] eq. (12))
+        F_G = np.concatenate([b.mass * g, b.mass * _cross(b.com, g)])
+        rec.F.append(OD @ Vd + _cross6(V) @ (OD @ V) - F_G)
+    return _inward(arm, rec)
+
+
+def rigid_inverse_dynamics(arm, q, qd, qdd):
+    """Joint torques (N m) / forces (N) of the arm treated as rigid, by the screw recursions.
+
+    Equals ``arm.inverse_dynamics`` at zero elastic coordinates, rates and accelerations
+    (its joint rows): the same physics by an independent formulation.
+    """
+    return rigid_recursion(arm, q, qd, qdd).tau
+
+
+# -- flexible links -----------------------------------------------------------------------
+class FlexLink:
+    """Small-deformation equation of one clamped-free link in its body frame ([L] eq. (14)):
+
+        M_e a_dd + C a_d + K a = Q(t)
+
+    M_e = int rho_A N^T N dx (+ payload m_t N_L^T N_L + J_t N'_L^T N'_L on the last link),
+    K = int EI N''^T N'' dx, C = alpha M_s + beta K (the link's Rayleigh damping), N: the
+    link's own shape basis (:func:`chrono_flex.planar.shapes.basis_for`, clamped root).
+    """
+
+    def __init__(self, link, body):
+        self.link, self.body = link, body
+        self.basis = basis_for(link)
+        self.n = self.basis.n
+        Ms = self.basis.mass_matrix(link.rho_A)
+        self.K = self.basis.stiffness_matrix(link.EI)
+        self.C = link.damping_alpha * Ms + link.damping_beta * self.K
+        N, dN, _ = self.basis.tip_values
+        self.tip = (N[0], dN[0])
+        self.M = Ms + body.tip_mass * np.outer(N[0], N[0]) + body.tip_inertia * np.outer(dN[0], dN[0])
+        self.x, self.w, _ = self.basis.quadrature()
+        self.Nq = self.basis.values(self.x)[0]
+        self.G = np.zeros((6, self.n))
+        self.G[2], self.G[4] = dN[0], N[0]
+        self.N_int = self.Nq.T @ self.w                 # int N dx
+        self.xN_int = self.Nq.T @ (self.w * self.x)     # int x N dx
+
+    def load(self, V, V_dot, g, tip_wrench):
+        """Q = -int rho_A N^T (a_y(x) - g_y) dx - m_t N_L^T (a_y(L) - g_y) - J_t N'_L^T omega_dot_z
+        + N_L^T F_y + N'_L^T M_z: the rigid inertial load and the outboard chain's wrench
+        [F; M] acting on the tip (tip components, about the tip point).
+        """
+        w, v = V[:3], V[3:]
+        wd, vd = V_dot[:3], V_dot[3:]
+        a0 = vd + _cross(w, v) - g            # a(x) - g = a0 + x c along the rigid link
+        c = _cross(wd, _EX) + _cross(w, _cross(w, _EX))
+        Q = -self.link.rho_A * (self.N_int * a0[1] + self.xN_int * c[1])
+        NL, dNL = self.tip
+        Q -= self.body.tip_mass * NL * (a0[1] + self.body.tip[0] * c[1]) + self.body.tip_inertia * dNL * wd[2]
+        return Q + NL * tip_wrench[1] + dNL * tip_wrench[5]
+
+    def mass(self, outboard=None):
+        """M_e, plus G^T DELTA I_out G when the outboard chain's composite rigid inertia
+        I_out (twist -> momentum, tip components) rides on the tip: G maps a_dot to the
+        tip's elastic twist [w'_L e_z; w_L e_y]."""
+        if outboard is None:
+            return self.M
+        return self.M + self.G.T @ DELTA @ outboard @ self.G
+
+    def accelerations(self, a, ad, Q, M=None):
+        return np.linalg.solve(self.M if M is None else M, Q - self.C @ ad - self.K @ a)
+
+    def wrench(self, V, V_dot, g, e, ed, edd):
+        """Body wrench of the deformed link about O_j ([L] eq. (8)), by quadrature:
+        F = sum dm (a - g), M = sum s x dm (a - g), with s = (x, w, 0) and
+        a = v_dot + omega x v + omega_dot x s + omega x (omega x s) + 2 omega x s_dot + s_ddot;
+        plus the hub (at O_j) and the payload (at the deformed tip, turning with the slope).
+        """
+        w_, v = V[:3], V[3:]
+        wd, vd = V_dot[:3], V_dot[3:]
+        a0 = vd + np.cross(w_, v) - g
+        b = self.body
+
+        def points(x, N):
+            s = np.zeros((x.size, 3))
+            s[:, 0], s[:, 1] = x, N @ e
+            sd = np.zeros_like(s)
+            sd[:, 1] = N @ ed
+            sdd = np.zeros_like(s)
+            sdd[:, 1] = N @ edd
+            a = (a0 + np.cross(wd, s) + np.cross(w_, np.cross(w_, s)) + 2 * np.cross(w_, sd)
+                 + sdd)
+            return s, a
+
+        s, a = points(self.x, self.Nq)
+        dm = self.link.rho_A * self.w
+        F = dm @ a
+        M = dm @ np.cross(s, a)
+        F = F + b.hub_mass * a0
+        M = M + b.hub_inertia * (wd[2] * _EZ) + np.cross(w_, b.hub_inertia * w_[2] * _EZ)
+        if b.tip_mass or b.tip_inertia:
+            NL, dNL = self.tip
+            sL, aL = points(np.array([b.tip[0]]), NL[None, :])
+            F = F + b.tip_mass * aL[0]
+            M = M + b.tip_mass * np.cross(sL[0], aL[0])
+            wt = w_ + (dNL @ ed) * _EZ
+            wdt = wd + (dNL @ edd) * _EZ
+            M = M + b.tip_inertia * (wdt[2] * _EZ) + np.cross(wt, b.tip_inertia * wt[2] * _EZ)
+        return np.concatenate([F, M])
+
+
+def flexible_recursion(arm, q, qd, qdd, elastic, links=None):
+    """Recursions with the links deformed ([L] spec 04 section 3, step 3).
+
+    elastic: per link (a, a_dot, a_ddot) of its elastic coordinates. The tip frames carry
+    the deformation (r' = r + U, A' = A beta_hat, twist + U_hat_dot), the body wrenches
+    are those of the deformed links (:meth:`FlexLink.wrench`). Returns a
+    :class:`Recursion`; with zero deformation it equals :func:`rigid_recursion`.
+    """
+    q, qd, qdd = _states(arm, q, qd, qdd)
+    if links is None:
+        links = [FlexLink(lk, b) for lk, b in zip(arm.links, chain_bodies(arm))]
+    if len(elastic) != len(links):
+        raise ParameterError("elastic", elastic, f"must hold one (a, a_dot, a_ddot) per link ({len(links)})")
+    el = []
+    for k, (fl, st) in enumerate(zip(links, elastic)):
+        el.append(tuple(ck.vector(f"elastic[{k}][{i}]", v, fl.n) for i, v in enumerate(st)))
+    rec = _outward(arm, [fl.body for fl in links], q, qd, qdd, el, [fl.tip for fl in links])
+    for fl, V, Vd, g, st in zip(links, rec.V, rec.V_dot, rec.g, el):
+        rec.F.append(fl.wrench(V, Vd, g, *st))
+    return _inward(arm, rec)
+
+
+@dataclass
+class WeakCouplingResult:
+    """Joint torques along a prescribed trajectory by [L]'s weak coupling.
+
+    t (nt,); joint_torque (nt, nj): step 3, with the deformation; joint_torque_rigid
+    (nt, nj): step 1 alone; elastic: list per link of (nt, n_i) elastic coordinates;
+    tip_deflection (nt, nl): w_i(L_i) in the link frame; info: solver statistics.
+    """
+
+    t: np.ndarray
+    joint_torque: np.ndarray
+    joint_torque_rigid: np.ndarray
+    elastic: list
+    tip_deflection: np.ndarray
+    info: dict
+
+
+def composite_inertias(bodies, rec):
+    """Composite rigid inertia of each body and everything outboard, about O_j in body
+    components, in twist -> momentum form: I_j = O_j DELTA + T I_j+1 T^-1 with
+    T = A_hat^{j,tip} A_hat^{tip,j+1} (Featherstone's composite-rigid-body recursion in
+    [L]'s screw notation)."""
+    n = len(bodies)
+    out = [None] * n
+    for j in range(n - 1, -1, -1):
+        out[j] = bodies[j].O @ DELTA
+        if j + 1 < n:
+            T = rec.X_tip[j] @ rec.X_joint[j]
+            out[j] = out[j] + T @ out[j + 1] @ _screw_inv(T)
+    return out
+
+
+def weak_coupling(arm, joint_motion, t_end, dt_out=None, t0=0.0, rtol=1e-8, atol=1e-10,
+                  outboard_inertia=True, elastic0=None):
+    """[L]'s flexible inverse dynamics for a prescribed joint motion (an approximation).
+
+    1. rigid recursions at (theta, theta_dot, theta_ddot)(t) -> twist rates and wrenches;
+    2. each link's clamped-free equation M_e a_dd + C a_d + K a = Q(rigid motion, rigid
+       outboard wrench) (:class:`FlexLink`) integrated from rest (Radau, constant
+       Jacobian) -- links are uncoupled here, the deformation does not change its load;
+    3. the recursions again with the deformed links (:func:`flexible_recursion`).
+
+    joint_motion: callable(t) -> (theta, theta_dot, theta_ddot), as for
+    ``PlanarArm.simulate(joint_motion=...)``. outboard_inertia: add the composite rigid
+    inertia of the outboard chain (joints locked at their current positions) to M_e of each
+    link, so that the tip load of the outboard chain comes with its inertia (without it,
+    [L]'s bare eq. (14), an inner link of a multi-link arm vibrates at the frequency of
+    the link alone and its joint torque is far off). No effect on the last link.
+    elastic0: None (undeformed, at rest) or "static": at rest in the deformation
+    K a = Q(t0) of the step-2 equation (for comparison with a run started from
+    ``PlanarArm.static_deflection``).
+    Returns :class:`WeakCouplingResult`.
+    """
+    if elastic0 is not None and elastic0 != "static":
+        raise ParameterError("elastic0", elastic0, "must be None or 'static'")
+    if not callable(joint_motion):
+        raise ParameterError("joint_motion", joint_motion, "must be callable")
+    t_end, t0 = ck.real("t_end", t_end), ck.real("t0", t0)
+    if t_end <= t0:
+        raise ParameterError("t_end", t_end, f"must be > t0 = {t0}")
+    dt_out = (t_end - t0) / 500 if dt_out is None else ck.positive("dt_out", dt_out)
+    rtol, atol = ck.positive("rtol", rtol), ck.positive("atol", atol)
+    nj = arm.n_joints
+    bodies = chain_bodies(arm)
+    links = [FlexLink(lk, b) for lk, b in zip(arm.links, bodies)]
+    sizes = [fl.n for fl in links]
+    offs = np.concatenate([[0], np.cumsum(sizes)])
+    ne = int(offs[-1])
+
+    def motion(t):
+        return tuple(ck.vector(f"joint_motion(t)[{k}]", v, nj) for k, v in enumerate(joint_motion(t)))
+
+    def loads(t):
+        rec = _rigid(arm, bodies, *(np.asarray(v, dtype=float).reshape(nj) for v in joint_motion(t)))
+        out = []
+        for j, fl in enumerate(links):
+            tip_w = (-(rec.X_joint[j] @ rec.f[j + 1]) if j + 1 < nj else np.zeros(6))
+            out.append(fl.load(rec.V[j], rec.V_dot[j], rec.g[j], tip_w))
+        return rec, out
+
+    def split(x):
+        return [(x[offs[k]:offs[k + 1]], x[ne + offs[k]:ne + offs[k + 1]]) for k in range(nj)]
+
+    def masses(rec):
+        if not outboard_inertia or nj == 1:
+            return [fl.M for fl in links]
+        Ic = composite_inertias(bodies, rec)
+        return [fl.mass(rec.X_joint[j] @ Ic[j + 1] @ _screw_inv(rec.X_joint[j]))
+                if j + 1 < nj else fl.M for j, fl in enumerate(links)]
+
+    def accelerations(t, x):
+        rec, Q = loads(t)
+        Ms = masses(rec)
+        return rec, [fl.accelerations(a, ad, Qk, M)
+                     for fl, (a, ad), Qk, M in zip(links, split(x), Q, Ms)]
+
+    def rhs(t, x):
+        return np.concatenate([x[ne:], np.concatenate(accelerations(t, x)[1])])
+
+    def jac(t, x):
+        Ms = masses(loads(t)[0]) if outboard_inertia and nj > 1 else [fl.M for fl in links]
+        Jm = np.zeros((2 * ne, 2 * ne))
+        Jm[:ne, ne:] = np.eye(ne)
+        for k, (fl, M) in enumerate(zip(links, Ms)):
+            r = slice(ne + offs[k], ne + offs[k + 1])
+            Jm[r, offs[k]:offs[k + 1]] = -np.linalg.solve(M, fl.K)
+            Jm[r, ne + offs[k]:ne + offs[k + 1]] = -np.linalg.solve(M, fl.C)
+        return Jm
+
+    Jac = jac(t0, None) if nj == 1 or not outboard_inertia else jac
+    n_out = int(np.floor((t_end - t0) / dt_out + 1e-9)) + 1
+    t_eval = t0 + dt_out * np.arange(n_out)
+    if t_eval[-1] < t_end - 1e-12 * max(1.0, abs(t_end)):
+        t_eval = np.append(t_eval, t_end)
+    motion(t0)                            # checks the shapes once, with named errors
+    x0 = np.zeros(2 * ne)
+    if elastic0 == "static":
+        x0[:ne] = np.concatenate([np.linalg.solve(fl.K, Qk) for fl, Qk in zip(links, loads(t0)[1])])
+    sol = solve_ivp(rhs, (t0, t_end), x0, method="Radau", t_eval=t_eval,
+                    rtol=rtol, atol=atol, jac=Jac)
+    if not sol.success:
+        raise SimulationError(f"weak-coupling elastic integration failed: {sol.message}")
+    nt = sol.t.size
+    tau = np.empty((nt, nj))
+    tau_r = np.empty((nt, nj))
+    defl = np.empty((nt, nj))
+    for i, (t, x) in enumerate(zip(sol.t, sol.y.T)):
+        rec, acc = accelerations(t, x)
+        tau_r[i] = rec.tau
+        st = [(a, ad, add) for (a, ad), add in zip(split(x), acc)]
+        tau[i] = flexible_recursion(arm, *motion(t), st, links).tau
+        defl[i] = [fl.tip[0] @ a for fl, (a, _, _) in zip(links, st)]
+    elastic = [sol.y[offs[k]:offs[k + 1]].T.copy() for k in range(nj)]
+    return WeakCouplingResult(sol.t, tau, tau_r, elastic, defl,
+                              dict(nfev=int(sol.nfev), njev=int(sol.njev), nlu=int(sol.nlu)))

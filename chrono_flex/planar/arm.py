@@ -1,0 +1,281 @@
+"""PlanarArm: the public face of the reference engine (numpy/scipy).
+
+    arm = PlanarArm(links=[Link(...)], joints=[RevoluteJoint()], payload=Payload(...))
+    res = arm.simulate(t_end=2.0, joint_angles0=[0.0], torque=lambda t, q, qd: [0.1])
+
+Forward dynamics integrates M(q) q_dd = Q - h + Q_g - K q - D q_d (module
+:mod:`chrono_flex.planar.equations`) with a stiff implicit method by default; the mixed problem
+(joint motion prescribed, elastic coordinates integrated, joint torques returned),
+inverse dynamics, linearised natural frequencies and the energy bookkeeping sit beside it.
+"""
+
+import numpy as np
+from scipy.linalg import eigh
+
+from .. import _checks as ck
+from . import equations as mdl
+from .assembly import ExtendedAssembly
+from ..errors import ParameterError, SimulationError
+from .reference import FORMS, simulate_reference
+from .params import Link, Payload, Plane, PrismaticJoint, RevoluteJoint, gravity_magnitude
+
+
+
+class PlanarArm:
+    """A planar serial chain of flexible links (spec 01).
+
+    Args:
+        links: sequence of :class:`Link`.
+        joints: one joint per link (:class:`RevoluteJoint` or :class:`PrismaticJoint`);
+            default: all revolute.
+        payload: :class:`Payload` at the tip of the last link (default none).
+        hub_inertia: rotary inertia of the first joint's hub, kg m^2.
+        gravity: magnitude along -Y in m/s^2; True for 9.81; False/None/0 for none.
+        geometric_stiffening: add the axial centrifugal/inertial stiffening (Kane, Ryan &
+            Banerjee 1987), which the papers' model lacks; off by default.
+        plane: where the arm's plane sits in 3D (rendering and Chrono scenes).
+        drives: {joint number (0-based): drive} with drive objects of
+            :mod:`chrono_flex.drive` (their output inertia joins the joint's hub).
+    """
+
+    def __init__(self, links, joints=None, payload=None, hub_inertia=0.0, gravity=0.0,
+                 geometric_stiffening=False, plane=None, drives=None):
+        links = list(links) if links is not None else []
+        if not links:
+            raise ParameterError("links", links, "must hold at least one Link")
+        for k, lk in enumerate(links):
+            if not isinstance(lk, Link):
+                raise ParameterError(f"links[{k}]", lk, "must be a chrono_flex.Link")
+        if joints is None:
+            joints = [RevoluteJoint() for _ in links]
+        joints = list(joints)
+        if len(joints) != len(links):
+            raise ParameterError("joints", joints, f"must hold one joint per link ({len(links)})")
+        for k, jt in enumerate(joints):
+            if not isinstance(jt, (RevoluteJoint, PrismaticJoint)):
+                raise ParameterError(f"joints[{k}]", jt, "must be a RevoluteJoint or PrismaticJoint")
+        if payload is None:
+            payload = Payload()
+        if not isinstance(payload, Payload):
+            raise ParameterError("payload", payload, "must be a chrono_flex.Payload")
+        hub_inertia = ck.non_negative("hub_inertia", hub_inertia)
+        if hub_inertia > 0 and joints[0].kind != "revolute":
+            raise ParameterError("hub_inertia", hub_inertia, "needs a revolute first joint")
+        self.drives = dict(drives or {})
+        for j, d in self.drives.items():
+            if not isinstance(j, (int, np.integer)) or not 0 <= j < len(joints):
+                raise ParameterError("drives", j, f"keys must be joint numbers 0..{len(joints) - 1}")
+            if joints[j].kind != "revolute":
+                raise ParameterError("drives", j, "a gear drive needs a revolute joint")
+            for attr in ("rates", "n_states", "initial_state", "output_inertia"):
+                if not hasattr(d, attr):
+                    raise ParameterError(f"drives[{j}]", d, f"has no `{attr}` (not a drive)")
+        # the drive's output inertia J2 turns with the joint hub
+        joints = [RevoluteJoint(jt.hub_inertia + self.drives[k].output_inertia, jt.hub_mass,
+                                jt.angle_offset) if k in self.drives else jt
+                  for k, jt in enumerate(joints)]
+        self.links, self.joints, self.payload = tuple(links), tuple(joints), payload
+        self.hub_inertia = hub_inertia
+        self.gravity = gravity_magnitude(gravity)
+        self.geometric_stiffening = bool(geometric_stiffening)
+        self.plane = plane if plane is not None else Plane()
+        self.assembly = ExtendedAssembly(self.links, self.joints, payload, self.gravity,
+                                         hub_inertia, self.geometric_stiffening)
+        self.model = self.assembly.red
+
+    # -- sizes and coordinates ----------------------------------------------------------
+    @property
+    def nq(self):
+        """Number of generalized coordinates."""
+        return self.model.nq
+
+    @property
+    def n_joints(self):
+        return len(self.joints)
+
+    @property
+    def joint_index(self):
+        """Indices of the joint coordinates in q."""
+        return self.model.joint_index
+
+    @property
+    def elastic_index(self):
+        """Indices of the elastic coordinates in q."""
+        return self.model.elastic_index
+
+    def coordinates(self, joint_angles=None, elastic=None):
+        """Assemble q from joint coordinates and elastic coordinates."""
+        q = np.zeros(self.nq)
+        if joint_angles is not None:
+            q[self.joint_index] = ck.vector("joint_angles", joint_angles, self.n_joints)
+        if elastic is not None:
+            q[self.elastic_index] = ck.vector("elastic", elastic, self.elastic_index.size)
+        return q
+
+    def _q(self, q, name="q"):
+        return ck.vector(name, q, self.nq)
+
+    # -- the equations ------------------------------------------------------------------
+    def mass_matrix(self, q, method="assembly"):
+        """M(q): by [B]'s extended assembly (default) or the virtual-power quadrature."""
+        q = self._q(q)
+        if method == "assembly":
+            return self.assembly.mass_matrix(q)
+        ck.choice("method", method, ("assembly", "virtual_power"))
+        return mdl.terms(self.model, q, np.zeros(self.nq))[0]
+
+    def stiffness_matrix(self):
+        """K (constant; elastic coordinates only)."""
+        return self.model.K.copy()
+
+    def damping_matrix(self):
+        """D (Rayleigh, alpha M_ee + beta K per link)."""
+        return self.model.D.copy()
+
+    def element_matrices(self, q):
+        """[B]'s generalized element matrices at q: list of (ElementMap, M_e)."""
+        return self.assembly.element_matrices(self.assembly.expand(self._q(q)))
+
+    def forcing(self, t, q, qd, Q=None, form="virtual_power"):
+        """(M, f) with M(q) q_dd = f, in either equation form (spec 01 section 4).
+
+        ``form="virtual_power"``: Jacobians at quadrature points; ``"lagrange"``:
+        Kozlowski's eq. 18 through the extended assembly. They agree to round-off.
+        ``"without_mdot"``: the full equations minus the M_dot q_d term (what [K]
+        criticises in simplified models; it breaks energy conservation), there for that
+        demonstration.
+        """
+        q, qd = self._q(q), self._q(qd, "qd")
+        Q = np.zeros(self.nq) if Q is None else ck.vector("Q", Q, self.nq)
+        ck.choice("form", form, FORMS)
+        return self._forcing(q, qd, Q, form)
+
+    def _forcing(self, q, qd, Q, form):
+        if form == "virtual_power":
+            return mdl.forcing(self.model, q, qd, Q)
+        if form == "without_mdot":
+            M, f = mdl.forcing(self.model, q, qd, Q)
+            return M, f + self.assembly.mdot_qd(q, qd)
+        return self.assembly.lagrange_forcing(q, qd, Q)
+
+    def accelerations(self, t, q, qd, Q=None, form="virtual_power"):
+        """q_dd from forward dynamics ([K] eq. 19)."""
+        M, f = self.forcing(t, q, qd, Q, form)
+        return np.linalg.solve(M, f)
+
+    def inverse_dynamics(self, q, qd, qdd, form="virtual_power"):
+        """Generalized forces Q that produce q_dd at (q, q_d): Q = M q_dd - f(Q = 0)."""
+        q, qd, qdd = self._q(q), self._q(qd, "qd"), self._q(qdd, "qdd")
+        M, f = self.forcing(0.0, q, qd, None, form)
+        return M @ qdd - f
+
+    def angular_momentum(self, q, qd):
+        """Angular momentum about the base origin, normal to the plane (kg m^2/s)."""
+        return mdl.angular_momentum(self.model, self._q(q), self._q(qd, "qd"))
+
+    def energies(self, q, qd):
+        """(kinetic, elastic, gravity) energies at a state, J."""
+        q, qd = self._q(q), self._q(qd, "qd")
+        return (mdl.kinetic_energy(self.model, q, qd), mdl.elastic_potential(self.model, q),
+                float(mdl.gravity_potential(self.model, q)))
+
+    def natural_frequencies(self, n=3, q=None, joints="locked"):
+        """The n lowest natural frequencies (Hz) of the arm linearised about q (at rest).
+
+        ``joints="locked"``: joint coordinates held (clamped-free links);
+        ``"free"``: joints free (pinned-free with hub inertia); rigid-body modes of zero
+        frequency are left out. Gravity enters through the Hessian of its potential.
+        """
+        n = ck.positive_int("n", n)
+        ck.choice("joints", joints, ("locked", "free"))
+        q = np.zeros(self.nq) if q is None else self._q(q)
+        M = self.mass_matrix(q)
+        Kl = self.model.K.copy()
+        if self.gravity:
+            zero = np.zeros(self.nq)
+            for k in range(self.nq):
+                h = 1e-6
+                qp, qm = q.copy(), q.copy()
+                qp[k] += h
+                qm[k] -= h
+                Kl[:, k] -= (mdl.terms(self.model, qp, zero)[2]
+                             - mdl.terms(self.model, qm, zero)[2]) / (2 * h)
+            Kl = 0.5 * (Kl + Kl.T)
+        keep = self.elastic_index if joints == "locked" else np.arange(self.nq)
+        w2 = eigh(Kl[np.ix_(keep, keep)], M[np.ix_(keep, keep)], eigvals_only=True)
+        scale = max(np.max(np.abs(w2)), 1.0)
+        w2 = w2[w2 > 1e-9 * scale]
+        return np.sqrt(w2[:n]) / (2 * np.pi)
+
+    def static_deflection(self, joint_angles=None, tip_force=(0.0, 0.0), tip_moment=0.0):
+        """Elastic coordinates at static equilibrium with the joints held.
+
+        Solves K e = Q_e(gravity, tip force and moment on the last link) by Newton
+        iteration (the loads turn with the deformed links). Returns q.
+        """
+        q = self.coordinates(joint_angles)
+        F = ck.vector("tip_force", tip_force, 2)
+        Mz = ck.real("tip_moment", tip_moment)
+        ei = self.elastic_index
+        zero = np.zeros(self.nq)
+
+        def residual(qq):
+            Qg = mdl.terms(self.model, qq, zero)[2]
+            _, tips = mdl.kin.chain_frames(self.model.layout, qq, zero)
+            Q = Qg + tips[-1].Jp.T @ F + tips[-1].Jpsi * Mz - self.model.K @ qq
+            return Q[ei]
+
+        for _ in range(50):
+            r = residual(q)
+            Jr = np.empty((ei.size, ei.size))
+            for c, k in enumerate(ei):
+                h = 1e-7 * max(1e-3, abs(q[k]))
+                qp = q.copy()
+                qp[k] += h
+                Jr[:, c] = (residual(qp) - r) / h
+            dx = np.linalg.solve(Jr, -r)
+            q[ei] += dx
+            if np.max(np.abs(dx)) <= 1e-13 * max(1.0, np.max(np.abs(q[ei]))):
+                return q
+        raise SimulationError("static equilibrium did not converge in 50 Newton steps")
+
+    # -- simulation ---------------------------------------------------------------------
+    def simulate(self, t_end, joint_angles0=None, joint_rates0=None, elastic0=None,
+                 elastic_rates0=None, torque=None, joint_motion=None, drive_input=None,
+                 dt_out=None, t0=0.0, method="Radau", rtol=1e-6, atol=None,
+                 form="virtual_power", max_step=np.inf, max_nfev=None,
+                 max_deflection_ratio=0.5, n_samples=21, progress=None):
+        """Simulate the arm from t0 to t_end; returns a :class:`Result`.
+
+        Args:
+            t_end: end time, s.
+            joint_angles0, joint_rates0: initial joint coordinates/rates (nj,).
+            elastic0, elastic_rates0: initial elastic coordinates/rates.
+            torque: callable(t, q, qd) -> (nj,) joint torques (N m) or forces (N), or None.
+            joint_motion: callable(t) -> (theta, theta_d, theta_dd), each (nj,): the
+                mixed problem (joints prescribed, elastic coordinates integrated, joint
+                torques returned). Excludes ``torque`` and drives.
+            drive_input: callable(t) -> (n_drives,) drive inputs (motor voltages, in the
+                order of the drives' joint numbers), or None for zero.
+            dt_out: output interval (default t_end/500).
+            method: "Radau" (default), "BDF", "LSODA", or explicit "RK45", "RK23", "DOP853".
+            rtol, atol: integrator tolerances (atol default: 1e-9 on positions and
+                elastic coordinates, 1e-7 on rates).
+            form: "virtual_power" (fast) or "lagrange" (Kozlowski's eq. 18, slower).
+            max_nfev: budget of right-hand-side evaluations (default 20 million / states
+                for explicit methods, none for implicit ones).
+            max_deflection_ratio: stop with SimulationError when a tip deflection exceeds
+                this fraction of its link length (the small-deformation model has left
+                its validity: instability or divergence).
+            n_samples: centreline samples per link in the result.
+            progress: True/False to force the terminal progress line (default: when
+                stderr is a terminal).
+        """
+        return simulate_reference(self, t_end, joint_angles0=joint_angles0,
+                                  joint_rates0=joint_rates0, elastic0=elastic0,
+                                  elastic_rates0=elastic_rates0, torque=torque,
+                                  joint_motion=joint_motion, drive_input=drive_input,
+                                  dt_out=dt_out, t0=t0, method=method, rtol=rtol, atol=atol,
+                                  form=form, max_step=max_step, max_nfev=max_nfev,
+                                  max_deflection_ratio=max_deflection_ratio,
+                                  n_samples=n_samples, progress=progress)

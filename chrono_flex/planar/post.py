@@ -1,0 +1,64 @@
+"""From states to a Result: the post-processing every engine of the planar arm shares.
+
+An engine that integrates the arm's generalized coordinates q (the reference engine,
+the custom Chrono element, and Chrono's beams once their nodes are projected onto the
+arm's coordinates) hands its samples of q, q_d, the joint torques and the work sums to
+:func:`arm_result`; energies, tip position and deflections, and the deformed and rigid
+centrelines then come from the same functions of :mod:`chrono_flex.planar.equations`,
+so two engines differ only where their states differ.
+"""
+
+import numpy as np
+
+from . import equations as mdl
+from ..result import Energy, Result
+
+
+def arm_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, extra=None, info=None):
+    """A :class:`~chrono_flex.result.Result` of ``arm`` from sampled states.
+
+    Args:
+        arm: the :class:`~chrono_flex.planar.arm.PlanarArm`.
+        t: (nt,) times, s. Q, QD: (nt, nq) generalized coordinates and rates.
+        torques: (nt, nj) joint torques (N m) or forces (N).
+        w_in, w_diss: (nt,) input work and dissipated energy since t0, J.
+        n_samples: centreline samples per link.
+        extra: dict of further (nt, ...) series; info: dict for ``Result.info``.
+    """
+    m = arm.model
+    nt = t.size
+    kin_e = np.empty(nt)
+    el_e = np.empty(nt)
+    gr_e = np.empty(nt)
+    tip = np.empty((nt, 2))
+    defl = np.empty((nt, m.n_links))
+    cl = np.empty((nt, m.n_links, n_samples, 3))
+    clr = np.empty_like(cl)
+    curv = np.empty((nt, m.n_links, n_samples))
+    for k in range(nt):
+        q, qd = Q[k], QD[k]
+        kin_e[k] = mdl.kinetic_energy(m, q, qd)
+        el_e[k] = mdl.elastic_potential(m, q)
+        gr_e[k] = mdl.gravity_potential(m, q)
+        tip[k] = mdl.tip_state(m, q)[0]
+        defl[k] = mdl.tip_deflections(m, q)
+        pts, curv[k] = mdl.centerlines(m, q, n_samples)
+        cl[k] = arm.plane.to_world(pts)
+        clr[k] = arm.plane.to_world(mdl.centerlines(m, q, n_samples, rigid=True)[0])
+    ji = arm.joint_index
+    return Result(t=t, q=Q, qd=QD, joint_angles=Q[:, ji].copy(),
+                  joint_rates=QD[:, ji].copy(), tip_position=tip, tip_deflection=defl,
+                  energy=Energy(kin_e, el_e, gr_e, w_in, w_diss), joint_torque=torques,
+                  centerline=cl, centerline_rigid=clr, curvature=curv, plane=arm.plane,
+                  link_thickness=np.array([lk.thickness for lk in arm.links]),
+                  extra=extra or {}, info=dict(info or {}))
+
+
+def deflection_ratio(arm, q):
+    """max_i |tip deflection of link i| / L_i at coordinates q (the loop's guard)."""
+    m = arm.model
+    d = np.abs(mdl.tip_deflections(m, q))
+    return float(np.max(d / np.array([lk.length for lk in m.links])))
+
+
+__all__ = ["arm_result", "deflection_ratio"]

@@ -1,0 +1,280 @@
+"""The reference engine: the assembled Lagrange equations of a PlanarArm, integrated by
+scipy's adaptive solvers through the shared stepping loop (:mod:`chrono_flex.stepping`).
+
+Two problems are integrated:
+
+* forward dynamics, state x = [q, q_d, W_in, W_diss, drive states...]:
+  M(q) q_dd = Q - h + Q_g - K q - D q_d (docs/planar-link.md section 4), the joint
+  forces from the torque callback and the drives (docs/drive.md);
+* the mixed problem, joints prescribed: state x = [e, e_d, W_in, W_diss], elastic
+  coordinates integrated and joint torques returned.
+
+The input work and the dissipated energy are integrated as states, so the energy
+balance is checked to the integrator's tolerance.
+"""
+
+import time
+
+import numpy as np
+from scipy.optimize import brentq
+
+from .. import _checks as ck
+from ..errors import ParameterError
+from ..integrators.ivp import EXPLICIT, OdeStepper, fd_jacobian
+from ..stepping import Progress, Stepper, output_times, run
+from .post import arm_result, deflection_ratio
+
+FORMS = ("virtual_power", "lagrange", "without_mdot")
+
+
+def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=None,
+                       elastic_rates0=None, torque=None, joint_motion=None, drive_input=None,
+                       dt_out=None, t0=0.0, method="Radau", rtol=1e-6, atol=None,
+                       form="virtual_power", max_step=np.inf, max_nfev=None,
+                       max_deflection_ratio=0.5, n_samples=21, progress=None):
+    """The reference engine: :meth:`PlanarArm.simulate <chrono_flex.planar.arm.PlanarArm.simulate>`
+    (same arguments, after ``arm``); returns a :class:`~chrono_flex.result.Result`."""
+
+    t_end = ck.real("t_end", t_end)
+    t0 = ck.real("t0", t0)
+    if t_end <= t0:
+        raise ParameterError("t_end", t_end, f"must be > t0 = {t0}")
+    dt_out = (t_end - t0) / 500 if dt_out is None else ck.positive("dt_out", dt_out)
+    ck.choice("form", form, FORMS)
+    max_deflection_ratio = ck.positive("max_deflection_ratio", max_deflection_ratio)
+    if joint_motion is not None and (torque is not None or arm.drives):
+        raise ParameterError("joint_motion", joint_motion,
+                             "excludes `torque` and drives (the joints are prescribed)")
+    for name, fn in (("torque", torque), ("joint_motion", joint_motion),
+                     ("drive_input", drive_input)):
+        if fn is not None and not callable(fn):
+            raise ParameterError(name, fn, "must be callable")
+    if drive_input is not None and not arm.drives:
+        raise ParameterError("drive_input", drive_input, "is given but the arm has no drives")
+    nj, nq = arm.n_joints, arm.nq
+    q0 = arm.coordinates(joint_angles0 if joint_angles0 is not None else np.zeros(nj),
+                          elastic0)
+    qd0 = arm.coordinates(joint_rates0 if joint_rates0 is not None else np.zeros(nj),
+                           elastic_rates0)
+    t_out = output_times(t0, t_end, dt_out)
+    if joint_motion is not None:
+        sim = _MixedProblem(arm, joint_motion, form)
+    else:
+        sim = _ForwardProblem(arm, torque, drive_input, form)
+    x0 = sim.initial_state(q0, qd0)
+    if atol is None:
+        atol = sim.default_atol()
+    if max_nfev is None and method in EXPLICIT:
+        max_nfev = int(2e7 / x0.size)
+    t_wall = time.perf_counter()
+    ode = OdeStepper(sim.rhs, t0, x0, t_end, method=method, rtol=rtol, atol=atol,
+                     jac=sim.jac, max_nfev=max_nfev, max_step=max_step)
+    rec = run(ReferenceStepper(sim, ode), t_out, max_deflection_ratio=max_deflection_ratio,
+              progress=Progress(t_end, "reference", progress))
+    res = sim.result(rec.t, rec["x"], n_samples)
+    res.info.update(engine="reference", method=method, rtol=rtol, form=form,
+                    **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4))
+    return res
+
+
+class ReferenceStepper(Stepper):
+    """The shared loop's view of an adaptive scipy solver on a forward or mixed problem."""
+
+    label = "reference"
+
+    def __init__(self, sim, ode):
+        self.sim, self.ode = sim, ode
+
+    @property
+    def t(self):
+        return self.ode.t
+
+    def advance(self, t_target):
+        return self.ode.advance()
+
+    def _ratio(self, t, x):
+        if not np.all(np.isfinite(x)):
+            return float("nan")
+        return self.sim.max_deflection_ratio(t, x)
+
+    def deflection_ratio(self):
+        return self._ratio(self.ode.t, self.ode.x)
+
+    def record(self, t):
+        return {"x": self.ode.state(t)}
+
+    def crossing(self, t_prev, t, level):
+        g = lambda s: self._ratio(s, self.ode.state(s)) - level  # noqa: E731
+        if not g(t_prev) < 0.0 < g(t):
+            return t
+        return brentq(g, t_prev, t, xtol=1e-12 * max(1.0, abs(t)))
+
+
+class _ForwardProblem:
+    """State x = [q, q_d, W_in, W_diss, drive states...]."""
+
+    def __init__(self, arm, torque, drive_input, form):
+        self.arm, self.torque, self.drive_input, self.form = arm, torque, drive_input, form
+        nq = arm.nq
+        self.nq = nq
+        self.drive_joints = sorted(arm.drives)
+        self.drive_slices = []
+        k = 2 * nq + 2
+        for j in self.drive_joints:
+            n = arm.drives[j].n_states
+            self.drive_slices.append(slice(k, k + n))
+            k += n
+        self.n = k
+        self._checked = False
+
+    def initial_state(self, q0, qd0):
+        x = np.zeros(self.n)
+        x[:self.nq] = q0
+        x[self.nq:2 * self.nq] = qd0
+        for j, s in zip(self.drive_joints, self.drive_slices):
+            ji = self.arm.joint_index[j]
+            x[s] = self.arm.drives[j].initial_state(q0[ji], qd0[ji])
+        return x
+
+    def default_atol(self):
+        a = np.full(self.n, 1e-9)
+        a[self.nq:2 * self.nq] = 1e-7
+        a[2 * self.nq:2 * self.nq + 2] = 1e-6
+        for j, s in zip(self.drive_joints, self.drive_slices):
+            a[s] = getattr(self.arm.drives[j], "atol", 1e-8)
+        return a
+
+    def _joint_forces(self, t, q, qd, x, with_drive_rates=False):
+        arm = self.arm
+        tau = np.zeros(arm.n_joints)
+        if self.torque is not None:
+            out = np.asarray(self.torque(t, q, qd), dtype=float)
+            if not self._checked:
+                if out.shape not in ((arm.n_joints,), ()) or (out.shape == () and arm.n_joints != 1):
+                    raise ParameterError("torque", out.tolist(),
+                                         f"must return {arm.n_joints} value(s) (one per joint)")
+                self._checked = True
+            tau += out
+        rates = []
+        if self.drive_joints:
+            u = (np.zeros(len(self.drive_joints)) if self.drive_input is None
+                 else np.atleast_1d(np.asarray(self.drive_input(t), dtype=float)))
+            if u.shape != (len(self.drive_joints),):
+                raise ParameterError("drive_input", u.tolist(),
+                                     f"must return {len(self.drive_joints)} value(s)")
+            for k, (j, s) in enumerate(zip(self.drive_joints, self.drive_slices)):
+                ji = arm.joint_index[j]
+                dx, tau_j = arm.drives[j].rates(t, x[s], q[ji], qd[ji], u[k])
+                tau[j] += tau_j
+                rates.append(dx)
+        return tau, rates
+
+    def rhs(self, t, x):
+        nq, arm = self.nq, self.arm
+        q, qd = x[:nq], x[nq:2 * nq]
+        tau, rates = self._joint_forces(t, q, qd, x)
+        Q = np.zeros(nq)
+        Q[arm.joint_index] = tau
+        M, f = arm._forcing(q, qd, Q, self.form)
+        dx = np.empty(self.n)
+        dx[:nq] = qd
+        dx[nq:2 * nq] = np.linalg.solve(M, f)
+        dx[2 * nq] = tau @ qd[arm.joint_index]
+        dx[2 * nq + 1] = qd @ arm.model.D @ qd
+        for s, r in zip(self.drive_slices, rates):
+            dx[s] = r
+        return dx
+
+    def jac(self, t, x):
+        nq = self.nq
+        cols = list(range(2 * nq)) + list(range(2 * nq + 2, self.n))
+        return fd_jacobian(self.rhs, t, x, self.rhs(t, x), cols,
+                           (np.arange(nq), np.arange(nq, 2 * nq)))
+
+    def max_deflection_ratio(self, t, x):
+        return deflection_ratio(self.arm, x[:self.nq])
+
+    def result(self, t, X, n_samples):
+        nq, arm = self.nq, self.arm
+        Q, QD = X[:, :nq], X[:, nq:2 * nq]
+        torques = np.array([self._joint_forces(tk, x[:nq], x[nq:2 * nq], x)[0]
+                            for tk, x in zip(t, X)])
+        extra = {}
+        for j, s in zip(self.drive_joints, self.drive_slices):
+            extra[f"drive{j + 1}_states"] = X[:, s]
+        return arm_result(arm, t, Q, QD, torques, X[:, 2 * nq], X[:, 2 * nq + 1], n_samples,
+                          extra)
+
+
+class _MixedProblem:
+    """Joints prescribed: state x = [e, e_d, W_in, W_diss]; joint torques returned.
+
+    With a = joint coordinates and b = elastic ones, M_bb e_dd = f_b - M_ba theta_dd and
+    tau = M_aa theta_dd + M_ab e_dd - f_a (f: forcing without inputs).
+    """
+
+    def __init__(self, arm, motion, form):
+        self.arm, self.motion, self.form = arm, motion, form
+        self.a, self.b = arm.joint_index, arm.elastic_index
+        self.ne = self.b.size
+
+    def _joints(self, t):
+        th, thd, thdd = (ck.vector(f"joint_motion(t)[{k}]", v, self.arm.n_joints)
+                         for k, v in enumerate(self.motion(t)))
+        return th, thd, thdd
+
+    def _state(self, t, x):
+        th, thd, thdd = self._joints(t)
+        q = np.empty(self.arm.nq)
+        qd = np.empty(self.arm.nq)
+        q[self.a], qd[self.a] = th, thd
+        q[self.b], qd[self.b] = x[:self.ne], x[self.ne:2 * self.ne]
+        return q, qd, thdd
+
+    def _solve(self, t, x):
+        q, qd, thdd = self._state(t, x)
+        M, f = self.arm._forcing(q, qd, np.zeros(self.arm.nq), self.form)
+        a, b = self.a, self.b
+        edd = np.linalg.solve(M[np.ix_(b, b)], f[b] - M[np.ix_(b, a)] @ thdd)
+        tau = M[np.ix_(a, a)] @ thdd + M[np.ix_(a, b)] @ edd - f[a]
+        return q, qd, edd, tau
+
+    def initial_state(self, q0, qd0):
+        q, qd, _ = self._state(0.0, np.concatenate([q0[self.b], qd0[self.b]]))
+        return np.concatenate([q0[self.b], qd0[self.b], [0.0, 0.0]])
+
+    def default_atol(self):
+        a = np.full(2 * self.ne + 2, 1e-9)
+        a[self.ne:2 * self.ne] = 1e-7
+        a[-2:] = 1e-6
+        return a
+
+    def rhs(self, t, x):
+        q, qd, edd, tau = self._solve(t, x)
+        ne = self.ne
+        dx = np.empty(2 * ne + 2)
+        dx[:ne] = x[ne:2 * ne]
+        dx[ne:2 * ne] = edd
+        dx[-2] = tau @ qd[self.a]
+        dx[-1] = qd @ self.arm.model.D @ qd
+        return dx
+
+    def jac(self, t, x):
+        ne = self.ne
+        return fd_jacobian(self.rhs, t, x, self.rhs(t, x), range(2 * ne),
+                           (np.arange(ne), np.arange(ne, 2 * ne)))
+
+    def max_deflection_ratio(self, t, x):
+        return deflection_ratio(self.arm, self._state(t, x)[0])
+
+    def result(self, t, X, n_samples):
+        nt = t.size
+        Q = np.empty((nt, self.arm.nq))
+        QD = np.empty_like(Q)
+        tau = np.empty((nt, self.arm.n_joints))
+        for k, (tk, x) in enumerate(zip(t, X)):
+            Q[k], QD[k], _, tau[k] = self._solve(tk, x)
+        return arm_result(self.arm, t, Q, QD, tau, X[:, -2], X[:, -1], n_samples)
+
+
+__all__ = ["FORMS", "ReferenceStepper", "simulate_reference"]

@@ -1,0 +1,289 @@
+"""Shape bases w(x) = N(x) e of a clamped link, behind one interface.
+
+Two families run through the same equations of motion (spec 01 section 1, spec 03):
+
+* :class:`HermiteBasis`: cubic Hermite finite elements, nodal dofs (displacement, slope);
+  with ``clamped=False`` it keeps the root node's two dofs, which is the "extended"
+  numbering of [B] before the boundary condition removes u1, u2.
+* :class:`ModesBasis` (clamped-free eigenfunctions) and :class:`PowerBasis` ((x/L)^p
+  shapes of [W]): assumed modes, one "element" spanning the link.
+
+Every basis gives N, N', N'' at any abscissae, a quadrature rule over [0, L] that
+integrates its mass integrands (exactly for Hermite), its element list with local dof
+indices (for the extended assembly), and the dofs that move the tip.
+"""
+
+import math
+from functools import lru_cache
+
+import numpy as np
+from scipy.optimize import brentq
+
+from ..errors import ParameterError
+
+_GAUSS4 = np.polynomial.legendre.leggauss(4)
+
+
+def hermite_stiffness(EI, l):
+    """Element stiffness of a cubic Hermite beam element (spec 01 section 2).
+
+    K_e = EI / l^3 [[12, 6l, -12, 6l], [6l, 4l^2, -6l, 2l^2], [-12, -6l, 12, -6l],
+    [6l, 2l^2, -6l, 4l^2]] for dofs [w_a, phi_a, w_b, phi_b] (Przemieniecki; [B], [K]).
+    """
+    return EI / l**3 * np.array([
+        [12.0, 6 * l, -12.0, 6 * l],
+        [6 * l, 4 * l * l, -6 * l, 2 * l * l],
+        [-12.0, -6 * l, 12.0, -6 * l],
+        [6 * l, 2 * l * l, -6 * l, 4 * l * l]])
+
+
+def hermite_mass(rho_A, l):
+    """Consistent element mass of a cubic Hermite beam element (spec 01 section 2).
+
+    M_e = rho A l / 420 [[156, 22l, 54, -13l], [22l, 4l^2, 13l, -3l^2],
+    [54, 13l, 156, -22l], [-13l, -3l^2, -22l, 4l^2]] (transverse inertia only).
+    """
+    return rho_A * l / 420.0 * np.array([
+        [156.0, 22 * l, 54.0, -13 * l],
+        [22 * l, 4 * l * l, 13 * l, -3 * l * l],
+        [54.0, 13 * l, 156.0, -22 * l],
+        [-13 * l, -3 * l * l, -22 * l, 4 * l * l]])
+
+
+def hermite_functions(xi, l):
+    """Cubic Hermite shape functions on an element of length l at xi = (x - x_a)/l.
+
+    H1 = 1 - 3xi^2 + 2xi^3, H2 = l(xi - 2xi^2 + xi^3), H3 = 3xi^2 - 2xi^3,
+    H4 = l(xi^3 - xi^2). Returns (H, dH/dx, d2H/dx2), each (len(xi), 4).
+    """
+    xi = np.asarray(xi, dtype=float)
+    x2, x3 = xi * xi, xi * xi * xi
+    H = np.stack([1 - 3 * x2 + 2 * x3, l * (xi - 2 * x2 + x3), 3 * x2 - 2 * x3, l * (x3 - x2)], -1)
+    dH = np.stack([(-6 * xi + 6 * x2) / l, 1 - 4 * xi + 3 * x2, (6 * xi - 6 * x2) / l,
+                   -2 * xi + 3 * x2], -1)
+    d2H = np.stack([(-6 + 12 * xi) / l**2, (-4 + 6 * xi) / l, (6 - 12 * xi) / l**2,
+                    (-2 + 6 * xi) / l], -1)
+    return H, dH, d2H
+
+
+def clamped_free_roots(k):
+    """The first k roots beta_r L of 1 + cos(bL) cosh(bL) = 0 (clamped-free beam).
+
+    beta_1 L = 1.8751, beta_2 L = 4.6941, beta_3 L = 7.8548, ... (Blevins, Formulas for
+    natural frequency and mode shape, table 8-1).
+    """
+    f = lambda b: math.cos(b) + 1.0 / math.cosh(b)  # noqa: E731 (same roots, no overflow)
+    roots = []
+    for r in range(1, k + 1):
+        c = (2 * r - 1) * math.pi / 2
+        roots.append(brentq(f, c - 1.2, c + 1.2) if r == 1 else brentq(f, c - 0.5, c + 0.5))
+    return np.array(roots)
+
+
+def clamped_free_frequencies(EI, rho_A, L, k=3):
+    """Natural frequencies (Hz) of a uniform clamped-free Euler-Bernoulli beam.
+
+    f_r = (beta_r L)^2 / (2 pi L^2) sqrt(EI / rho_A).
+    """
+    b = clamped_free_roots(k)
+    return b**2 / (2 * math.pi * L**2) * math.sqrt(EI / rho_A)
+
+
+class ShapeBasis:
+    """Interface of a clamped link's shape basis (see the module docstring).
+
+    Attributes:
+        length: L.
+        n: number of coordinates e of this basis.
+        elements: list of (x_a, x_b, local dof indices) used by the extended assembly.
+        tip_dofs: local dofs that move the tip displacement or slope.
+        root_dofs: local dofs the clamped root removes (empty once clamped).
+    """
+
+    length = None
+    n = None
+    elements = ()
+    tip_dofs = ()
+    root_dofs = ()
+
+    def values(self, x):
+        """(N, N', N'') at abscissae x, each (len(x), n)."""
+        raise NotImplementedError
+
+    @property
+    def tip_values(self):
+        """(N, N', N'') at x = L (cached)."""
+        if "_tip" not in self.__dict__:
+            self._tip = self.values(np.array([self.length]))
+        return self._tip
+
+    def quadrature(self):
+        """(x, weights, element id) of a rule over [0, L] for this basis' integrands."""
+        raise NotImplementedError
+
+    def stiffness_matrix(self, EI):
+        """K = int EI N''^T N'' dx (n x n)."""
+        raise NotImplementedError
+
+    def mass_matrix(self, rho_A):
+        """Structural mass int rho_A N^T N dx (n x n), used for Rayleigh damping."""
+        x, w, _ = self.quadrature()
+        N = self.values(x)[0]
+        return rho_A * np.einsum("p,pi,pj->ij", w, N, N)
+
+
+class HermiteBasis(ShapeBasis):
+    """Cubic Hermite finite elements: n_elements equal elements on [0, L].
+
+    Dof order (0-based) of the full link: [w_0, phi_0, w_1, phi_1, ..., w_n, phi_n]
+    ([B]/[K]'s u1, u2, ..., u_{2n+2}); ``clamped=True`` drops w_0, phi_0 (the root).
+    """
+
+    def __init__(self, length, n_elements, clamped=True):
+        if n_elements < 1:
+            raise ParameterError("n_elements", n_elements, "must be >= 1")
+        self.length = float(length)
+        self.n_elements = int(n_elements)
+        self.clamped = bool(clamped)
+        self.l = self.length / self.n_elements
+        self._off = 2 if clamped else 0
+        self.n = 2 * self.n_elements + 2 - self._off
+        self.root_dofs = () if clamped else (0, 1)
+        self.elements = [(j * self.l, (j + 1) * self.l,
+                          np.array([2 * j, 2 * j + 1, 2 * j + 2, 2 * j + 3]) - self._off)
+                         for j in range(self.n_elements)]
+        self.tip_dofs = (self.n - 2, self.n - 1)
+
+    def values(self, x):
+        x = np.atleast_1d(np.asarray(x, dtype=float))
+        j = np.clip(np.floor(x / self.l).astype(int), 0, self.n_elements - 1)
+        xi = x / self.l - j
+        H, dH, d2H = hermite_functions(xi, self.l)
+        out = []
+        for h in (H, dH, d2H):
+            full = np.zeros((x.size, 2 * self.n_elements + 2))
+            rows = np.arange(x.size)[:, None]
+            full[rows, 2 * j[:, None] + np.arange(4)[None, :]] = h
+            out.append(full[:, self._off:])
+        return tuple(out)
+
+    def quadrature(self):
+        g, gw = _GAUSS4
+        xs = ((g[None, :] + 1) / 2 + np.arange(self.n_elements)[:, None]) * self.l
+        ws = np.broadcast_to(gw * self.l / 2, xs.shape)
+        el = np.repeat(np.arange(self.n_elements), 4)
+        return xs.ravel(), ws.ravel().copy(), el
+
+    def _assemble(self, element_matrix):
+        m = 2 * self.n_elements + 2
+        A = np.zeros((m, m))
+        for j in range(self.n_elements):
+            s = slice(2 * j, 2 * j + 4)
+            A[s, s] += element_matrix
+        return A[self._off:, self._off:]
+
+    def stiffness_matrix(self, EI):
+        return self._assemble(hermite_stiffness(EI, self.l))
+
+    def mass_matrix(self, rho_A):
+        return self._assemble(hermite_mass(rho_A, self.l))
+
+
+class _QuadratureOnLink(ShapeBasis):
+    """Assumed-modes bases: one element over [0, L], composite Gauss quadrature."""
+
+    segments = 24
+    order = 6
+
+    def quadrature(self):
+        g, gw = np.polynomial.legendre.leggauss(self.order)
+        h = self.length / self.segments
+        xs = ((g[None, :] + 1) / 2 + np.arange(self.segments)[:, None]) * h
+        ws = np.broadcast_to(gw * h / 2, xs.shape)
+        return xs.ravel(), ws.ravel().copy(), np.zeros(xs.size, dtype=int)
+
+    def _finish(self):
+        self.elements = [(0.0, self.length, np.arange(self.n))]
+        self.tip_dofs = tuple(range(self.n))
+
+
+class ModesBasis(_QuadratureOnLink):
+    """Clamped-free eigenfunctions (spec 03 section 3), normalised to tip value 1.
+
+    phi_r(x) = cosh(b x/L) - cos(b x/L) - s_r (sinh(b x/L) - sin(b x/L)),
+    s_r = (cosh b + cos b)/(sinh b + sin b), b = beta_r L (Blevins table 8-1). The
+    cosh - s sinh part is evaluated as ((1 - s) e^z + (1 + s) e^-z)/2 to avoid
+    cancellation for the higher modes.
+    """
+
+    def __init__(self, length, n_modes):
+        self.length = float(length)
+        self.n = int(n_modes)
+        self.beta = clamped_free_roots(self.n) / self.length
+        b = self.beta * self.length
+        self._s = (np.cosh(b) + np.cos(b)) / (np.sinh(b) + np.sin(b))
+        self._one_minus_s = (-np.exp(-b) + np.sin(b) - np.cos(b)) / (np.sinh(b) + np.sin(b))
+        self._scale = np.ones(self.n)
+        self._scale = 1.0 / self._raw(np.array([self.length]))[0][0]
+        self.segments = max(24, 8 * self.n)
+        self._finish()
+
+    def _raw(self, x):
+        z = np.outer(x, self.beta)
+        s, oms = self._s[None, :], self._one_minus_s[None, :]
+        ez, emz = np.exp(z), np.exp(-z)
+        ch_sh = (oms * ez + (1 + s) * emz) / 2        # cosh z - s sinh z
+        sh_ch = (oms * ez - (1 + s) * emz) / 2        # sinh z - s cosh z
+        c, sn = np.cos(z), np.sin(z)
+        phi = ch_sh - c + s * sn
+        dphi = self.beta * (sh_ch + sn + s * c)
+        d2phi = self.beta**2 * (ch_sh + c - s * sn)
+        return phi * self._scale, dphi * self._scale, d2phi * self._scale
+
+    def values(self, x):
+        return self._raw(np.atleast_1d(np.asarray(x, dtype=float)))
+
+    def stiffness_matrix(self, EI):
+        x, w, _ = self.quadrature()
+        d2 = self.values(x)[2]
+        return EI * np.einsum("p,pi,pj->ij", w, d2, d2)
+
+
+class PowerBasis(_QuadratureOnLink):
+    """Power-law assumed shapes phi_k(x) = (x/L)^p_k ([W], spec 03 section 3).
+
+    The stiffness is integrated in closed form, int EI phi_a'' phi_b'' dx =
+    EI p_a(p_a-1) p_b(p_b-1) / (L^3 (p_a + p_b - 3)), finite for p > 1.5 (for
+    p = 1.5522: 7.037 EI/L^3, spec 03 section 4).
+    """
+
+    def __init__(self, length, exponents):
+        self.length = float(length)
+        self.p = np.asarray(exponents, dtype=float)
+        if np.any(self.p <= 1.5):
+            raise ParameterError("power_exponents", tuple(self.p),
+                                 "must all be > 1.5 (finite bending energy)")
+        self.n = self.p.size
+        self._finish()
+
+    def values(self, x):
+        s = np.atleast_1d(np.asarray(x, dtype=float))[:, None] / self.length
+        p, L = self.p[None, :], self.length
+        with np.errstate(divide="ignore", invalid="ignore"):
+            phi = s**p
+            dphi = p / L * s ** (p - 1)
+            d2phi = np.where(s > 0, p * (p - 1) / L**2 * s ** (p - 2), 0.0)
+        return phi, dphi, d2phi
+
+    def stiffness_matrix(self, EI):
+        pa, pb = self.p[:, None], self.p[None, :]
+        return EI * pa * (pa - 1) * pb * (pb - 1) / (self.length**3 * (pa + pb - 3))
+
+
+def basis_for(link, clamped=True):
+    """The shape basis a :class:`chrono_flex.planar.params.Link` asks for."""
+    if link.basis == "fem":
+        return HermiteBasis(link.length, link.n_elements, clamped=clamped)
+    if link.basis == "modes":
+        return ModesBasis(link.length, link.n_modes)
+    return PowerBasis(link.length, link.power_exponents)

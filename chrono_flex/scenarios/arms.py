@@ -1,0 +1,205 @@
+"""Named scenarios: every configuration of spec 01, the spin-up benchmark, drive cases.
+
+A :class:`Case` builds a :class:`PlanarArm` and the keyword arguments of
+``simulate``; every engine (reference, Chrono custom element, Chrono beams) runs it.
+
+Input profiles the papers do not give numerically (documented choices):
+
+* [B] revolute cases: joint torque tau(t) = tau0 sin(w t)(1 - cos(w t))/2 for t < T,
+  then 0 (one smooth accelerate-brake cycle, T = 2 s, w = 2 pi/T; see :func:`pulse`),
+  tau0 = 0.1 N m (one link) and (0.2, 0.05) N m (two links), which keep the tip deflections at a few percent of the link length. Section I = A^2/12 (solid
+  square, as spec 01 suggests).
+* [B] prismatic case: slider force of the same shape, F0 = 0.5 N, T = 2 s;
+  the link stands across the slide axis (link_angle = 90 deg, a gantry arm), so the
+  slider's acceleration bends it; slider mass 0.5 kg.
+* Kane-Ryan-Banerjee spin-up: hub angle prescribed,
+  omega(t) = (Omega/T)(t - (T/2 pi) sin(2 pi t/T)) for t < T, Omega afterwards.
+"""
+
+from dataclasses import dataclass, field
+import math
+
+import numpy as np
+
+from ..planar.arm import PlanarArm
+from ..errors import ParameterError
+from ..planar.params import Link, Payload, PrismaticJoint, RevoluteJoint
+
+
+@dataclass(frozen=True)
+class Case:
+    """A named scenario.
+
+    name, description, source: identification. build: callable() -> (PlanarArm, dict of
+    simulate() keyword arguments including t_end). engines: the engines that can run it.
+    """
+
+    name: str
+    description: str
+    source: str
+    build: object
+    engines: tuple = ("reference", "chrono", "chrono-beam")
+    tags: tuple = ()
+
+    def arm_and_kwargs(self, t_end=None):
+        arm, kw = self.build()
+        kw = dict(kw)
+        if t_end is not None:
+            kw["t_end"] = t_end
+        return arm, kw
+
+
+def pulse(amplitude, period):
+    """One smooth accelerate-brake cycle: tau(t) = A sin(w t) (1 - cos(w t))/2 for
+    0 <= t < T (w = 2 pi/T), else 0.
+
+    tau and its first two derivatives vanish at t = 0 and t = T (tau ~ t^3 there), so
+    the pulse excites the high bending modes far less than a plain sine with kinks.
+    """
+    amplitude = np.atleast_1d(np.asarray(amplitude, dtype=float))
+    w = 2 * math.pi / period
+
+    def f(t, q=None, qd=None):
+        if not 0.0 <= t < period:
+            return 0.0 * amplitude
+        return amplitude * (math.sin(w * t) * (1 - math.cos(w * t)) / 2)
+    return f
+
+
+def spin_up(Omega, T):
+    """Kane-Ryan-Banerjee hub motion (J. Guidance 10(2) 1987, eq. 60):
+    theta_d = (Omega/T)(t - (T/2pi) sin(2 pi t/T)) for t < T, Omega after; returns
+    callable(t) -> (theta, theta_d, theta_dd) arrays of one joint."""
+    def f(t):
+        if t < T:
+            th = Omega / T * (t * t / 2 + (T / (2 * math.pi)) ** 2 * (math.cos(2 * math.pi * t / T) - 1))
+            thd = Omega / T * (t - T / (2 * math.pi) * math.sin(2 * math.pi * t / T))
+            thdd = Omega / T * (1 - math.cos(2 * math.pi * t / T))
+        else:
+            th = Omega / T * (T * T / 2) + Omega * (t - T)
+            thd, thdd = Omega, 0.0
+        return np.array([th]), np.array([thd]), np.array([thdd])
+    return f
+
+
+def bien_link(L, n):
+    """[B] Table 2 section: A = 2.5e-5 m^2, rho = 7850, E = 2e10, I = A^2/12."""
+    A = 2.5e-5
+    return Link.from_material(L, n, E=2e10, I=A * A / 12, rho=7850.0, A=A)
+
+
+def kozlowski_link(n=2):
+    """[K]: L = 1 m, 5 kg/m, I = 5e-9 m^4, E = 2e11 Pa."""
+    return Link(1.0, n, EI=2e11 * 5e-9, rho_A=5.0, thickness=0.01)
+
+
+def _bien_single(n):
+    def build():
+        arm = PlanarArm([bien_link(1.0, n)], payload=Payload(0.1))
+        return arm, dict(t_end=10.0, torque=pulse(0.1, 2.0), dt_out=0.02)
+    return build
+
+
+def _bien_prismatic():
+    arm = PlanarArm([bien_link(1.0, 20)], joints=[PrismaticJoint(slider_mass=0.5)],
+                    payload=Payload(0.1))
+    return arm, dict(t_end=10.0, torque=pulse(0.5, 2.0), dt_out=0.02)
+
+
+def _bien_two():
+    arm = PlanarArm([bien_link(1.0, 1), bien_link(0.5, 1)], payload=Payload(0.15))
+    return arm, dict(t_end=10.0, torque=pulse([0.2, 0.05], 2.0), dt_out=0.02)
+
+
+def _kozlowski_one():
+    arm = PlanarArm([kozlowski_link()], gravity=True)
+    return arm, dict(t_end=5.0, joint_angles0=[math.radians(-80)], dt_out=0.01)
+
+
+def _kozlowski_two():
+    arm = PlanarArm([kozlowski_link(), kozlowski_link()], gravity=True)
+    return arm, dict(t_end=5.0, joint_angles0=[math.radians(-90), math.radians(5)],
+                     dt_out=0.01)
+
+
+def krb_link(n=8):
+    """Kane-Ryan-Banerjee beam: L = 10 m, rho A = 1.2 kg/m, EI = 1.4e4 N m^2."""
+    return Link(10.0, n, EI=1.4e4, rho_A=1.2, thickness=0.05)
+
+
+def _krb(Omega, stiffening, n=8):
+    def build():
+        arm = PlanarArm([krb_link(n)], geometric_stiffening=stiffening)
+        return arm, dict(t_end=20.0, joint_motion=spin_up(Omega, 15.0), dt_out=0.05)
+    return build
+
+
+CASES = {}
+
+
+def register(case):
+    """Add a Case to the registry (name must be new)."""
+    if case.name in CASES:
+        raise ParameterError("case.name", case.name, "is already registered")
+    CASES[case.name] = case
+    return case
+
+
+for _n in (1, 3, 5, 7):
+    register(Case(f"bien-1link-n{_n}", f"[B] single flexible link, revolute joint, {_n} element(s), "
+                  "payload 0.1 kg, horizontal plane, torque pulse 0.1 N m over 2 s, 10 s",
+                  "Bien & My 2018, Table 2", _bien_single(_n), tags=("paper",)))
+register(Case("bien-prismatic", "[B] single flexible link on a prismatic joint, 20 elements, "
+              "payload 0.1 kg, force pulse 0.5 N over 2 s, 10 s", "Bien & My 2018, Table 2",
+              _bien_prismatic, tags=("paper",)))
+register(Case("bien-2link", "[B] two flexible links, one element each, payload 0.15 kg, "
+              "torque pulses (0.2, 0.05) N m over 2 s, 10 s", "Bien & My 2018, Table 2",
+              _bien_two, tags=("paper",)))
+register(Case("kozlowski-1link", "[K] flexible pendulum under gravity, 2 elements, released "
+              "at -80 deg, 5 s", "Kozlowski 1994", _kozlowski_one, tags=("paper",)))
+register(Case("kozlowski-2link", "[K] flexible double pendulum under gravity, 2 elements per "
+              "link, released at (-90, 5) deg, 5 s", "Kozlowski 1994", _kozlowski_two,
+              tags=("paper",)))
+for _Om in (4.0, 6.0, 10.0):
+    register(Case(f"spinup-{_Om:g}", f"Kane-Ryan-Banerjee spin-up to {_Om:g} rad/s in 15 s, "
+                  "the papers' linear model (no geometric stiffening)",
+                  "Kane, Ryan & Banerjee 1987", _krb(_Om, False), tags=("spinup",)))
+    register(Case(f"spinup-{_Om:g}-stiffening", f"Kane-Ryan-Banerjee spin-up to {_Om:g} rad/s, "
+                  "with geometric stiffening", "Kane, Ryan & Banerjee 1987", _krb(_Om, True),
+                  tags=("spinup",)))
+
+def voltage_pulse(volts, period):
+    """u(t) = +V for t < T/2, -V for T/2 <= t < T, then 0 (accelerate, brake, coast)."""
+    def u(t):
+        if t < period / 2:
+            return [volts]
+        return [-volts] if t < period else [0.0]
+    return u
+
+
+def _drive_link():
+    from ..drive import DriveParams, GearDrive
+
+    drive = GearDrive(DriveParams.serebrenny2019())
+    arm = PlanarArm([bien_link(1.0, 3)], payload=Payload(0.1), drives={0: drive})
+    return arm, dict(t_end=3.0, drive_input=voltage_pulse(1.5, 2.0), dt_out=0.005)
+
+
+register(Case("drive-bien-1link", "[B] single flexible link (3 elements) driven through the [S] "
+              "gear drive (DC motor, backlash, modified LuGre): +-1.5 V pulse over 2 s, 3 s",
+              "Bien & My 2018 + Serebrenny et al. 2019", _drive_link,
+              engines=("reference", "chrono"), tags=("drive",)))
+
+DEFAULT_CASE = "bien-2link"
+
+
+def get(name):
+    """The Case called ``name`` (ParameterError listing the names otherwise)."""
+    if name not in CASES:
+        raise ParameterError("case", name, f"is not a known case; known: {', '.join(sorted(CASES))}")
+    return CASES[name]
+
+
+def all_cases():
+    """Name -> Case of every registered scenario."""
+    return dict(CASES)

@@ -1,0 +1,207 @@
+"""The engine contract: one stepping loop, with its guards and bookkeeping, for every engine.
+
+Every engine (the reference engine's integrators, the Chrono custom element, Chrono's
+beams) runs through :func:`run`. An engine supplies a :class:`Stepper`; the loop
+
+1. records the state at t0 (:meth:`Stepper.record`) and calls ``on_output(t0)``;
+2. asks the stepper to advance towards the next output time (fixed-step engines land
+   on it exactly, adaptive ones may step past it and interpolate);
+3. after every step applies the guards: a non-finite state, and a tip deflection above
+   ``max_deflection_ratio`` of its link length (the small-deformation model of the
+   floating frame is no longer valid), each a :class:`~chrono_flex.errors.SimulationError`
+   with the time (refined by :meth:`Stepper.crossing` where the stepper can);
+4. accumulates the input work and the dissipated energy by the trapezoidal rule from
+   :meth:`Stepper.powers` (engines that integrate them as states return None);
+5. records every output time that the step passed, calls ``on_output`` there, and
+   reports progress.
+
+:func:`run` returns a :class:`Recording`: the output times and, for each field the
+stepper recorded, the stacked samples. Building the :class:`~chrono_flex.result.Result`
+from it is the engine's last act (:func:`chrono_flex.planar.post.arm_result` for engines
+whose state is the arm's generalized coordinates).
+"""
+
+import math
+import sys
+import time
+
+import numpy as np
+
+from .errors import ParameterError, SimulationError
+
+#: Relative slack when comparing times: output times are reached when within it.
+TIME_SLACK = 1e-12
+
+#: Above this many output samples a run is refused before it starts (memory).
+MAX_OUTPUTS = 10_000_000
+
+
+class Progress:
+    """Prints simulated time to a terminal (stderr) at most every ``every`` seconds of
+    wall time; silent when stderr is not a terminal (CI logs) or when disabled."""
+
+    def __init__(self, t_end, label="", enabled=None, every=0.5):
+        if enabled is None:
+            enabled = sys.stderr.isatty()
+        self.enabled, self.t_end, self.label, self.every = enabled, t_end, label, every
+        self._last = 0.0
+
+    def __call__(self, t):
+        if not self.enabled:
+            return
+        now = time.perf_counter()
+        if now - self._last >= self.every:
+            self._last = now
+            sys.stderr.write(f"\r  {self.label} t = {t:.4g} / {self.t_end:.4g} s ")
+            sys.stderr.flush()
+
+    def close(self):
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 60 + "\r")
+            sys.stderr.flush()
+
+
+def output_times(t0, t_end, dt_out):
+    """Output times t0, t0 + dt_out, ... and t_end itself (appended when dt_out does not
+    divide the interval), as an array."""
+    span = t_end - t0
+    n_out = int(math.floor(span / dt_out + 1e-9)) + 1
+    if n_out > MAX_OUTPUTS:
+        raise ParameterError("dt_out", dt_out, f"gives {n_out} output samples over "
+                             f"{span:g} s; at most {MAX_OUTPUTS} are kept")
+    t = t0 + dt_out * np.arange(n_out)
+    if t[-1] < t_end - TIME_SLACK * max(1.0, abs(t_end)):
+        t = np.append(t, t_end)
+    return t
+
+
+def fixed_substep(t, t_target, step):
+    """The step size that reaches ``t_target`` from ``t`` in whole steps no longer than
+    ``step`` (equal sub-steps): the output times of a fixed-step engine are hit exactly."""
+    n = max(1, int(math.ceil((t_target - t) / step - 1e-9)))
+    return (t_target - t) / n
+
+
+class Stepper:
+    """What an engine supplies to :func:`run` (override the methods below).
+
+    Attributes:
+        t: the current time, s.
+        label: the engine's name, for progress and messages.
+    """
+
+    label = "engine"
+    t = 0.0
+
+    def advance(self, t_target):
+        """Take one step towards ``t_target`` (fixed-step engines: never past it) and
+        return the new time. Raise SimulationError (with the time) when the step fails."""
+        raise NotImplementedError
+
+    def deflection_ratio(self):
+        """Largest |tip deflection| / link length at the current time; NaN or inf when
+        the state is not finite (the loop then stops with a divergence error)."""
+        raise NotImplementedError
+
+    def powers(self):
+        """(input power, dissipated power), W, at the current time, for the loop's
+        trapezoidal work sums; None when the engine integrates the work itself. Only
+        for fixed-step engines: the sums are sampled at the step that lands on an
+        output time."""
+        return None
+
+    def record(self, t):
+        """A dict of the fields to keep at output time ``t`` (between the previous step's
+        time and the current one; equal to the current one for fixed-step engines)."""
+        raise NotImplementedError
+
+    def crossing(self, t_prev, t, level):
+        """Time in (t_prev, t] at which :meth:`deflection_ratio` reached ``level``; by
+        default the step's end (engines with dense output refine it)."""
+        return t
+
+    def system(self):
+        """What ``on_output(system, t)`` receives (a Chrono system; None by default)."""
+        return None
+
+
+class Recording:
+    """The samples of a run: ``t`` (nt,) and ``fields[name]`` stacked over time; with
+    ``work_in`` and ``work_diss`` when the loop summed them."""
+
+    def __init__(self, t, fields):
+        self.t = t
+        self.fields = fields
+
+    def __getitem__(self, name):
+        return self.fields[name]
+
+
+def run(stepper, t_out, *, max_deflection_ratio=0.5, on_output=None, progress=None):
+    """Advance ``stepper`` through the output times ``t_out``; returns a :class:`Recording`.
+
+    Args:
+        stepper: a :class:`Stepper` at time ``t_out[0]``.
+        t_out: increasing output times (:func:`output_times`).
+        max_deflection_ratio: the tip-deflection guard (fraction of each link's length).
+        on_output: callable(system, t) at every output time, after the sample.
+        progress: a :class:`Progress` (closed when the loop ends), or None.
+    """
+    if on_output is not None and not callable(on_output):
+        raise ParameterError("on_output", on_output, "must be callable(system, t)")
+    samples = {}
+    powers = stepper.powers()
+    w_in = w_diss = 0.0
+
+    def keep(t):
+        rec = stepper.record(t)
+        if powers is not None:
+            rec = dict(rec, work_in=w_in, work_diss=w_diss)
+        for name, value in rec.items():
+            samples.setdefault(name, []).append(value)
+        if on_output is not None:
+            on_output(stepper.system(), t)
+
+    n = len(t_out)
+    k = 0
+
+    def guard(t_prev, t):
+        ratio = stepper.deflection_ratio()
+        if not math.isfinite(ratio):
+            raise SimulationError("the state is not finite (diverged); try a smaller "
+                                  "step or tolerance", t)
+        if ratio > max_deflection_ratio:
+            t_hit = t if t_prev is None else stepper.crossing(t_prev, t, max_deflection_ratio)
+            raise SimulationError(
+                f"a tip deflection exceeded {max_deflection_ratio} of its link length "
+                f"(reached {ratio:.3g}): the small-deformation model is no longer valid "
+                "(unstable or diverging motion)", t_hit)
+
+    try:
+        guard(None, stepper.t)            # the initial state too
+        keep(float(t_out[0]))
+        while k < n - 1:
+            t_prev = stepper.t
+            t = stepper.advance(float(t_out[k + 1]))
+            guard(t_prev, t)
+            if powers is not None:
+                new = stepper.powers()
+                h = t - t_prev
+                w_in += 0.5 * h * (powers[0] + new[0])
+                w_diss += 0.5 * h * (powers[1] + new[1])
+                if not (math.isfinite(w_in) and math.isfinite(w_diss)):
+                    raise SimulationError("the input or dissipated power is not finite", t)
+                powers = new
+            while k < n - 1 and t_out[k + 1] <= t + TIME_SLACK * max(1.0, abs(t)):
+                k += 1
+                keep(float(t_out[k]))
+            if progress is not None:
+                progress(t)
+    finally:
+        if progress is not None:
+            progress.close()
+    fields = {name: np.array(v) for name, v in samples.items()}
+    return Recording(np.asarray(t_out, dtype=float), fields)
+
+
+__all__ = ["Progress", "Recording", "Stepper", "fixed_substep", "output_times", "run"]

@@ -1,0 +1,137 @@
+"""The contract of a validation case and the registry the runner reads.
+
+A case is a small function decorated with :func:`case`. It runs the model(s), compares one
+quantity and returns an :class:`Outcome`; everything the report needs (the numbers, the
+tolerance and where the tolerance comes from, a figure) is declared next to it::
+
+    @case("beam.static-tip", quantity="tip deflection of a cantilever under a tip load",
+          metric="max relative error at the nodes", tolerance=1e-10,
+          reason="Hermite elements are nodally exact for a tip load; 1e-10 is round-off "
+                 "in a solve of condition ~1e6", engines=("reference",))
+    def static_tip(ctx):
+        ...
+        return Outcome(value=err, plot=lambda fig: ...)
+
+``passed`` is ``value <= tolerance`` unless the case states ``compare="ge"`` (a rate that
+must reach a floor) or ``compare="window"`` (``tolerance = (low, high)``).
+"""
+
+from dataclasses import dataclass, field
+import fnmatch
+import math
+
+KINDS = ("verification", "regression")
+COMPARES = ("le", "ge", "window")
+
+
+@dataclass
+class Outcome:
+    """What a case measured.
+
+    value: the metric (a float). plot: callable(fig) drawing the case's figure on a
+    matplotlib Figure (no import of matplotlib needed in the case), or None.
+    details: short lines for the report (e.g. a measured table). data: numbers for the
+    JSON summary (lists or floats).
+    """
+
+    value: float
+    plot: object = None
+    details: list = field(default_factory=list)
+    data: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Case:
+    """A named validation case.
+
+    name: dotted identifier (``group.case``). quantity: what is compared. metric: how.
+    tolerance: bound on the metric (a float, or (low, high) with compare="window").
+    reason: where the tolerance comes from. engines: the engines (or models) it runs.
+    needs_pychrono: skipped with the reason when PyChrono is absent. kind: verification
+    (against closed forms, convergence, another formulation) or regression (a stored
+    value, see :mod:`chrono_flex.validation.regression`). run: callable(ctx) -> Outcome.
+    """
+
+    name: str
+    quantity: str
+    metric: str
+    tolerance: object
+    reason: str
+    engines: tuple
+    run: object
+    needs_pychrono: bool = False
+    kind: str = "verification"
+    compare: str = "le"
+    source: str = ""
+
+    def passed(self, value):
+        if value is None or not math.isfinite(value):
+            return False
+        if self.compare == "le":
+            return value <= self.tolerance
+        if self.compare == "ge":
+            return value >= self.tolerance
+        lo, hi = self.tolerance
+        return lo <= value <= hi
+
+    def tolerance_text(self):
+        if self.compare == "le":
+            return f"<= {self.tolerance:.3g}"
+        if self.compare == "ge":
+            return f">= {self.tolerance:.3g}"
+        return f"in [{self.tolerance[0]:.3g}, {self.tolerance[1]:.3g}]"
+
+
+CASES = {}
+
+
+def case(name, *, quantity, metric, tolerance, reason, engines=("reference",),
+         needs_pychrono=False, kind="verification", compare="le", source=""):
+    """Register the decorated function ``run(ctx) -> Outcome`` as validation case ``name``."""
+    if name in CASES:
+        raise ValueError(f"validation case {name!r} is registered twice")
+    if kind not in KINDS:
+        raise ValueError(f"case {name!r}: kind {kind!r} must be one of {KINDS}")
+    if compare not in COMPARES:
+        raise ValueError(f"case {name!r}: compare {compare!r} must be one of {COMPARES}")
+    if not reason or not reason.strip():
+        raise ValueError(f"case {name!r} has no reason for its tolerance")
+
+    def register(fn):
+        CASES[name] = Case(name, quantity, metric, tolerance, reason, tuple(engines), fn,
+                           needs_pychrono, kind, compare, source)
+        return fn
+
+    return register
+
+
+def select(only=None, engines=None):
+    """Registered cases matching the glob ``only`` (comma-separated globs allowed) and
+    running only on engines in ``engines`` (None: all), in registration order."""
+    from . import cases  # noqa: F401  (registers every case)
+
+    patterns = [p.strip() for p in only.split(",")] if only else ["*"]
+    chosen = []
+    for c in CASES.values():
+        if not any(fnmatch.fnmatchcase(c.name, p) for p in patterns):
+            continue
+        if engines is not None and not set(c.engines) <= set(engines) | {"closed form", "drive"}:
+            continue
+        chosen.append(c)
+    return chosen
+
+
+def rel_err(a, b, scale=None):
+    """max|a - b| / scale (default max|b|): a relative error over a whole curve."""
+    import numpy as np
+
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    s = float(np.max(np.abs(b))) if scale is None else float(scale)
+    return float(np.max(np.abs(a - b)) / s)
+
+
+def observed_rate(hs, errs):
+    """Slope of log(err) vs log(h): the measured order of convergence."""
+    import numpy as np
+
+    return float(np.polyfit(np.log(hs), np.log(errs), 1)[0])
