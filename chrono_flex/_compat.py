@@ -33,6 +33,7 @@ MOVED_MODULES = {
     "chrono_flex.drive.bench": "chrono_flex.bench",
     "chrono_flex.viz.spatial": "chrono_flex.viz.rrrp",
     "chrono_flex.viz.bench": "chrono_flex.bench",
+    "chrono_flex.viz.interactive": "chrono_flex.chrono.window",
 }
 
 #: (package, attribute) -> (module, attribute) for names a package no longer exports
@@ -42,6 +43,7 @@ MOVED_ATTRIBUTES = {
     ("chrono_flex.drive", "run_scenario"): ("chrono_flex.scenarios.drive", "run_scenario"),
     ("chrono_flex.drive", "bench_drive_step"): ("chrono_flex.bench", "bench_drive_step"),
     ("chrono_flex.chrono", "bench_chrono_element"): ("chrono_flex.bench", "bench_chrono_element"),
+    ("chrono_flex.chrono.blender", "export_case"): ("chrono_flex.engines", "export_case"),
 }
 
 

@@ -107,7 +107,8 @@ def _compute_q_cost(arm, repeat=200):
     """Mean wall time (s) of the element's work in one ComputeQ call (terms, torque,
     injection, SWIG transfers), measured outside the solver on a live element."""
     from .chrono._detect import require_pychrono
-    from .chrono.element import FlexibleLink, configure_system, step as step_system
+    from .chrono.element import FlexibleLink
+    from .chrono.system import configure_system, step as step_system
 
     chrono = require_pychrono()
     system = chrono.ChSystemNSC()

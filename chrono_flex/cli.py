@@ -92,7 +92,7 @@ def cmd_render(args):
     chrono_hooks = args.blender is not None or args.live
     ck.positive_int("--frames", args.frames)
     if args.live:
-        from .viz.interactive import require_live_window
+        from .chrono.window import require_live_window
 
         require_live_window()          # no run when no window can open: say what is missing
     engine = engines.resolve(args.engine or ("chrono" if chrono_hooks else "reference"))

@@ -7,7 +7,9 @@
 All return :class:`chrono_flex.result.Result`.
 """
 
+from . import _checks as ck
 from .errors import ParameterError, PyChronoUnavailable
+from . import scenarios
 
 ENGINES = ("reference", "chrono", "chrono-beam")
 
@@ -48,7 +50,6 @@ def simulate(arm, engine="reference", **kwargs):
 
 def run_case(name, engine="reference", t_end=None, **overrides):
     """Build the named case and run it on ``engine``; returns the Result."""
-    from . import scenarios
 
     case = scenarios.get(name)
     engine = resolve(engine)
@@ -59,3 +60,21 @@ def run_case(name, engine="reference", t_end=None, **overrides):
     res = simulate(arm, engine, **kw)
     res.info["case"] = name
     return res
+
+
+def export_case(name, directory, engine="chrono", t_end=None, n_frames=100, scale=1.0,
+                **overrides):
+    """Run the named case on a Chrono engine and write about ``n_frames`` frames for
+    Chrono's Blender add-on (evenly spaced in time) into ``directory``; return
+    (Result, :class:`~chrono_flex.chrono.blender.BlenderExporter`)."""
+    from .chrono.blender import BlenderExporter
+
+    if resolve(engine) == "reference":
+        raise ParameterError("engine", engine, "must be 'chrono' or 'chrono-beam' (the "
+                                               "Blender export writes a Chrono system)")
+    n_frames = ck.positive_int("n_frames", n_frames)
+    _, kw = scenarios.get(name).arm_and_kwargs(t_end)
+    exporter = BlenderExporter(directory, scale=scale, dt=kw["t_end"] / n_frames, stem=name,
+                               title=f"{name} ({engine})")
+    res = run_case(name, engine, t_end=t_end, on_output=exporter, **overrides)
+    return res, exporter

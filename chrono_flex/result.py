@@ -51,7 +51,7 @@ class Result:
     Attributes:
         t: times, s (nt,).
         q, qd: generalized coordinates and their rates (nt, nq); the layout is
-            [joint_1, elastic_1..., joint_2, elastic_2..., ...] (spec 01 eq. order).
+            [joint_1, elastic_1..., joint_2, elastic_2..., ...] (docs/planar-link.md eq. (1.7)).
             Engines whose coordinates differ (Chrono beams) fill what they can and say
             so in ``info["coordinates"]``.
         joint_angles, joint_rates: joint coordinates (rad, or m for a prismatic joint)

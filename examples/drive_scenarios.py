@@ -1,4 +1,4 @@
-"""Run every named drive scenario (spec 02 section 7) and save its figure.
+"""Run every named drive scenario (docs/drive.md §7) and save its figure.
 
 Expected: presliding loops of ~5e-4 rad for the dynamic friction and a nearly vertical
 line for the static one ([S] Fig. 7); a Stribeck drop from 0.0467 to 0.0405 N m with a

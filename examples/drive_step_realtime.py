@@ -1,4 +1,4 @@
-"""A 12 V step on the gripper drive of Serebrenny et al. 2019 (spec 02), simulated twice:
+"""A 12 V step on the gripper drive of Serebrenny et al. 2019 (docs/drive.md), simulated twice:
 with the stiff reference solver (Radau) and with the real-time fixed-step RK4 at the step
 bound the drive computes for itself ([S] eq. 29 generalised: T_min, L/R, gear mode).
 

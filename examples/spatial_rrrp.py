@@ -1,4 +1,4 @@
-"""A slew of the spatial RRRP arm with a telescopic extension, under gravity (spec 03).
+"""A slew of the spatial RRRP arm with a telescopic extension, under gravity (docs/rrrp-arm.md).
 
 Problem: the arm of :mod:`chrono_flex.formulations.rrrp` (default aluminium tubes, l1 = l2 = 5 m,
 l3 = 4 m, m_A = 5 kg, m_B = 2 kg, g along -Z) starts at rest in its static equilibrium

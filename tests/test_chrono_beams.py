@@ -1,5 +1,5 @@
 """chrono_flex.chrono.beams: pure helpers, the PyChrono 10 facts the engine relies on
-(spec 05, "Chrono's own beams"), and the engine's contract (shapes, errors, statics).
+(docs/chrono.md §4, "Chrono's own beams"), and the engine's contract (shapes, errors, statics).
 
 Comparisons of whole trajectories with the reference engine are in
 test_chrono_beams_validation.py.
@@ -15,7 +15,9 @@ from chrono_flex import (Link, ParameterError, Payload, PlanarArm, Plane, Prisma
 from chrono_flex import scenarios
 from chrono_flex.bench import bench_beams
 from chrono_flex.planar import kinematics as kin
+from chrono_flex.chrono import beam_scene as bs
 from chrono_flex.chrono import beams as cb
+from chrono_flex.chrono import corotational as cr
 
 pychrono = pytest.mark.pychrono
 
@@ -36,13 +38,13 @@ def _held(t):
 
 def test_section_properties_keep_EI_and_rho_A():
     lk = _koz_link()
-    s = cb.section_properties(lk)
+    s = cr.section_properties(lk)
     assert s.EI == pytest.approx(lk.EI, rel=1e-14)
     assert s.mass_per_length == pytest.approx(lk.rho_A, rel=1e-14)
     # solid square of side h: I/A = h^2/12, so EA = 12 EI/h^2
     assert s.EA == pytest.approx(12 * lk.EI / lk.thickness ** 2, rel=1e-12)
     b = scenarios.bien_link(1.0, 1)                      # given as E, I, rho, A: kept
-    sb = cb.section_properties(b)
+    sb = cr.section_properties(b)
     assert (sb.E, sb.A, sb.Izz, sb.density) == pytest.approx((b.E, b.A, b.I, b.rho), rel=1e-14)
 
 
@@ -53,7 +55,7 @@ def test_rigid_chain_matches_the_reference_kinematics():
                     joints=[RevoluteJoint(angle_offset=0.2), PrismaticJoint(axis_angle=0.3),
                             RevoluteJoint(angle_offset=-0.1)])
     qj = np.array([0.4, 0.25, -0.7])
-    roots, tips, axes = cb.rigid_chain(arm, qj)
+    roots, tips, axes = cr.rigid_chain(arm, qj)
     ref_roots, ref_tips = kin.chain_frames(arm.model.layout, arm.coordinates(qj))
     for (p, psi), f in zip(roots, ref_roots):
         np.testing.assert_allclose(p, f.p, atol=1e-14)
@@ -68,8 +70,8 @@ def test_rigid_velocity_is_the_derivative_of_rigid_chain():
     arm = PlanarArm([Link(1.0, 2, EI=10.0, rho_A=1.0), Link(0.7, 2, EI=10.0, rho_A=1.0)],
                     joints=[RevoluteJoint(), PrismaticJoint(axis_angle=0.3)])
     q, qd, h = np.array([0.4, 0.25]), np.array([1.3, -0.6]), 1e-6
-    tip = lambda qq: cb.rigid_chain(arm, qq)[1][1][0]      # noqa: E731
-    v, w = cb.rigid_velocity(arm, q, qd, 1, tip(q))
+    tip = lambda qq: cr.rigid_chain(arm, qq)[1][1][0]      # noqa: E731
+    v, w = cr.rigid_velocity(arm, q, qd, 1, tip(q))
     np.testing.assert_allclose(v, (tip(q + h * qd) - tip(q - h * qd)) / (2 * h), atol=1e-8)
     assert w == pytest.approx(1.3)
 
@@ -82,7 +84,7 @@ def test_hermite_centreline_is_exact_for_a_cubic():
     w = lambda x: P * x ** 2 * (3 * L - x) / (6 * EI)       # noqa: E731
     dw = lambda x: P * x * (2 * L - x) / (2 * EI)            # noqa: E731
     nodes = np.array([[0.0, 0.0], [L, w(L)]])
-    pts, curv = cb.hermite_centreline(nodes, np.arctan([0.0, dw(L)]), L, 11)
+    pts, curv = cr.hermite_centreline(nodes, np.arctan([0.0, dw(L)]), L, 11)
     x = np.linspace(0, L, 11)
     np.testing.assert_allclose(pts[:, 0], x, atol=1e-6 * L)
     np.testing.assert_allclose(pts[:, 1], w(x), atol=1e-5 * w(L))
@@ -92,7 +94,7 @@ def test_hermite_centreline_is_exact_for_a_cubic():
 
 
 # ---------------------------------------------------------------------------------------
-# PyChrono 10 facts (spec 05) the engine relies on
+# PyChrono 10 facts (docs/chrono.md §3-4) the engine relies on
 # ---------------------------------------------------------------------------------------
 
 @pychrono
@@ -110,17 +112,17 @@ def test_fact_euler_section_silent_defaults():
 @pychrono
 def test_engine_sets_both_defaults_explicitly():
     arm = PlanarArm([_koz_link(2)])
-    scene = cb.build_beams(arm)
+    scene = bs.build_beams(arm)
     for el in scene.links[0].elements:
         sec = el.GetSection()
         assert sec.GetRayleighDampingBeta() == 0.0
         assert sec.GetRayleighDampingAlpha() == 0.0
-        assert sec.GetArtificialJyyJzzFactor() == pytest.approx(cb.DEFAULT_JYY_FACTOR)
+        assert sec.GetArtificialJyyJzzFactor() == pytest.approx(bs.DEFAULT_JYY_FACTOR)
     damped = PlanarArm([Link(1.0, 2, EI=1000.0, rho_A=5.0, damping_beta=2e-3,
                              damping_alpha=0.5)])
-    sec = cb.build_beams(damped).links[0].elements[0].GetSection()
+    sec = bs.build_beams(damped).links[0].elements[0].GetSection()
     assert (sec.GetRayleighDampingBeta(), sec.GetRayleighDampingAlpha()) == (2e-3, 0.5)
-    sec = cb.build_beams(damped, rayleigh_beta=0.0, rayleigh_alpha=0.0,
+    sec = bs.build_beams(damped, rayleigh_beta=0.0, rayleigh_alpha=0.0,
                          jyy_factor=1 / 500).links[0].elements[0].GetSection()
     assert (sec.GetRayleighDampingBeta(), sec.GetRayleighDampingAlpha()) == (0.0, 0.0)
     assert sec.GetArtificialJyyJzzFactor() == pytest.approx(1 / 500)
@@ -200,14 +202,14 @@ def test_fact_body_inertia_defaults_to_one_and_engine_sets_it():
     arm = PlanarArm([_koz_link(2), _koz_link(2)],
                     joints=[RevoluteJoint(hub_inertia=0.3), RevoluteJoint(hub_mass=0.2)],
                     payload=Payload(0.4, 0.01), hub_inertia=0.05)
-    sc = cb.build_beams(arm)
+    sc = bs.build_beams(arm)
     assert sc.links[0].hub.GetInertiaXX().z == pytest.approx(0.35)
     assert sc.links[1].hub.GetMass() == pytest.approx(0.2)
     assert sc.payload_body.GetMass() == pytest.approx(0.4)
     assert sc.payload_body.GetInertiaXX().z == pytest.approx(0.01)
-    floor = cb.MASS_FLOOR * 5.0 / 3.0           # 1e-9 of rho_A L^3/3
+    floor = bs.MASS_FLOOR * 5.0 / 3.0           # 1e-9 of rho_A L^3/3
     assert sc.links[1].hub.GetInertiaXX().z == pytest.approx(floor)
-    assert sc.links[0].tip.GetMass() == pytest.approx(cb.MASS_FLOOR * 5.0)
+    assert sc.links[0].tip.GetMass() == pytest.approx(bs.MASS_FLOOR * 5.0)
 
 
 @pychrono
@@ -220,7 +222,7 @@ def test_fact_tapered_section_length_defaults_to_one_metre():
 
     assert fea.ChBeamSectionTaperedTimoshenkoAdvancedGeneric().GetLength() == 1.0
     arm = PlanarArm([_koz_link(4)])
-    sc = cb.build_beams(arm, consistent_mass=True)
+    sc = bs.build_beams(arm, consistent_mass=True)
     tap = [k for k in sc._keep if isinstance(k, fea.ChBeamSectionTaperedTimoshenkoAdvancedGeneric)]
     assert len(tap) == 1 and tap[0].GetLength() == pytest.approx(0.25)
     assert tap[0].GetLumpedMassMatrixType() is False
@@ -351,7 +353,7 @@ def test_static_tip_deflection_and_holding_torque(n):
     EI, L, P = 1000.0, 1.0, 9.81
     arm = PlanarArm([Link(L, n, EI=EI, rho_A=1e-6, thickness=0.01)], payload=Payload(1.0),
                     gravity=True)
-    sc = cb.build_beams(arm, joint_motion=_held)
+    sc = bs.build_beams(arm, joint_motion=_held)
     sc.system.DoStaticLinear()
     w_tip = -P * L ** 3 / (3 * EI)
     # weightless up to rho_A/m = 1e-6 of the load

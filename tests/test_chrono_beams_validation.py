@@ -2,7 +2,7 @@
 
 Every bound is derived in the test: from a closed form (clamped-free frequency), from a
 mesh study (lumped mass converges as h^2) and a step study (HHT, taken as first order
-per spec 05), or from a rigid-body prediction of the lumped-mass error. Where the two
+per docs/chrono.md §2), or from a rigid-body prediction of the lumped-mass error. Where the two
 formulations must differ (lumped vs consistent mass at coarse meshes; large deflections;
 geometric stiffening), the difference is measured, printed ("[chrono-beam] ..." lines,
 visible with ``pytest -s``) and bounded, not hidden.
@@ -16,7 +16,9 @@ from scipy.integrate import solve_ivp
 
 from chrono_flex import Link, Payload, PlanarArm, PrismaticJoint, RevoluteJoint
 from chrono_flex import SimulationError, scenarios
+from chrono_flex.chrono import beam_scene as bs
 from chrono_flex.chrono import beams as cb
+from chrono_flex.chrono import corotational as cr
 from chrono_flex.planar.shapes import clamped_free_roots
 from chrono_flex.validation.cases.engines import _first_frequency, _nudge
 
@@ -97,7 +99,7 @@ def test_kozlowski_pendulum_joint_angle(kozlowski):
     Bound: lumped nodal masses give the pendulum a moment of inertia
     mu L^3/3 (1 + 1/(2 n^2)); that error is predicted by two rigid pendulums. What is
     left must be covered by (a) the step error, 2|theta_h - theta_h/2| (first order per
-    spec 05), and (b) the reference's own 2-element error on the elastic part, bounded by
+    docs/chrono.md §2), and (b) the reference's own 2-element error on the elastic part, bounded by
     the whole elastic effect on the joint angle |theta_ref - theta_rigid|.
     """
     arm, kw, ref = kozlowski
@@ -127,7 +129,7 @@ def test_kozlowski_pendulum_joint_angle(kozlowski):
     # HHT (alpha < 0) damps out within the first steps. After that the balance drifts
     # only by HHT's damping of the bending vibration (measured 3e-7 J at h = 0.5 ms).
     e = b.energy
-    sec = cb.section_properties(arm.links[0])
+    sec = cr.section_properties(arm.links[0])
     U_axial = (5.0 * 9.81 * math.sin(math.radians(80))) ** 2 / (6 * sec.EA)
     first = abs(e.balance_error[1])
     later = np.max(np.abs(e.balance_error[1:] - e.balance_error[1]))

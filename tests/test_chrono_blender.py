@@ -12,7 +12,7 @@ import pytest
 from chrono_flex import cli, engines
 from chrono_flex.chrono.visual import tube_mesh
 from chrono_flex.errors import PyChronoUnavailable
-from chrono_flex.viz import interactive
+from chrono_flex.chrono import window as interactive
 
 # ChBlender writes numbers with C++'s default stream precision, 6 significant digits:
 # positions of ~1 m read back to within 1e-5 m.
@@ -101,7 +101,7 @@ def test_cli_blender_refuses_the_reference_engine(capsys, tmp_path):
 
 @pytest.mark.pychrono
 def test_blender_export_of_the_custom_element(tmp_path):
-    from chrono_flex.chrono.blender import export_case
+    from chrono_flex.engines import export_case
 
     scale = 5.0
     res, ex = export_case("bien-2link", tmp_path, engine="chrono", t_end=0.5, n_frames=5,
@@ -135,7 +135,7 @@ def test_blender_export_of_the_custom_element(tmp_path):
 
 @pytest.mark.pychrono
 def test_the_export_does_not_change_the_run(tmp_path):
-    from chrono_flex.chrono.blender import export_case
+    from chrono_flex.engines import export_case
 
     res, _ = export_case("bien-2link", tmp_path, engine="chrono", t_end=0.2, n_frames=2,
                          scale=1.0)
@@ -148,7 +148,7 @@ def test_the_export_does_not_change_the_run(tmp_path):
 
 @pytest.mark.pychrono
 def test_blender_export_of_chrono_beams(tmp_path):
-    from chrono_flex.chrono.blender import export_case
+    from chrono_flex.engines import export_case
 
     _, ex = export_case("bien-2link", tmp_path, engine="chrono-beam", t_end=0.6, n_frames=2)
     frames = [parse_state(ex.state_path(k)) for k in range(3)]
@@ -162,7 +162,7 @@ def test_blender_export_of_chrono_beams(tmp_path):
 
 @pytest.mark.pychrono
 def test_beams_cannot_be_exaggerated(tmp_path):
-    from chrono_flex.chrono.blender import export_case
+    from chrono_flex.engines import export_case
     from chrono_flex.errors import ParameterError
 
     with pytest.raises(ParameterError, match="true size"):

@@ -1,4 +1,4 @@
-"""The spec 02 gear drive inside Chrono against the reference integrators.
+"""The gear drive of docs/drive.md inside Chrono against the reference integrators.
 
 Tolerances come from step studies (as in test_chrono_element.py). Chrono runs at three
 steps h, h/2, h/4; for each compared quantity y (joint angle, motor current, output
@@ -102,10 +102,10 @@ def test_drive_case_arm_runs_on_the_chrono_engine():
 
 # The state of case drive-bien-1link (step 1 ms) at t = 1.004 s, 4 ms after the voltage
 # reversal: the rotor has crossed the backlash and hit the other flank, the output
-# (0.21 rad/s) is about to reverse. Over the next step Newton cycled for ever between
-# the two sides of the kink of the friction law at zero output speed (|R| 378 <-> 1049,
-# the output speed +0.09 <-> -0.21 rad/s): the run stopped with "Newton did not
-# converge" (reported at t = 1.006 s, seen 2026-11-22) even with max_iters=60.
+# (0.21 rad/s) is about to reverse. A fixed 1 ms step cannot cross that reversal: Newton
+# cycles between the two sides of the kink of the friction law at zero output speed
+# (|R| 378 <-> 1049, output speed +0.09 <-> -0.21 rad/s) and does not converge, even with
+# max_iters=60. More iterations do not help; halving the step (max_halvings) does.
 REVERSAL_STATE = dict(
     t=1.004,
     q=[0.3712136419999642, -0.002599287686109965, -0.014957362777480568,
@@ -219,10 +219,11 @@ def cart_scene(h, n_steps, max_halvings=6):
 
 
 def test_drives_on_a_cart_take_small_steps():
-    """Newton failed at the first step at 0.25 ms (also without drives): the joint's
-    round-off residual C ~ 1e-17 enters as C / (beta h^2) ~ 6e-10 > the absolute
-    tolerance 1e-10, which Newton cannot reduce. step() now raises the absolute
-    tolerance to 1e-14 / h^2."""
+    """Small steps need an absolute Newton tolerance that grows as 1/h^2: a joint's
+    round-off residual C ~ 1e-17 enters as C / (beta h^2), ~6e-10 at h = 0.25 ms, above a
+    fixed absolute tolerance of 1e-10 that Newton cannot reach (with or without drives).
+    step() therefore raises the absolute tolerance to at least 1e-14 / h^2, so 0.25 ms
+    steps run without retries."""
     link, cart, p = cart_scene(2.5e-4, 40, max_halvings=0)     # no halving needed
     assert link.n_retries == 0
     q = link.joint_angles()

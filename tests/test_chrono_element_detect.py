@@ -126,7 +126,7 @@ raw(LEAK + "\\n")                   # outside: not filtered any more
 @pytest.mark.pychrono
 def test_quiet_swig_silences_real_director_leak_lines(chrono):
     """A bare ChLoadCustomMultiple subclass makes SWIG print the leak line at every
-    Update (spec 05); inside quiet_swig only the user's output remains."""
+    Update (docs/chrono.md §2); inside quiet_swig only the user's output remains."""
     scene = PRELUDE + """
 import pychrono as chrono
 system = chrono.ChSystemNSC()

@@ -1,4 +1,4 @@
-"""The facts about PyChrono 10 that the custom element relies on (spec 05), each run.
+"""The facts about PyChrono 10 that the custom element relies on (docs/chrono.md), each run.
 
 Every test names the fact and where chrono_flex.chrono.element depends on it.
 """
@@ -225,7 +225,7 @@ def test_hht_needs_consistent_initial_accelerations_for_second_order(chrono):
         if set_acc:
             sh.SetPosDt2(-k / J)
         keep = add_load(chrono, system, load_class(chrono, lambda s, x, w: [-k * x[0]]),
-                        [sh])  # a Python reference to the director object: spec 05
+                        [sh])  # a Python reference to the director: docs/chrono.md §2
         for _ in range(int(round(T / h))):
             system.DoStepDynamics(h)
         return abs(sh.GetPos() - math.cos(math.sqrt(k / J) * T))

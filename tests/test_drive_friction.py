@@ -1,4 +1,4 @@
-"""Friction laws and the LuGre family (spec 02 sections 1-2)."""
+"""Friction laws and the LuGre family (docs/drive.md §1-2)."""
 
 import math
 
@@ -216,7 +216,7 @@ def test_dissipative_variants_never_gain_energy():
 def test_classic_lugre_is_passive_only_below_4fc_over_sigma1():
     classic = models()["classic"]
     v_pass = classic.passivity_speed
-    assert v_pass == pytest.approx(4 * 1.0 / math.sqrt(1e5))           # 0.0126 m/s (spec 02)
+    assert v_pass == pytest.approx(4 * 1.0 / math.sqrt(1e5))  # 0.0126 m/s (docs/drive.md §2)
     rng = np.random.default_rng(5)
     for _ in range(2):
         t_end, v = piecewise_history(rng, classic.vs, 0.95 * v_pass)

@@ -1,4 +1,4 @@
-"""Backlash, transmitted torque and chains of gear stages (spec 02 section 3)."""
+"""Backlash, transmitted torque and chains of gear stages (docs/drive.md §3)."""
 
 import numpy as np
 import pytest

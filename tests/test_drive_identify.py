@@ -8,7 +8,7 @@ from chrono_flex.drive import (breakaway_ms, efficiency_input, efficiency_output
                                read_efficiency_csv, stribeck)
 from chrono_flex.errors import ParameterError
 
-K_ML, MC, MS, VS = 3.266, 0.0405, 0.0467, 10.47       # spec 02 section 6
+K_ML, MC, MS, VS = 3.266, 0.0405, 0.0467, 10.47       # [S], docs/drive.md §6
 SIGMA_ETA = 0.005                                      # datasheet-like efficiency noise
 
 

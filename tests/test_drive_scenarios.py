@@ -1,4 +1,4 @@
-"""Named scenarios (spec 02 section 7): they run, plot, and show the behaviours [S] and
+"""Named scenarios (docs/drive.md §7): they run, plot, and show the behaviours [S] and
 Canudas de Wit et al. 1995 describe."""
 
 import math

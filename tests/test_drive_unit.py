@@ -9,14 +9,14 @@ from scipy.integrate import solve_ivp
 from chrono_flex.drive import DCMotor, DriveParams, GearDrive, simulate_drive
 from chrono_flex.errors import ParameterError, SimulationError
 
-SPEC02 = dict(L=0.746e-3, R=7.25, k_E=0.0453, k_M=0.0452, J1=9.49e-7, ratio=28.0, K_V1=0.146,
-              c=1003.0, J2=0.0021, K_ML=3.266, Mc=0.0405, Ms=0.0467, dOmega2=1e-4,
-              Omega2s=10.47, K_V2=0.0, sigma0=100.0, sigma1=0.923, T_min=2e-6)
+S_TABLE = dict(L=0.746e-3, R=7.25, k_E=0.0453, k_M=0.0452, J1=9.49e-7, ratio=28.0, K_V1=0.146,
+               c=1003.0, J2=0.0021, K_ML=3.266, Mc=0.0405, Ms=0.0467, dOmega2=1e-4,
+               Omega2s=10.47, K_V2=0.0, sigma0=100.0, sigma1=0.923, T_min=2e-6)
 
 
-def test_factory_holds_the_spec_values_and_documented_defaults():
+def test_factory_holds_the_identified_values_and_documented_defaults():
     p = DriveParams.serebrenny2019()
-    for k, v in SPEC02.items():
+    for k, v in S_TABLE.items():
         assert getattr(p, k) == v, k
     assert (p.theta_b, p.delta, p.friction, p.motor) == (1e-3, 2.0, "dynamic", "voltage")
     # [S]'s condition on presliding damping, zeta > 0.5 on the output inertia

@@ -89,7 +89,8 @@ def test_assembly_equals_virtual_power_quadrature(n1, n2):
 
 def test_element_index_maps_cover_exactly_the_dependencies():
     # J of an element's points is zero outside its index map (checked numerically), and
-    # the 8x8 maps of link 2 hold theta1, link 1's tip dofs and theta2 (spec 01 section 3)
+    # the 8x8 maps of link 2 hold theta1, link 1's tip dofs and theta2
+    # (docs/planar-link.md eq. (3.2))
     arm = two_link_arm(2, 2)
     asm = arm.assembly
     q_ext = asm.expand(rng.normal(size=arm.nq) * 0.3)

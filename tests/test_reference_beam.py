@@ -85,7 +85,7 @@ def test_assumed_modes_basis_gives_exact_uncoupled_frequencies():
 
 
 def test_power_law_stiffness_matches_the_papers_unit_check():
-    # spec 03: K = 7.037 EI / l^3 for p = 1.5522 (printed to 4 digits)
+    # [W] (docs/rrrp-arm.md eq. (4.2)): K = 7.037 EI / l^3 for p = 1.5522 (printed to 4 digits)
     b = PowerBasis(L, [1.5522])
     assert b.stiffness_matrix(EI)[0, 0] * L**3 / EI == pytest.approx(7.037, abs=5e-4)
 

@@ -1,4 +1,5 @@
-"""The screw / recursive Newton-Euler formulation of [L] (spec 04) against the Lagrange model.
+"""The screw / recursive Newton-Euler formulation of [L] (docs/screw-recursion.md) against
+the Lagrange model.
 
 Screw algebra identities, the rigid limit (to round-off), the deformed-link recursion
 (exact for a given deformation), and the measured error of [L]'s weak coupling against
@@ -13,6 +14,7 @@ import pytest
 import chrono_flex as cf
 from chrono_flex import scenarios
 from chrono_flex.formulations import screw as sc
+from chrono_flex.formulations import screw_algebra as sa
 from chrono_flex.errors import ParameterError
 from chrono_flex.validation.cases.screw import random_arm
 
@@ -29,54 +31,54 @@ def random_rotation(rng):
 def test_skew_is_the_cross_product():
     rng = np.random.default_rng(1)
     r, u = rng.normal(size=3), rng.normal(size=3)
-    assert np.allclose(sc.skew(r) @ u, np.cross(r, u), rtol=0, atol=10 * EPS)
-    assert np.array_equal(sc.skew(r).T, -sc.skew(r))
+    assert np.allclose(sa.skew(r) @ u, np.cross(r, u), rtol=0, atol=10 * EPS)
+    assert np.array_equal(sa.skew(r).T, -sa.skew(r))
 
 
 def test_screw_transform_composes_and_inverts():
     rng = np.random.default_rng(2)
     A1, A2 = random_rotation(rng), random_rotation(rng)
     r1, r2 = rng.normal(size=3), rng.normal(size=3)
-    X12, X23 = sc.screw_transform(A1, r1), sc.screw_transform(A2, r2)
+    X12, X23 = sa.screw_transform(A1, r1), sa.screw_transform(A2, r2)
     # chains multiply: A_hat^13 = A_hat^12 A_hat^23 with A^13 = A1 A2, r^13 = r1 + A1 r2
-    X13 = sc.screw_transform(A1 @ A2, r1 + A1 @ r2)
+    X13 = sa.screw_transform(A1 @ A2, r1 + A1 @ r2)
     tol = 20 * EPS  # a few products of O(1) numbers
     assert np.max(np.abs(X12 @ X23 - X13)) < tol
-    assert np.max(np.abs(sc.screw_inverse(X12) @ X12 - np.eye(6))) < tol
-    assert np.max(np.abs(sc.screw_inverse(X12) - np.linalg.inv(X12))) < tol
+    assert np.max(np.abs(sa.screw_inverse(X12) @ X12 - np.eye(6))) < tol
+    assert np.max(np.abs(sa.screw_inverse(X12) - np.linalg.inv(X12))) < tol
     # the reciprocal product (power) V^T DELTA F is frame-invariant
-    assert np.max(np.abs(X12.T @ sc.DELTA @ X12 - sc.DELTA)) < tol
+    assert np.max(np.abs(X12.T @ sa.DELTA @ X12 - sa.DELTA)) < tol
 
 
 def test_screw_transform_moves_a_twist_and_a_wrench():
     rng = np.random.default_rng(3)
     A, r = random_rotation(rng), rng.normal(size=3)
     w, v = rng.normal(size=3), rng.normal(size=3)
-    V_i = sc.screw_transform(A, r) @ np.concatenate([w, v])
+    V_i = sa.screw_transform(A, r) @ np.concatenate([w, v])
     # velocity of O_i = velocity of O_j + omega x (O_i - O_j), O_i - O_j = -r
     assert np.allclose(V_i, np.concatenate([A @ w, A @ v + np.cross(A @ w, -r)]), atol=20 * EPS)
     F, M = rng.normal(size=3), rng.normal(size=3)
-    W_i = sc.screw_transform(A, r) @ np.concatenate([F, M])
+    W_i = sa.screw_transform(A, r) @ np.concatenate([F, M])
     assert np.allclose(W_i, np.concatenate([A @ F, A @ M + np.cross(r, A @ F)]), atol=20 * EPS)
 
 
 def test_cross_matrix_consistency():
     rng = np.random.default_rng(4)
     V1, V2 = rng.normal(size=6), rng.normal(size=6)
-    H1 = sc.cross_matrix(V1)
+    H1 = sa.cross_matrix(V1)
     assert np.max(np.abs(H1 @ V1)) < 10 * EPS
-    assert np.allclose(H1 @ V2, -sc.cross_matrix(V2) @ V1, atol=10 * EPS)
+    assert np.allclose(H1 @ V2, -sa.cross_matrix(V2) @ V1, atol=10 * EPS)
     # H is the derivative of the transform: d/ds A_hat(exp(s V)) at s = 0 -> H(V)
     w, v = V1[:3], V1[3:]
     h = 1e-6
     from scipy.linalg import expm
-    X = lambda s: sc.screw_transform(expm(s * sc.skew(w)), s * v)  # noqa: E731
+    X = lambda s: sa.screw_transform(expm(s * sa.skew(w)), s * v)  # noqa: E731
     dX = (X(h) - X(-h)) / (2 * h)
     # central difference: error O(h^2 |V|^3) ~ 1e-11, round-off eps/h ~ 1e-10
     assert np.max(np.abs(dX - H1)) < 1e-8
     # the co-adjoint relation: X H(V) X^-1 = H(X V)
-    Xa = sc.screw_transform(random_rotation(rng), rng.normal(size=3))
-    assert np.allclose(Xa @ H1 @ sc.screw_inverse(Xa), sc.cross_matrix(Xa @ V1), atol=100 * EPS)
+    Xa = sa.screw_transform(random_rotation(rng), rng.normal(size=3))
+    assert np.allclose(Xa @ H1 @ sa.screw_inverse(Xa), sa.cross_matrix(Xa @ V1), atol=100 * EPS)
 
 
 def test_newton_euler_matches_point_masses():
@@ -87,23 +89,23 @@ def test_newton_euler_matches_point_masses():
     M = m.sum()
     P = m @ p / M
     J = sum(mi * (pi @ pi * np.eye(3) - np.outer(pi, pi)) for mi, pi in zip(m, p))
-    O = sc.spatial_inertia(M, P, J)
+    O = sa.spatial_inertia(M, P, J)
     V, Vd = rng.normal(size=6), rng.normal(size=6)
     w, v, wd, vd = V[:3], V[3:], Vd[:3], Vd[3:]
     a = vd + np.cross(w, v) + np.cross(wd, p) + np.cross(w, np.cross(w, p))
-    F = sc.newton_euler_wrench(O, V, Vd)
+    F = sa.newton_euler_wrench(O, V, Vd)
     assert np.allclose(F[:3], m @ a, atol=1e-13)
     assert np.allclose(F[3:], (m[:, None] * np.cross(p, a)).sum(0), atol=1e-13)
 
 
 def test_bad_input_names_the_parameter():
     with pytest.raises(ParameterError) as e:
-        sc.skew([1.0, 2.0])
+        sa.skew([1.0, 2.0])
     assert e.value.parameter == "r"
     with pytest.raises(ParameterError):
-        sc.screw_transform(np.ones((3, 3)), [0, 0, 0])
+        sa.screw_transform(np.ones((3, 3)), [0, 0, 0])
     with pytest.raises(ParameterError) as e:
-        sc.spatial_inertia(-1.0, [0, 0, 0], np.eye(3))
+        sa.spatial_inertia(-1.0, [0, 0, 0], np.eye(3))
     assert e.value.parameter == "mass"
     arm = cf.PlanarArm([cf.Link(1.0, 1, EI=1.0, rho_A=1.0)])
     with pytest.raises(ParameterError) as e:

@@ -1,6 +1,6 @@
-"""The spatial RRRP arm (chrono_flex.formulations.rrrp, spec 03): unit check of the modal stiffness,
-mass matrix properties, the rigid limit against hand formulas, conservation laws and the
-telescopic kinematics."""
+"""The spatial RRRP arm (chrono_flex.formulations.rrrp, docs/rrrp-arm.md): unit check of the
+modal stiffness, mass matrix properties, the rigid limit against hand formulas, conservation
+laws and the telescopic kinematics."""
 
 import math
 
@@ -14,7 +14,7 @@ ARM = RRRPArm()
 
 
 def test_power_mode_stiffness_unit_check():
-    # spec 03 section 4: K_44 = E I1 int (phi_1y'')^2 dx = 7.037 E I1 / l1^3 for p = 1.5522
+    # docs/rrrp-arm.md eq. (4.2): K_44 = E I1 int (phi_1y'')^2 dx = 7.037 E I1 / l1^3, p = 1.5522
     assert f"{power_stiffness_factor(1.5522):.3f}" == "7.037"
     p = ARM.params
     assert f"{ARM.K1y * p.l1**3 / p.EI1:.3f}" == "7.037"

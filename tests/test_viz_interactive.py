@@ -5,8 +5,9 @@ import sys
 
 import pytest
 
-from chrono_flex.viz import interactive, live_window_available
-from chrono_flex.viz.interactive import LiveWindowUnavailable, require_live_window
+from chrono_flex.chrono import window as interactive
+from chrono_flex.chrono.window import LiveWindowUnavailable, require_live_window
+from chrono_flex.viz import live_window_available
 
 linux_only = pytest.mark.skipif(sys.platform in ("darwin", "win32"),
                                 reason="macOS and Windows always count as having a display")

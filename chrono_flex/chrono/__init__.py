@@ -5,7 +5,7 @@
   :func:`~chrono_flex.chrono.element.configure_system`, :func:`~chrono_flex.chrono.element.step`.
 * :func:`~chrono_flex.chrono.engine.simulate_chrono`: run a :class:`chrono_flex.PlanarArm`
   in Chrono and get the reference engine's :class:`chrono_flex.Result`;
-* :class:`~chrono_flex.chrono.drive.GearDriveLink`: the spec 02 gear drive on a revolute
+* :class:`~chrono_flex.chrono.drive.GearDriveLink`: the gear drive of docs/drive.md on a revolute
   axis between any two Chrono bodies; :class:`~chrono_flex.chrono.drive.ScaledDrive`,
   :func:`~chrono_flex.chrono.drive.drive_scales` (how the engine puts ``arm.drives`` on
   a FlexibleLink).
@@ -21,7 +21,7 @@ from ._detect import pychrono_status, require_pychrono
 from ._quiet import quiet_swig
 
 _LAZY = {
-    "FlexibleLink": "element", "configure_system": "element", "step": "element",
+    "FlexibleLink": "element", "configure_system": "system", "step": "system",
     "simulate_chrono": "engine",
     "GearDriveLink": "drive", "ScaledDrive": "drive", "drive_scales": "drive",
 }

@@ -4,7 +4,7 @@
     exporter = BlenderExporter("out/blender", scale=20, dt=0.05)
     res = simulate_chrono(arm, 5.0, torque=tau, on_output=exporter)   # or simulate_beams
     # or in one call:
-    res, exporter = export_case("bien-2link", "out/blender", engine="chrono", n_frames=100)
+    res, exporter = chrono_flex.engines.export_case("bien-2link", "out/blender", n_frames=100)
 
 Files (what Chrono's Blender add-on reads: install ``chrono_import.py`` from
 ``src/importer_blender/`` of Chrono's sources, then File > Import > Chrono import and
@@ -188,22 +188,10 @@ class BlenderExporter:
         self.frames.append(float(t))
 
 
-def export_case(name, directory, engine="chrono", t_end=None, n_frames=100, scale=1.0,
-                **overrides):
-    """Run the named case on a Chrono engine and write about ``n_frames`` Blender frames
-    (evenly spaced in time) into ``directory``; return (Result, BlenderExporter)."""
-    from .. import scenarios
-    from .. import engines
+def __getattr__(name):
+    from .._compat import moved_attribute
 
-    if engines.resolve(engine) == "reference":
-        raise ParameterError("engine", engine, "must be 'chrono' or 'chrono-beam' (the "
-                                               "Blender export writes a Chrono system)")
-    n_frames = ck.positive_int("n_frames", n_frames)
-    _, kw = scenarios.get(name).arm_and_kwargs(t_end)
-    exporter = BlenderExporter(directory, scale=scale, dt=kw["t_end"] / n_frames, stem=name,
-                               title=f"{name} ({engine})")
-    res = engines.run_case(name, engine, t_end=t_end, on_output=exporter, **overrides)
-    return res, exporter
+    return moved_attribute(__name__, name)
 
 
-__all__ = ["BlenderExporter", "export_case", "require_postprocess"]
+__all__ = ["BlenderExporter", "require_postprocess"]

@@ -1,9 +1,9 @@
-"""The gear drive of spec 02 inside Chrono: on a FlexibleLink joint, or between two bodies.
+"""The gear drive of docs/drive.md (Serebrenny et al. 2019, eq. 24) inside Chrono: on a FlexibleLink joint, or between two bodies.
 
 Two ways in, one formula: both call :meth:`chrono_flex.drive.GearDrive.rates` (the
 reference engine's own function) inside a ``ChLoadCustomMultiple`` and let Chrono
 integrate the drive's four states [i, alpha1, Omega1, z] implicitly with the rest of the
-scene, each state on the speed of a unit-inertia ``ChShaft`` (spec 05: a shaft's speed
+scene, each state on the speed of a unit-inertia ``ChShaft`` (docs/chrono.md §1: a shaft's speed
 can carry any first-order state y of J dy/dt = Q).
 
 * On an arm joint: :func:`chrono_flex.chrono.simulate_chrono` passes each drive of
@@ -18,10 +18,10 @@ Design of :class:`GearDriveLink`, and why:
   ``ChShaftBodyRotation`` couplings: the relative angle theta_out and speed omega_out
   about the joint axis are read straight from the bodies' states (quaternions and
   local angular velocities), so they have no drift (ChShaftBodyRotation ties speeds
-  only, spec 05) and no extra constraints; the torques enter as generalized forces
+  only, docs/chrono.md §1) and no extra constraints; the torques enter as generalized forces
   with a finite-difference Jacobian (``IsStiff()``), so the stiff gear, motor circuit
   and LuGre bristles couple implicitly with the bodies in Newton's iteration. No
-  Python-subclassable link exists that could own states (spec 05), hence the shafts.
+  Python-subclassable link exists that could own states (docs/chrono.md §1), hence the shafts.
 * Torques: +tau_out about the axis on body2, and on body1 the reactions of the
   housing: -tau_out - J1 dOmega1/dt (the stator takes -k_M i, the gear housing
   M1'/i - M1' + M_F'; their sum is minus the output torque minus the rotor's
@@ -57,7 +57,8 @@ import numpy as np
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
 from ._detect import require_pychrono
-from .element import _REGISTRY_ATTR, _note_update, _quat_to_matrix, guarded_compute_q
+from .directors import guarded_compute_q
+from .system import REGISTRY_ATTR, note_update, quat_to_matrix
 
 
 def drive_scales(drive):
@@ -143,10 +144,10 @@ def _load_class(chrono):
 
         def Update(self, time, update_flags):
             try:
-                update_flags.disown()       # stops SWIG's "memory leak" line (spec 05)
+                update_flags.disown()       # stops SWIG's "memory leak" line (docs/chrono.md §2)
             except AttributeError:
                 pass
-            _note_update(self.link, time)
+            note_update(self.link, time)
             self.link._time = time
             chrono.ChLoadCustomMultiple.Update(self, time, update_flags)
 
@@ -277,9 +278,9 @@ class GearDriveLink:
         dy, _ = self._rates(self._time, y0, theta, omega)
         for sh, a in zip(self.shafts, dy):
             sh.SetPosDt2(float(a))
-        if not hasattr(system, _REGISTRY_ATTR):
-            setattr(system, _REGISTRY_ATTR, [])
-        getattr(system, _REGISTRY_ATTR).append(self)
+        if not hasattr(system, REGISTRY_ATTR):
+            setattr(system, REGISTRY_ATTR, [])
+        getattr(system, REGISTRY_ATTR).append(self)
 
     def __repr__(self):
         return f"GearDriveLink({self.drive!r}, angle={self.angle():.6g} rad)"
@@ -322,7 +323,7 @@ class GearDriveLink:
         w = np.asarray(state_w.GetVectorData(self._nw))
         rot, om, k = {}, {}, 0
         for b in self._moving:
-            rot[id(b)] = _quat_to_matrix(*x[7 * k + 3:7 * k + 7])
+            rot[id(b)] = quat_to_matrix(*x[7 * k + 3:7 * k + 7])
             om[id(b)] = w[6 * k + 3:6 * k + 6]
             k += 1
         for key, A in self._fixed_rot.items():

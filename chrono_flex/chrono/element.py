@@ -1,7 +1,7 @@
 """The papers' finite-element link as a Chrono item (the "custom element").
 
 A :class:`FlexibleLink` puts a :class:`chrono_flex.PlanarArm` (one or more flexible links
-on revolute/prismatic joints, spec 01) into a ``ChSystem``:
+on revolute/prismatic joints, docs/planar-link.md) into a ``ChSystem``:
 
 * one ``ChShaft`` per generalized coordinate q_k (joint angles/slides and the elastic
   nodal coordinates) carries q_k as its "angle" and q_dot_k as its speed;
@@ -10,7 +10,7 @@ on revolute/prismatic joints, spec 01) into a ``ChSystem``:
   (the reference engine's kinematics lifted onto the parent) and injects the mass matrix
   M(q) through ``GetJacobians().M``; Chrono adds K = -dQ/dx and R = -dQ/dv by finite
   differences (``IsStiff()`` is True) and integrates everything implicitly with the rest
-  of the scene (spec 05).
+  of the scene (docs/chrono.md §2).
 
 So M(q) q_dd = f(q, q_dot) with exactly the reference engine's terms, integrated by
 Chrono's timestepper. Build it, step it with :func:`step` (which also re-raises errors
@@ -18,7 +18,7 @@ from the callbacks and moves :attr:`FlexibleLink.tip_body`), read it back::
 
     import pychrono as chrono
     system = chrono.ChSystemNSC()
-    configure_system(system)                       # sparse LU + HHT, as spec 05 advises
+    configure_system(system)                       # sparse LU + HHT (docs/chrono.md §5)
     link = FlexibleLink(system, arm, torque=lambda t, q, qd: [0.1])
     while system.GetChTime() < 1.0:
         step(system, 1e-3)
@@ -36,285 +36,11 @@ from ..planar import equations as mdl
 from ..errors import ParameterError, SimulationError
 from ..planar.params import Plane
 from ._detect import require_pychrono
-
-#: Timesteppers :func:`configure_system` knows.
-TIMESTEPPERS = ("hht", "euler")
-
-#: Attribute of the system's Python object listing its FlexibleLinks. Holding them there
-#: ties the life of the director objects to the system's, as Chrono needs (spec 05).
-_REGISTRY_ATTR = "_chrono_flex_links"
-#: Attribute of the system's Python object holding :func:`configure_system`'s settings.
-_NEWTON_ATTR = "_chrono_flex_newton"
-#: ``max_halvings`` of :func:`simulate_chrono` for arms with drives: down to 1/16 of the
-#: step, the margin that ABS_TOL_FLOOR leaves (below).
-MAX_HALVINGS = 4
-#: Lowest absolute Newton tolerance at a step h is ABS_TOL_FLOOR / h**2 (accelerations,
-#: reactions): about 50 machine epsilons of a unit coordinate over h^2, some 250 times
-#: the round-off seen (C ~ 1e-17 over beta h^2). A sub-step h/2^k meets a round-off
-#: residual 4^k larger under the same tolerance, so 4 halvings (4^4 = 256) stay reachable.
-ABS_TOL_FLOOR = 1e-14
-_LOAD_CLASS = None
-
-
-def configure_system(system, timestepper="hht", alpha=0.0, max_iters=20, rel_tol=1e-9,
-                     abs_tol=1e-10, solver="sparse_lu", max_halvings=0):
-    """Give ``system`` a direct sparse solver and an implicit fixed-step timestepper.
-
-    Chrono's default iterative solver ignores the stiffness matrices that the element
-    relies on (spec 05). ``timestepper``: "hht" (``ChTimestepperHHT``, numerical
-    damping ``alpha`` in [-1/3, 0], fixed step, full Newton) or "euler"
-    (``ChTimestepperEulerImplicit``, first order, dissipative). ``solver``: "sparse_lu"
-    or "sparse_qr" (both handle the unsymmetric Jacobians).
-
-    Newton tolerances: Chrono stops iterating when the correction of the accelerations is
-    below ``rel_tol`` |a| + ``abs_tol`` (weighted RMS) or the residual is below
-    ``abs_tol``; the tight defaults keep the Newton error far below the truncation error
-    (about one extra iteration per step). :func:`step` raises ``abs_tol`` for a step h
-    to at least ``ABS_TOL_FLOOR / h**2``: a constraint residual C at round-off (~1e-17
-    for unit coordinates, e.g. a prismatic joint whose frame comes from a rotation)
-    cannot be reduced by Newton and enters the residual as C / (beta h^2); with a fixed
-    1e-10 the test became unreachable below h ~ 0.5 ms (a cart on a prismatic joint
-    failed at its first step at 0.25 ms, with or without drives), and smaller steps made
-    it worse.
-
-    Step halving (HHT, ``max_halvings`` > 0, e.g. :data:`MAX_HALVINGS`): a step whose
-    Newton iteration does not converge in ``max_iters`` is retried by Chrono with half
-    the step, down to 2**-max_halvings of the step given to :func:`step` (each converged
-    sub-step counts; after 5 of them the step doubles again, up to the given step). The
-    results are then still at the requested times. Below that, or with
-    ``max_halvings=0`` (the default; always with "euler"), the step raises a
-    RuntimeError (Chrono's default is to accept it silently). Off by default because
-    Chrono's step control also changes Newton's start: from the previous accelerations
-    (x + v h + a h^2) instead of zero, a worse first iterate for fast rotations of the
-    parent body (Newton then stalls at round-off). Newton can cycle across a kink of a
-    non-smooth model (the drive's friction |v| at an output speed reversal, the backlash
-    contact); halving gives a smaller step there only: see
-    :attr:`FlexibleLink.n_retries`. The Jacobian is rebuilt at every iteration
-    here; the element decides itself how often its own part is refreshed
-    (:class:`FlexibleLink` ``jacobian``).
-    """
-    chrono = require_pychrono()
-    if timestepper not in TIMESTEPPERS:
-        raise ParameterError("timestepper", timestepper, f"must be one of {list(TIMESTEPPERS)}")
-    if solver not in ("sparse_lu", "sparse_qr"):
-        raise ParameterError("solver", solver, "must be 'sparse_lu' or 'sparse_qr'")
-    if isinstance(max_halvings, bool) or not isinstance(max_halvings, (int, np.integer)) \
-            or not 0 <= max_halvings <= 30:
-        raise ParameterError("max_halvings", max_halvings, "must be a whole number in 0..30")
-    if max_halvings > 0 and timestepper != "hht":
-        raise ParameterError("max_halvings", max_halvings,
-                             "needs timestepper='hht' (implicit Euler has no step control)")
-    system.SetSolver(chrono.ChSolverSparseLU() if solver == "sparse_lu"
-                     else chrono.ChSolverSparseQR())
-    if timestepper == "hht":
-        ts = chrono.ChTimestepperHHT(system)
-        ts.SetAlpha(float(alpha))
-    else:
-        ts = chrono.ChTimestepperEulerImplicit(system)
-    ts.SetStepControl(max_halvings > 0)
-    if max_halvings > 0:
-        ts.SetStepDecreaseFactor(0.5)
-        ts.SetStepIncreaseFactor(2.0)
-        ts.SetMaxItersSuccess(int(max_iters))  # every converged sub-step counts to grow back
-        ts.SetRequiredSuccessfulSteps(5)
-    ts.SetMaxIters(int(max_iters))
-    ts.SetRelTolerance(float(rel_tol))
-    ts.SetAbsTolerances(float(abs_tol))
-    ts.SetJacobianUpdateMethod(chrono.ChTimestepperImplicit.JacobianUpdate_EVERY_ITERATION)
-    ts.AcceptTerminatedStep(False)      # a step whose Newton iteration failed raises
-    system.SetTimestepper(ts)
-    setattr(system, _NEWTON_ATTR, _NewtonSettings(ts, float(abs_tol), int(max_halvings)))
-    return ts
-
-
-class _NewtonSettings:
-    """What :func:`step` adapts to the step size (kept on the system's Python object)."""
-
-    def __init__(self, ts, abs_tol, max_halvings):
-        self.ts, self.abs_tol, self.max_halvings = ts, abs_tol, max_halvings
-        self.dt = None
-
-    def prepare(self, dt):
-        if dt == self.dt:
-            return
-        self.dt = dt
-        self.ts.SetAbsTolerances(max(self.abs_tol, ABS_TOL_FLOOR / (dt * dt)))
-        if self.max_halvings:
-            # Chrono throws when the halved step drops below h_min
-            self.ts.SetMinStepSize(dt * 0.5 ** self.max_halvings * (1.0 - 1e-9))
-
-
-def step(system, dt, sync=True):
-    """``system.DoStepDynamics(dt)``, then, for every :class:`FlexibleLink` in it: raise
-    a :class:`SimulationError` (chained to the original exception) if one of its
-    callbacks failed during the step, and (``sync``) move its
-    :attr:`~FlexibleLink.tip_body`. With a timestepper from :func:`configure_system`,
-    its Newton tolerance and smallest sub-step follow ``dt`` first."""
-    settings = getattr(system, _NEWTON_ATTR, None)
-    if settings is not None:
-        settings.prepare(float(dt))
-    try:
-        system.DoStepDynamics(dt)
-    except RuntimeError:
-        # a callback error explains a failed step better than "Newton did not converge"
-        for link in getattr(system, _REGISTRY_ATTR, ()):
-            link.raise_pending()
-        raise
-    for link in getattr(system, _REGISTRY_ATTR, ()):
-        link.raise_pending()
-        if sync:
-            link.sync()
-
-
-def _note_update(owner, time):
-    """Count, on ``owner``, the Updates whose time goes back: Chrono resets the state to
-    the step's start after each failed Newton attempt (then halves the step). Not the
-    round-off of Chrono's clamping of the last sub-step's end to the step's end."""
-    last = owner._last_update_time
-    if last is not None and time < last - 1e-12 * max(1.0, abs(last)):
-        owner.n_retries += 1
-        owner._error = None     # the failed attempt is discarded, and its errors with it
-    owner._last_update_time = time
-
-
-def _vector(chrono, values):
-    v = chrono.ChVectorDynamicd(len(values))
-    v.SetVect([float(x) for x in values])
-    return v
-
-
-def _quat_to_matrix(e0, e1, e2, e3):
-    return np.array([
-        [e0 * e0 + e1 * e1 - e2 * e2 - e3 * e3, 2 * (e1 * e2 - e0 * e3), 2 * (e1 * e3 + e0 * e2)],
-        [2 * (e1 * e2 + e0 * e3), e0 * e0 - e1 * e1 + e2 * e2 - e3 * e3, 2 * (e2 * e3 - e0 * e1)],
-        [2 * (e1 * e3 - e0 * e2), 2 * (e2 * e3 + e0 * e1), e0 * e0 - e1 * e1 - e2 * e2 + e3 * e3]])
-
-
-def _matrix_to_quat(R):
-    """Unit quaternion (e0, e1, e2, e3) of a rotation matrix (Shepperd's method)."""
-    tr = np.trace(R)
-    k = int(np.argmax([tr, R[0, 0], R[1, 1], R[2, 2]]))
-    if k == 0:
-        s = 2.0 * np.sqrt(1.0 + tr)
-        q = [s / 4, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s]
-    elif k == 1:
-        s = 2.0 * np.sqrt(1.0 + R[0, 0] - R[1, 1] - R[2, 2])
-        q = [(R[2, 1] - R[1, 2]) / s, s / 4, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s]
-    elif k == 2:
-        s = 2.0 * np.sqrt(1.0 + R[1, 1] - R[0, 0] - R[2, 2])
-        q = [(R[0, 2] - R[2, 0]) / s, (R[0, 1] + R[1, 0]) / s, s / 4, (R[1, 2] + R[2, 1]) / s]
-    else:
-        s = 2.0 * np.sqrt(1.0 + R[2, 2] - R[0, 0] - R[1, 1])
-        q = [(R[1, 0] - R[0, 1]) / s, (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, s / 4]
-    q = np.array(q)
-    return q / np.linalg.norm(q) * (1.0 if q[0] >= 0 else -1.0)
-
-
-def guarded_compute_q(load, state_x, state_w):
-    """ComputeQ of the custom loads: ``load.link._compute_q`` fills Q; an exception (from
-    a user callback or the physics) is stored on the owner, to be re-raised with its
-    time after the step (:func:`step`, ``raise_pending``), and Q is zeroed so that Chrono
-    can finish the step instead of crashing in C++."""
-    owner = load.link
-    try:
-        owner._compute_q(load, state_x, state_w)
-    except BaseException as exc:          # noqa: BLE001 - re-raised after the step
-        if owner._error is None:
-            owner._error = (exc, owner._time)
-        load.load_Q.SetVect([0.0] * owner._nw)
-
-
-def _load_class(chrono):
-    """The ChLoadCustomMultiple subclass (defined on first use: PyChrono is lazy)."""
-    global _LOAD_CLASS
-    if _LOAD_CLASS is not None:
-        return _LOAD_CLASS
-
-    class FlexibleLinkLoad(chrono.ChLoadCustomMultiple):
-        """Director object: evaluates f and injects M for its :class:`FlexibleLink`.
-
-        Every exception is caught here (it must not travel through Chrono's C++ solver),
-        stored on the link with the time, and re-raised by :func:`step`.
-        """
-
-        def __init__(self, link, loadables):
-            super().__init__(loadables)
-            self.link = link
-
-        def Update(self, time, update_flags):
-            # SWIG wraps `update_flags` in an object it owns but cannot delete, and prints
-            # a "memory leak" line when it is released (spec 05). Disowning it stops the
-            # message; the (few bytes of) memory is not freed either way.
-            try:
-                update_flags.disown()
-            except AttributeError:
-                pass
-            link = self.link
-            _note_update(link, time)
-            link._stiff_now = link._wants_jacobian(time, self.GetJacobians() is None)
-            link._time = time
-            try:
-                link._gravity = link._system_gravity()
-            except BaseException as exc:          # noqa: BLE001 - re-raised after the step
-                if link._error is None:
-                    link._error = (exc, time)
-            chrono.ChLoadCustomMultiple.Update(self, time, update_flags)
-
-        def ComputeQ(self, state_x, state_w):
-            guarded_compute_q(self, state_x, state_w)
-
-        def IsStiff(self):
-            # True: Chrono rebuilds K = -dQ/dx and R = -dQ/dv by finite differences
-            # (2n + 2 calls of ComputeQ) in this Update. See FlexibleLink `jacobian`.
-            return self.link._stiff_now
-
-    _LOAD_CLASS = FlexibleLinkLoad
-    return _LOAD_CLASS
-
-
-class _PositionFunction:
-    """Factory of ChFunction directors giving one joint's prescribed motion."""
-
-    _cls = None
-
-    @classmethod
-    def make(cls, chrono, motion, joint):
-        if cls._cls is None:
-            class JointMotionFunction(chrono.ChFunction):
-                """theta_j(t) of a prescribed joint motion, with its derivatives. Pure
-                evaluation of the user's callable(t) -> (theta, theta_d, theta_dd)."""
-
-                def __init__(self, motion, joint):
-                    super().__init__()
-                    self.motion, self.joint = motion, joint
-                    self.error = None
-
-                def _eval(self, t, k):
-                    try:
-                        return float(np.atleast_1d(self.motion(t)[k])[self.joint])
-                    except BaseException as exc:      # noqa: BLE001 - re-raised after the step
-                        if self.error is None:
-                            self.error = (exc, t)
-                        return 0.0
-
-                def GetVal(self, t):
-                    return self._eval(t, 0)
-
-                def GetDer(self, t):
-                    return self._eval(t, 1)
-
-                def GetDer2(self, t):
-                    return self._eval(t, 2)
-
-                def Clone(self):
-                    return JointMotionFunction(self.motion, self.joint)
-
-            cls._cls = JointMotionFunction
-        return cls._cls(motion, joint)
-
+from .directors import PositionFunction, flexible_link_load_class
+from .system import REGISTRY_ATTR, matrix_to_quat, quat_to_matrix, vector
 
 class FlexibleLink:
-    """A planar flexible-link arm (spec 01) as a Chrono item, on the ground or a body.
+    """A planar flexible-link arm (docs/planar-link.md) as a Chrono item, on the ground or a body.
 
     Args:
         system: the ``ChSystem``. Its gravity acts on the arm (and the solver and
@@ -411,7 +137,7 @@ class FlexibleLink:
             sh.SetSleepingAllowed(False)
             sh.SetPos(float(q0[k]))
             sh.SetPosDt(float(qd0[k]))
-            system.Add(sh)                  # sys.AddShaft raises a TypeError (spec 05)
+            system.Add(sh)                  # sys.AddShaft raises a TypeError (docs/chrono.md §2)
             self.shafts.append(sh)
 
         self.motors, self._motion_functions, self._truss = [], [], None
@@ -423,7 +149,7 @@ class FlexibleLink:
             for j, k in enumerate(arm.joint_index):
                 self.shafts[k].SetPos(float(th[j]))
                 self.shafts[k].SetPosDt(float(thd[j]))
-                fun = _PositionFunction.make(chrono, joint_motion, j)
+                fun = PositionFunction.make(chrono, joint_motion, j)
                 motor = chrono.ChShaftsMotorPosition()
                 motor.Initialize(self.shafts[k], self._truss)
                 motor.SetPositionFunction(fun)
@@ -454,9 +180,9 @@ class FlexibleLink:
         self.tip_body.SetInertiaXX(chrono.ChVector3d(1e-9, 1e-9, 1e-9))
         system.Add(self.tip_body)
         self.initialize_accelerations()
-        if not hasattr(system, _REGISTRY_ATTR):
-            setattr(system, _REGISTRY_ATTR, [])
-        getattr(system, _REGISTRY_ATTR).append(self)
+        if not hasattr(system, REGISTRY_ATTR):
+            setattr(system, REGISTRY_ATTR, [])
+        getattr(system, REGISTRY_ATTR).append(self)
         self.sync()
 
     # -- building -----------------------------------------------------------------------
@@ -474,7 +200,7 @@ class FlexibleLink:
         self._n_act = sum(len(s) for _, _, _, s in self.actuators)
         self._nw = self._n_body + self.nq + self._n_act
         self._nx = (7 if self._moving else 0) + self.nq + self._n_act
-        self.load = _load_class(chrono)(self, items)
+        self.load = flexible_link_load_class(chrono)(self, items)
         if getattr(self, "container", None) is not None:
             self.system.Remove(self.container)
         self.container = chrono.ChLoadContainer()
@@ -498,7 +224,7 @@ class FlexibleLink:
 
         Each state z_i rides on the speed of one extra ``ChShaft`` of unit inertia, its
         "force" being dz_i/dt, so Chrono integrates dz/dt = rates implicitly together
-        with the arm (spec 05: a shaft's speed can carry any first-order state); the
+        with the arm (docs/chrono.md §1: a shaft's speed can carry any first-order state); the
         torque joins Q of the joint. :class:`chrono_flex.drive.GearDrive` follows this
         protocol; :func:`chrono_flex.chrono.engine.simulate_chrono` wires an arm's drives
         this way, scaled by :class:`chrono_flex.chrono.drive.ScaledDrive`.
@@ -534,7 +260,7 @@ class FlexibleLink:
     def _wants_jacobian(self, time, missing):
         """Whether this Update rebuilds K and R (see ``jacobian``): at the first Update of
         every N-th step. A new time means a new step (every Update within a step carries
-        the step's end time, spec 05)."""
+        the step's end time, docs/chrono.md §2)."""
         new_step = time != self._step_time
         self._step_time = time
         if missing or self.jacobian == "iteration":
@@ -552,7 +278,7 @@ class FlexibleLink:
         """(q, qd, body state or None, actuator states) from Chrono's state vectors."""
         nb, nq = self._n_body, self.nq
         if self._moving:
-            body = (x[0:3], _quat_to_matrix(*x[3:7]), w[0:3], w[3:6])
+            body = (x[0:3], quat_to_matrix(*x[3:7]), w[0:3], w[3:6])
             q, qd = x[7:7 + nq], w[6:6 + nq]
             z = w[6 + nq:]
         else:
@@ -618,7 +344,7 @@ class FlexibleLink:
             raise FloatingPointError("non-finite generalized forces (the state has diverged)")
         # Inject M(x) once per Update, at the unperturbed state. In an Update that builds
         # the Jacobian, ComputeQ is called at x, again at x, then at perturbed x and w
-        # (spec 05): inject on the second call. Otherwise ComputeQ runs once, at x.
+        # (docs/chrono.md §2): inject on the second call. Otherwise ComputeQ runs once, at x.
         key = bytes(memoryview(np.asarray(x)))
         if self._stiff_now:
             inject = key == self._last_key and key != self._injected_key
@@ -674,7 +400,7 @@ class FlexibleLink:
             a = self.arm.joint_index
             tau = M[a] @ acc - f[a]
             for motor, tau_j in zip(self.motors, tau):
-                motor.IntStateScatterReactions(0, _vector(self._chrono, [tau_j]))
+                motor.IntStateScatterReactions(0, vector(self._chrono, [tau_j]))
         return acc[:self.nq]
 
     # -- after each step ----------------------------------------------------------------
@@ -706,7 +432,7 @@ class FlexibleLink:
         chrono = self._chrono
         pos, R = self._tip_pose()
         self.tip_body.SetPos(chrono.ChVector3d(*pos))
-        self.tip_body.SetRot(chrono.ChQuaterniond(*_matrix_to_quat(R)))
+        self.tip_body.SetRot(chrono.ChQuaterniond(*matrix_to_quat(R)))
         self.tip_body.SetPosDt(chrono.ChVector3d(*self.tip_velocity()))
 
     # -- reading the state --------------------------------------------------------------
@@ -777,7 +503,7 @@ class FlexibleLink:
         link at its tip, Z along the plane normal."""
         chrono = self._chrono
         pos, R = self._tip_pose()
-        return chrono.ChFramed(chrono.ChVector3d(*pos), chrono.ChQuaterniond(*_matrix_to_quat(R)))
+        return chrono.ChFramed(chrono.ChVector3d(*pos), chrono.ChQuaterniond(*matrix_to_quat(R)))
 
     def tip_velocity(self):
         """World velocity of the tip (3,), m/s."""
@@ -835,4 +561,4 @@ def _plane_from(joint_frame, default, chrono):
     return Plane(tuple(origin), tuple(x_axis), tuple(y_axis))
 
 
-__all__ = ["FlexibleLink", "configure_system", "step", "TIMESTEPPERS"]
+__all__ = ["FlexibleLink"]

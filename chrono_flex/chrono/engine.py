@@ -2,24 +2,25 @@
 
 :func:`simulate_chrono` builds a ``ChSystemNSC`` with the arm on the ground (its plane
 from ``arm.plane``, gravity ``arm.gravity`` along -``plane.y_axis``), steps it at a fixed
-step with an implicit timestepper, and returns the reference engine's
-:class:`chrono_flex.Result` (energies and centrelines from the same post-processing,
-``PlanarArm._result``), ``info["engine"] = "chrono"``.
+step with an implicit timestepper through the shared stepping loop
+(:mod:`chrono_flex.stepping`), and returns the same :class:`chrono_flex.Result` as the
+reference engine (energies and centrelines from the same post-processing,
+:func:`chrono_flex.planar.post.arm_result`), ``info["engine"] = "chrono"``.
 """
 
-import math
 import time
 
 import numpy as np
 
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
-from ..integrators.ivp import Progress
+from ..planar.post import arm_result
+from ..stepping import Progress, Stepper, fixed_substep, output_times, run
 from ._detect import require_pychrono
 from ._quiet import quiet_swig
 from .drive import ScaledDrive
-from .element import (MAX_HALVINGS, TIMESTEPPERS, FlexibleLink, configure_system,
-                      step as step_system)
+from .element import FlexibleLink
+from .system import MAX_HALVINGS, TIMESTEPPERS, configure_system, step as step_system
 
 
 def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=None,
@@ -32,8 +33,8 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
     Arguments as :meth:`PlanarArm.simulate` where they share a name; besides:
 
     Args:
-        step: fixed time step, s. The output interval ``dt_out`` (default t_end/500) is
-            rounded to a whole number of steps.
+        step: fixed time step, s (the largest one: steps are shortened where needed so
+            that every output time, ``dt_out`` apart, default t_end/500, is hit).
         timestepper: "hht" (HHT, second order; ``alpha`` in [-1/3, 0] damps high
             frequencies, 0 is the trapezoidal rule) or "euler" (implicit Euler, first
             order, dissipative).
@@ -106,9 +107,9 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
     alpha = ck.real("alpha", alpha)
     if not -1.0 / 3.0 <= alpha <= 0.0:
         raise ParameterError("alpha", alpha, "must be in [-1/3, 0]")
-    n_steps = int(math.ceil(t_end / step - 1e-9))
     dt_out = t_end / 500 if dt_out is None else ck.positive("dt_out", dt_out)
-    every = max(1, int(round(dt_out / step)))
+    t_out = output_times(0.0, t_end, dt_out)
+    n_samples = ck.positive_int("n_samples", n_samples)
 
     system = chrono.ChSystemNSC()
     g = -arm.gravity * np.asarray(arm.plane.y_axis, dtype=float)
@@ -122,75 +123,70 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
     scaled = [ScaledDrive(arm.drives[j], drive_scales.get(j)) for j in drive_joints]
     for k, (j, drive) in enumerate(zip(drive_joints, scaled)):
         link.add_joint_actuator(j, drive, inputs.component(k))
-
-    def drive_states():
-        return [d.unscale(y) for d, y in zip(scaled, link.actuator_states())]
-
-    ji = arm.joint_index
-    D = arm.model.D
-    lengths = np.array([lk.length for lk in arm.links])
-    q, qd = link.q(), link.qd()
-    tau = link.joint_torques()
-    T, Qs, QDs, TAU, WIN, WD = [0.0], [q], [qd], [tau], [0.0], [0.0]
-    XD = [drive_states()]
-    w_in = w_diss = 0.0
-    p_in, p_diss = tau @ qd[ji], qd @ D @ qd
-    if on_output is not None:
-        if not callable(on_output):
-            raise ParameterError("on_output", on_output, "must be callable(system, t)")
-        on_output(system, 0.0)
-    prog = Progress(t_end, "chrono", progress)
+    stepper = ElementStepper(system, link, arm, step, scaled,
+                             advice=dict(max_halvings=max_halvings, drives=arm.drives,
+                                         jacobian=jacobian))
     t_wall = time.perf_counter()
     with quiet_swig():
-        for k in range(1, n_steps + 1):
-            t_start = system.GetChTime()
-            h = min(step, t_end - t_start)
-            try:
-                step_system(system, h, sync=False)
-            except RuntimeError as exc:
-                if isinstance(exc, SimulationError):
-                    raise
-                raise SimulationError(_step_failure(exc, t_start, h, max_halvings, arm.drives,
-                                                    jacobian),
-                                      time=t_start + h) from exc
-            t = system.GetChTime()
-            q, qd = link.q(), link.qd()
-            if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
-                raise SimulationError("the state is not finite (diverged); try a smaller step",
-                                      time=t)
-            ratio = np.max(np.abs(link.tip_deflections(q)) / lengths)
-            if ratio > max_deflection_ratio:
-                raise SimulationError(f"a tip deflection exceeded {max_deflection_ratio} of its "
-                                      "link length: the small-deformation model is no longer "
-                                      "valid (unstable or diverging motion)", time=t)
-            tau = link.joint_torques(q, qd)
-            p_in_new, p_diss_new = tau @ qd[ji], qd @ D @ qd
-            w_in += 0.5 * h * (p_in + p_in_new)
-            w_diss += 0.5 * h * (p_diss + p_diss_new)
-            p_in, p_diss = p_in_new, p_diss_new
-            if k % every == 0 or k == n_steps:
-                T.append(t)
-                Qs.append(q)
-                QDs.append(qd)
-                TAU.append(tau)
-                WIN.append(w_in)
-                WD.append(w_diss)
-                XD.append(drive_states())
-                if on_output is not None:
-                    on_output(system, t)
-            prog(t)
-    prog.close()
+        rec = run(stepper, t_out, max_deflection_ratio=max_deflection_ratio,
+                  on_output=on_output, progress=Progress(t_end, "chrono", progress))
     wall = time.perf_counter() - t_wall
-    extra = {f"drive{j + 1}_states": np.array([x[k] for x in XD])
-             for k, j in enumerate(drive_joints)}
-    res = arm._result(np.array(T), np.array(Qs), np.array(QDs), np.array(TAU),
-                      np.array(WIN), np.array(WD), n_samples, extra)
-    res.info.update(engine="chrono", timestepper=timestepper, alpha=alpha, step=step,
-                    jacobian=jacobian, n_steps=n_steps, compute_q_calls=link.n_compute_q,
-                    max_halvings=max_halvings, retries=link.n_retries,
-                    newton_iterations=int(ts.GetNumIterations()),
-                    wall_time=round(wall, 4))
-    return res
+    extra = {f"drive{j + 1}_states": rec[f"drive{j + 1}_states"] for j in drive_joints}
+    info = dict(engine="chrono", timestepper=timestepper, alpha=alpha, step=step,
+                jacobian=jacobian, n_steps=stepper.n_steps, compute_q_calls=link.n_compute_q,
+                max_halvings=max_halvings, retries=link.n_retries,
+                newton_iterations=int(ts.GetNumIterations()), wall_time=round(wall, 4))
+    return arm_result(arm, rec.t, rec["q"], rec["qd"], rec["tau"], rec["work_in"],
+                      rec["work_diss"], n_samples, extra, info)
+
+
+class ElementStepper(Stepper):
+    """The shared loop's view of a system holding one :class:`FlexibleLink` (and its
+    drives): fixed steps that land on the output times."""
+
+    label = "chrono"
+
+    def __init__(self, system, link, arm, step, scaled_drives, advice):
+        self.system_, self.link, self.arm, self.step = system, link, arm, step
+        self.scaled, self.advice = scaled_drives, advice
+        self.lengths = np.array([lk.length for lk in arm.links])
+        self.ji, self.D = arm.joint_index, arm.model.D
+        self.t = system.GetChTime()
+        self.n_steps = 0
+
+    def advance(self, t_target):
+        h = fixed_substep(self.t, t_target, self.step)
+        try:
+            step_system(self.system_, h, sync=False)
+        except RuntimeError as exc:
+            if isinstance(exc, SimulationError):
+                raise
+            raise SimulationError(_step_failure(exc, self.t, h, **self.advice),
+                                  time=self.t + h) from exc
+        self.n_steps += 1
+        self.t = self.system_.GetChTime()
+        return self.t
+
+    def deflection_ratio(self):
+        q, qd = self.link.q(), self.link.qd()
+        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(qd))):
+            return float("nan")
+        return float(np.max(np.abs(self.link.tip_deflections(q)) / self.lengths))
+
+    def powers(self):
+        q, qd = self.link.q(), self.link.qd()
+        tau = self.link.joint_torques(q, qd)
+        return float(tau @ qd[self.ji]), float(qd @ self.D @ qd)
+
+    def record(self, t):
+        q, qd = self.link.q(), self.link.qd()
+        out = dict(q=q, qd=qd, tau=self.link.joint_torques(q, qd))
+        for j, d, y in zip(sorted(self.arm.drives), self.scaled, self.link.actuator_states()):
+            out[f"drive{j + 1}_states"] = d.unscale(y)
+        return out
+
+    def system(self):
+        return self.system_
 
 
 def _step_failure(exc, t_start, h, max_halvings, drives, jacobian):

@@ -10,7 +10,7 @@ Closing the window stops the run with :class:`LiveWindowClosed`.
 
 tests/test_chrono_live.py runs it with Irrlicht on a virtual X display (xvfb-run) where
 those are installed. Whether a window can open is decided by
-:func:`chrono_flex.viz.interactive.live_window_available`.
+:func:`chrono_flex.chrono.window.live_window_available`.
 """
 
 import importlib
@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 from ..errors import ChronoFlexError
-from ..viz.interactive import require_live_window
+from .window import require_live_window
 from ._detect import require_pychrono
 from .visual import ArmVisuals, prepare_fea_shapes
 

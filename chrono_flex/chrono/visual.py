@@ -23,7 +23,8 @@ import numpy as np
 from ..errors import ParameterError
 from ._detect import require_fea, require_pychrono
 from ._quiet import quiet_swig
-from .element import _REGISTRY_ATTR, FlexibleLink, _matrix_to_quat
+from .element import FlexibleLink
+from .system import REGISTRY_ATTR, matrix_to_quat
 
 #: Colours (r, g, b) of the drawn parts.
 LINK_COLOR = (0.25, 0.45, 0.80)
@@ -138,7 +139,7 @@ class ArmVisuals:
             raise ParameterError("scale", scale, "must be a finite number >= 0")
         self.n_samples, self.sides = int(n_samples), int(sides)
         self.items = []
-        self._links = [x for x in getattr(system, _REGISTRY_ATTR, ())
+        self._links = [x for x in getattr(system, REGISTRY_ATTR, ())
                        if isinstance(x, FlexibleLink)]     # not the GearDriveLinks
         if self._links:
             self.engine = "chrono"
@@ -229,7 +230,7 @@ class ArmVisuals:
             pos, A, _, P = fl._placement()
             normal = A @ np.cross(P[:, 0], P[:, 1])
             R = A @ np.column_stack([P[:, 0], P[:, 1], np.cross(P[:, 0], P[:, 1])])
-            rot = chrono.ChQuaterniond(*_matrix_to_quat(R))
+            rot = chrono.ChQuaterniond(*matrix_to_quat(R))
             for (mesh, r), p in zip(tubes, pts):
                 verts, _ = tube_mesh(p, normal, r, self.sides)
                 vv = mesh.GetCoordsVertices()

@@ -1,10 +1,10 @@
 """Geared joint drive: DC motor, elastic gear with backlash, LuGre-family friction.
 
-Spec 02 (after Serebrenny, Boshlyakov, Ogorodnik 2019, [S]). The data flow reads top to
-bottom: friction and backlash laws (pure functions) -> a gear stage -> the drive module
-(:class:`GearDrive`, the coupling contract used by the arm engines) -> integrators
-(stiff reference :func:`simulate_drive`, real-time :class:`FixedStepDrive`) -> results,
-scenarios and parameter identification.
+The model of docs/drive.md (after Serebrenny, Boshlyakov, Ogorodnik 2019, [S]). The data
+flow reads top to bottom: friction and backlash laws (pure functions) -> a gear stage -> the
+drive module (:class:`GearDrive`, the coupling contract used by the arm engines) ->
+integrators (stiff reference :func:`simulate_drive`, real-time :class:`FixedStepDrive`) ->
+results, scenarios and parameter identification.
 """
 
 from .backlash import (dead_zone, dead_zone_slope, friction_torque, load_factor, spring_energy,

@@ -1,4 +1,4 @@
-"""Gear link with elasticity, backlash and load-dependent friction ([S] section 2, spec 02 s. 3).
+"""Gear link with elasticity, backlash, load-dependent friction ([S] sec. 2; docs/drive.md §3).
 
 theta is the twist of the link referred to the output shaft, theta = alpha1/i - alpha2
 ([S] eq. 14); theta_b the half-width of the backlash. Pure functions of floats or arrays.

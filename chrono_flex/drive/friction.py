@@ -1,4 +1,4 @@
-"""Friction laws: static curves and the LuGre family (spec 02 sections 1-2).
+"""Friction laws: static curves and the LuGre family (docs/drive.md §1-2).
 
 Every function takes the sliding velocity ``v`` as a float or a numpy array (the result
 has the same kind) and is pure. The symbols are generic (force N and velocity m/s, or
@@ -200,7 +200,7 @@ class LuGre:
     z is the mean bristle deflection (m, or rad for a rotary joint). Steady state
     (dz/dt = 0): F = g(v) sign(v) + sigma2 v. For |z(0)| <= Fs/sigma0, |z| <= Fs/sigma0 for
     ever ([CW] property 1). Passive (dissipative with storage sigma0 z^2/2) only while
-    sigma1 <= 4 g(v)/|v| ([BO]; spec 02 section 2), i.e. below :attr:`passivity_speed`.
+    sigma1 <= 4 g(v)/|v| ([BO]; docs/drive.md eq. (2.3)), i.e. below :attr:`passivity_speed`.
 
     Attributes (SI; torque/angle units for a rotary joint):
         sigma0: bristle stiffness, N/m (> 0).  sigma1: bristle damping, N s/m (>= 0).
@@ -291,9 +291,9 @@ class LuGre:
 
     @property
     def passivity_speed(self):
-        """Speed below which sigma1(v) <= 4 g(v)/|v| surely holds: 4 Fc / sigma1 (spec 02
-        section 2: 0.0126 m/s with the [CW] parameters). Infinite for the dissipative
-        variants."""
+        """Speed below which sigma1(v) <= 4 g(v)/|v| surely holds: 4 Fc / sigma1
+        (docs/drive.md §2, after eq. (2.3): 0.0126 m/s with the [CW] parameters). Infinite
+        for the dissipative variants."""
         return math.inf if self.sigma1 == 0.0 else 4.0 * self.Fc / self.sigma1
 
     def z_max(self, v_max=math.inf):
@@ -306,7 +306,7 @@ class DissipativeLuGre(LuGre):
     """LuGre with velocity-dependent damping sigma1(v) that keeps the model passive.
 
     damping = "cap" (default): sigma1(v) = min(sigma1, 4 g(v) / |v|), the passivity
-    condition of [BO] in force units (spec 02 section 2; [S] eqs. 6 and 12 print
+    condition of [BO] in force units (docs/drive.md eq. (2.3); [S] eqs. 6 and 12 print
     4 sigma0 g / |v|, which is the same condition with g written as a displacement).
     Passive for every velocity history.
 

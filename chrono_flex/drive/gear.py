@@ -1,4 +1,4 @@
-"""Gear stages and chains of them ([S] section 2, eqs. 13-20; spec 02 section 3).
+"""Gear stages and chains of them ([S] section 2, eqs. 13-20; docs/drive.md §3).
 
 A stage joins an input shaft (angle alpha_in) to an output shaft (alpha_out) with ratio
 i = alpha_in / alpha_out. Its twist referred to the output is theta = alpha_in/i - alpha_out

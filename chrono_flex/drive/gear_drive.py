@@ -35,7 +35,7 @@ STATE_NAMES = ("current", "motor_angle", "motor_speed", "z")
 
 @dataclass(frozen=True)
 class DriveParams:
-    """Parameters of one drive module, SI units, [S]'s symbols (spec 02 section 6).
+    """Parameters of one drive module, SI units, [S]'s symbols (docs/drive.md §6).
 
     Attributes:
         L: armature inductance, H.  R: armature resistance, Ohm.
@@ -112,7 +112,7 @@ class DriveParams:
 
     @classmethod
     def serebrenny2019(cls, **changes):
-        """The gripper drive identified in [S] (spec 02 section 6), with ``changes`` applied.
+        """The gripper drive identified in [S] (docs/drive.md §6), with ``changes`` applied.
 
         [S] gives no backlash and no Stribeck exponent; the defaults here are
         theta_b = 1e-3 rad (total play 2 theta_b = 0.11 deg at the output, typical of a

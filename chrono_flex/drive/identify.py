@@ -367,5 +367,5 @@ def identify_command(path):
         lines.append(f"{m:12.5g} {e:10.4f} {f:10.4f} {e - f:+10.4f}")
     lines.append("")
     lines.append("use: DriveParams(..., K_ML=%.6g, Mc=%.6g) (Ms and Omega2s need a breakaway "
-                 "test or a Stribeck curve, spec 02 section 5)" % (fit.K_ML, fit.Mc))
+                 "test or a Stribeck curve, docs/drive.md section 5)" % (fit.K_ML, fit.Mc))
     return "\n".join(lines)

@@ -78,33 +78,11 @@ class DriveResult:
         return "\n".join(lines)
 
     def plot(self, path=None, title=None):
-        """Current, speeds, torques and twist in one figure; saved to ``path`` if given."""
-        from matplotlib.figure import Figure
+        """Current, speeds, torques and twist in one figure
+        (:func:`chrono_flex.viz.plotting.plot_drive`); saved to ``path`` if given."""
+        from ..viz.plotting import plot_drive
 
-        o = self.outputs
-        fig = Figure(figsize=(8, 8), constrained_layout=True)
-        ax = fig.subplots(4, 1, sharex=True)
-        ax[0].plot(self.t, o["current"], label="i")
-        ax[0].set_ylabel("current, A")
-        ax[1].plot(self.t, o["motor_speed"] / self.info.get("ratio", 1.0), label="Omega1 / i")
-        ax[1].plot(self.t, o["output_speed"], "--", label="Omega2")
-        ax[1].set_ylabel("speed, rad/s")
-        ax[2].plot(self.t, o["transmitted_torque"], label="M1'")
-        ax[2].plot(self.t, o["friction_torque"], label="M_F'")
-        ax[2].plot(self.t, o["m_out"], ":", label="M_out")
-        ax[2].set_ylabel("torque, N m")
-        ax[3].plot(self.t, o["twist"], label="twist theta")
-        ax[3].plot(self.t, o["z"], label="z")
-        ax[3].set_ylabel("angle, rad")
-        ax[3].set_xlabel("t, s")
-        for a in ax:
-            a.grid(True, alpha=0.3)
-            a.legend(loc="best", fontsize=8)
-        if title:
-            fig.suptitle(title)
-        if path is not None:
-            fig.savefig(path, dpi=110)
-        return fig
+        return plot_drive(self, path, title)
 
 
 def collect_outputs(drive, t, states, u, m_out):

@@ -1,17 +1,17 @@
 """The spatial RRRP arm with a telescopic link, by Lagrange's equations with assumed modes.
 
 Model of [W] (Wang Lei, Wang Sanmin, Niu Zhiyong, "Rigid-flexible coupling nonlinear
-dynamics of a space RRRP manipulator"; restated in spec 03):
+dynamics of a space RRRP manipulator"; restated in docs/rrrp-arm.md):
 
 * joints R1 (about the vertical Z, ``theta1``), R2 (elevation of arm 1, ``theta2``), R3 at
   the end of arm 1 (elevation of arm 2 relative to arm 1, ``theta3``) and the prismatic
   joint P (extension ``a`` of the telescopic arm 3 inside arm 2);
-* two bending directions per arm, one assumed mode each (spec 03 section 3):
+* two bending directions per arm, one assumed mode each (docs/rrrp-arm.md eqs. (3.1)-(3.2)):
   arm 1 ``phi_1y = (x/l1)^1.5522`` and ``phi_1z = sin(pi x/l1)``; arms 2+3 as one beam of
   length ``L = l2 + a``, ``phi_2y = phi_2z = (x/L)^lambda(a)``;
 * generalized coordinates ``eta = [theta1, theta2, theta3, q1y, q1z, q2y, q2z, a]``.
 
-Kinematics (spec 03 section 2). Arm 1: ``r1(x) = A1 [x, phi_1y q1y, phi_1z q1z]`` with
+Kinematics (docs/rrrp-arm.md §2). Arm 1: ``r1(x) = A1 [x, phi_1y q1y, phi_1z q1z]`` with
 ``A1 = Rz(theta1) Ry(-theta2)`` (x1 along the arm, theta2 lifts it towards +Z). Joint A:
 ``r_A = r1(l1)``. Arm 2+3: ``r(x) = r_A + A2 [x, phi_2 q2y, phi_2 q2z]`` with
 ``A2 = A1 Rz(alpha) Ry(-beta) Ry(-theta3)``, where ``alpha = phi_1y'(l1) q1y`` and
@@ -28,7 +28,7 @@ function. The velocity terms follow from the virtual-power form of Lagrange's eq
 ``J' eta' = d^2/de^2 r(eta + e eta')`` is the central difference (in e) of the complex-step
 directional derivative ``J(eta + e eta') eta'``.
 
-Potential energy (spec 03 section 4): elastic ``V = 1/2 sum K q^2`` with
+Potential energy (docs/rrrp-arm.md §4): elastic ``V = 1/2 sum K q^2`` with
 ``K = int EI (phi'')^2 dx`` per arm over its own range and with its own EI (arm 3 over
 ``[L - l3, L]``; where arms 2 and 3 overlap both tubes bend together). For the power
 shapes ``int_{s0 L}^{s1 L} (phi'')^2 dx = p^2 (p-1)^2 (s1^(2p-3) - s0^(2p-3)) / ((2p-3) L^3)``;
@@ -42,25 +42,26 @@ default here includes it (``gravity_deflection=True``); ``False`` reproduces [W]
 ``K_2`` depends on ``a`` through ``L`` and ``lambda(a)``, so the elastic energy also pushes
 on the prismatic coordinate.
 
-Departures from clamped-free modes, kept because the spec states them:
+Departures from clamped-free modes, kept because [W] states them (docs/rrrp-arm.md §3):
 
 * ``phi_1z = sin(pi x/l1)`` does NOT satisfy the clamped root condition (slope pi/l1 at
   x = 0) and vanishes at the tip: arm 1's out-of-plane mode moves the middle of the arm
   but not joint A. Its tip slope -pi/l1 q1z tilts arm 2, so it acts as a compliance of
   joint R3 (under gravity the middle of arm 1 rises while arm 2 droops).
-* The spec's fit ``lambda(a) = 0.0167 a^2 - 0.0227 a + 1.4952`` (for the default
-  geometry) is below 1.5 for a < 1.545 m, where ``(x/L)^lambda`` has infinite bending
-  energy (``phi''^2 ~ x^(2 lambda - 4)`` is not integrable at the root). The parameters
-  therefore carry a stroke ``[a_min, a_max]`` over which lambda(a) > 1.5 is required;
-  the default stroke is [2.0, 3.5] m (lambda from 1.517 to 1.620).
+* [W]'s fit ``lambda(a) = 0.0167 a^2 - 0.0227 a + 1.4952`` (docs/rrrp-arm.md eq. (3.3),
+  for the default geometry) is below 1.5 for a < 1.545 m, where ``(x/L)^lambda`` has
+  infinite bending energy (``phi''^2 ~ x^(2 lambda - 4)`` is not integrable at the root).
+  The parameters therefore carry a stroke ``[a_min, a_max]`` over which lambda(a) > 1.5 is
+  required; the default stroke is [2.0, 3.5] m (lambda from 1.517 to 1.620).
 
-Defaults (the material pages of [W] are missing, spec 03 section 5): aluminium tubes,
+Defaults (the material pages of [W] are missing, docs/rrrp-arm.md §5): aluminium tubes,
 E = 70 GPa, rho = 2700 kg/m^3; l1 = l2 = 5 m, l3 = 4 m; arm 2 tube 80/60 mm, arm 3 tube
-60/40 mm (spec); arm 1 tube 80/60 mm like arm 2 (our choice); m_A = 5 kg (motor and
-housing of joint R3), m_B = 2 kg (gripper and payload); g = 9.81 m/s^2. This arm is very
-flexible: at eta = [0, 0.2, -0.4, 0, 0, 0, 0, 2.3] the lowest modal frequencies with
-the joints held are 0.73, 1.37, 5.96 and 11.2 Hz, and under its own weight the tip B
-sinks by 0.18 m (q2z = -0.071 m, q1z = +0.024 m: see the sin mode below).
+60/40 mm ([W], the geometry of docs/rrrp-arm.md eq. (3.3)); arm 1 tube 80/60 mm like
+arm 2 (our choice); m_A = 5 kg (motor and housing of joint R3), m_B = 2 kg (gripper and
+payload); g = 9.81 m/s^2. This arm is very flexible: at eta = [0, 0.2, -0.4, 0, 0, 0, 0,
+2.3] the lowest modal frequencies with the joints held are 0.73, 1.37, 5.96 and 11.2 Hz,
+and under its own weight the tip B sinks by 0.18 m (q2z = -0.071 m, q1z = +0.024 m: see
+the sin mode below).
 """
 
 from dataclasses import dataclass, field, replace
@@ -70,8 +71,9 @@ import numpy as np
 
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
-from ..integrators.ivp import EXPLICIT, STIFF, Progress, integrate
+from ..integrators.ivp import EXPLICIT, STIFF, integrate
 from ..result import Energy
+from ..stepping import Progress
 
 #: Names of the generalized coordinates, in order.
 COORDINATES = ("theta1", "theta2", "theta3", "q1y", "q1z", "q2y", "q2z", "a")
@@ -83,7 +85,7 @@ _FD_SHIFT = 1e-5         # |e eta'| of the central difference for J' eta' (error
 
 
 def power_stiffness_factor(p, s0=0.0, s1=1.0):
-    """k with ``int_{s0 L}^{s1 L} (d^2/dx^2 (x/L)^p)^2 dx = k / L^3`` (spec 03 section 4).
+    """k with ``int_{s0 L}^{s1 L} (d^2/dx^2 (x/L)^p)^2 dx = k / L^3`` (docs/rrrp-arm.md eq. (4.3)).
 
     k = p^2 (p-1)^2 (s1^(2p-3) - s0^(2p-3)) / (2p-3), finite for p > 1.5; p = 1.5522 on
     [0, L] gives 7.037 ([W]). Works for complex p and s (complex-step derivatives).
@@ -119,7 +121,7 @@ class RRRPParams:
         rho_A1, rho_A2, rho_A3: mass per unit length, kg/m (default from rho and the tube).
         m_A: mass lumped at joint A (end of arm 1), kg. m_B: end-effector mass at B, kg.
         gravity: g, m/s^2, acting along -Z (0 switches gravity off).
-        lambda_coeffs: (c2, c1, c0) of lambda(a) = c2 a^2 + c1 a + c0 (spec 03 section 3).
+        lambda_coeffs: (c2, c1, c0) of lambda(a) = c2 a^2 + c1 a + c0 (docs/rrrp-arm.md eq. (3.3)).
         p1y: exponent of arm 1's y mode (x/l1)^p1y.
         stroke: (a_min, a_max), m: the range of the extension; lambda(a) > 1.5 is
             required on it, and l3 - l2 <= a_min, a_max <= l3 (arm 3 stays inside arm 2's
@@ -497,8 +499,8 @@ class RRRPArm:
         None for free motion. The work done by the inputs is integrated as an extra state.
         method: "RK45" (default; [W] used a variable-step 4(5) Runge-Kutta) or any
         scipy method ("Radau", ...). progress: None (terminal only), a bool, or a
-        :class:`chrono_flex.integrators.ivp.Progress`. Raises SimulationError on NaN, a singular mass
-        matrix, a modal coordinate beyond ``max_deflection`` or ``a`` leaving the stroke.
+        :class:`chrono_flex.stepping.Progress`. Raises SimulationError on NaN, a singular
+        mass matrix, a modal coordinate beyond ``max_deflection`` or ``a`` leaving the stroke.
         """
         p = self.params
         t_end = ck.positive("t_end", t_end)

@@ -1,17 +1,16 @@
-"""Screw (6x6) recursive Newton-Euler dynamics of a serial chain (spec 04, [L]).
+"""Screw (6x6) recursive Newton-Euler dynamics of a serial chain ([L]; docs/screw-recursion.md).
 
 [L] Lin Ruilin, "Dynamic equation of flexible manipulator", J. Huaqiao University (1995).
 A third formulation beside the virtual-power and Kozlowski forms of :mod:`chrono_flex.planar.equations`:
 
-* screw algebra (spec 04 section 1): every screw is written primary-part first,
-  S_hat = [S; S'] -- a twist V = [omega; v], a wrench F = [F; M]. With this ordering the
-  same 6x6 matrices transform twists and wrenches (:func:`screw_transform`), and the same
-  cross-product matrix :func:`cross_matrix` differentiates both in a moving frame;
-* rigid inverse dynamics (spec 04 section 3, step 1): outward recursion of twists and
-  their rates, Newton-Euler wrench of each body about its joint origin, inward recursion
-  of joint wrenches. It runs in 3D although the arm is planar (the arm plane is XY,
+* screw algebra (docs/screw-recursion.md §1) in :mod:`chrono_flex.formulations.screw_algebra`:
+  every screw is written primary-part first, S_hat = [S; S'] (a twist V = [omega; v], a
+  wrench F = [F; M]);
+* rigid inverse dynamics (docs/screw-recursion.md §3, step 1): outward recursion of
+  twists and their rates, Newton-Euler wrench of each body about its joint origin, inward
+  recursion of joint wrenches. It runs in 3D although the arm is planar (the arm plane is XY,
   rotation axes along Z);
-* the weak-coupling flexible inverse dynamics of [L] (spec 04 section 3, steps 2-3):
+* the weak-coupling flexible inverse dynamics of [L] (docs/screw-recursion.md §3, steps 2-3):
   the rigid motion loads each clamped-free link, whose small deformation is integrated
   along the trajectory and then fed back into the recursions. **This is an
   approximation**: the deformation does not act back on the loads that produce it
@@ -39,158 +38,8 @@ from scipy.integrate import solve_ivp
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
 from ..planar.shapes import basis_for
-
-#: Screw polarity: swaps the primary and moment parts, [S; S'] -> [S'; S]. The reciprocal
-#: product (power) of a twist V and a wrench F is V^T DELTA F = omega.M + v.F.
-DELTA = np.block([[np.zeros((3, 3)), np.eye(3)], [np.eye(3), np.zeros((3, 3))]])
-
-_EZ = np.array([0.0, 0.0, 1.0])
-_EX = np.array([1.0, 0.0, 0.0])
-
-
-# -- screw algebra ------------------------------------------------------------------------
-def skew(r):
-    """Skew matrix r~ with r~ u = r x u ([L] section 1; spec 04 eq. for B^ij = r~ A).
-
-    r~ = [[0, -r3, r2], [r3, 0, -r1], [-r2, r1, 0]].
-    """
-    return _skew(ck.vector("r", r, 3))
-
-
-def rot_z(angle):
-    """Rotation matrix about z by ``angle`` (rad): the planar joint rotations in 3D."""
-    c, s = np.cos(angle), np.sin(angle)
-    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-
-
-def _skew(r):
-    """Unchecked kernel of :func:`skew` (r: a 3-vector)."""
-    return np.array([[0.0, -r[2], r[1]], [r[2], 0.0, -r[0]], [-r[1], r[0], 0.0]])
-
-
-def _cross(a, b):
-    """a x b for 3-vectors (np.cross is slow on tiny arrays)."""
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
-
-
-def _screw(A, r):
-    """Unchecked kernel of :func:`screw_transform` (A: 3x3 rotation, r: 3-vector)."""
-    X = np.zeros((6, 6))
-    X[:3, :3] = A
-    X[3:, 3:] = A
-    X[3:, :3] = _skew(r) @ A
-    return X
-
-
-def _screw_inv(X):
-    """Unchecked kernel of :func:`screw_inverse` (X: 6x6 screw transformation)."""
-    A, B = X[:3, :3], X[3:, :3]
-    out = np.zeros((6, 6))
-    out[:3, :3] = A.T
-    out[3:, 3:] = A.T
-    out[3:, :3] = -A.T @ B @ A.T
-    return out
-
-
-def _cross6(V):
-    """Unchecked kernel of :func:`cross_matrix` (V: 6-vector twist)."""
-    H = np.zeros((6, 6))
-    H[:3, :3] = _skew(V[:3])
-    H[3:, 3:] = H[:3, :3]
-    H[3:, :3] = _skew(V[3:])
-    return H
-
-
-def _rotation(A):
-    A = np.asarray(A, dtype=float)
-    if A.shape != (3, 3) or not np.all(np.isfinite(A)):
-        raise ParameterError("A", A, "must be a finite 3x3 rotation matrix")
-    if np.max(np.abs(A.T @ A - np.eye(3))) > 1e-9:
-        raise ParameterError("A", A, "must be orthogonal (A^T A = E)")
-    return A
-
-
-def screw_transform(A, r):
-    """Screw transformation A_hat^ij = [[A, 0], [r~ A, A]] ([L] section 1, spec 04).
-
-    A = A^ij turns frame-j components into frame-i components; r = r^ij is the origin
-    of frame j seen from the origin of frame i, in frame-i components. It maps a screw
-    [S; S'] about O_j in frame j to the same screw about O_i in frame i
-    (S' -> A S' + r x A S): a twist [omega; v] (v the velocity of the reference point)
-    and a wrench [F; M] (M the moment about the reference point) alike. Chains multiply:
-    A_hat^ik = A_hat^ij A_hat^jk.
-    """
-    return _screw(_rotation(A), ck.vector("r", r, 3))
-
-
-def screw_inverse(X):
-    """Inverse of a screw transformation: (A_hat^ij)^-1 = A_hat^ji = [[A^T, 0], [-A^T r~, A^T]].
-
-    Follows from r^ji = -A^T r^ij (spec 04 section 1); no matrix inversion.
-    """
-    X = np.asarray(X, dtype=float)
-    if X.shape != (6, 6):
-        raise ParameterError("X", X, "must be a 6x6 screw transformation")
-    return _screw_inv(X)
-
-
-def spatial_inertia(mass, com, inertia):
-    """Generalized inertia of a body about its joint origin O_j ([L] section 1, spec 04):
-
-        O_j = [[m E, m P~^T], [m P~, J]]
-
-    m: mass; P: centre of mass from O_j; J: 3x3 inertia tensor about O_j (not the centre
-    of mass). O_j maps the ray-ordered twist [v; omega] to the momentum screw [Q; H]
-    (Q = m(v + omega x P), H = m P x v + J omega); with [L]'s twist V = [omega; v] the
-    momentum is O_j DELTA V (:data:`DELTA`). Block-diagonal when O_j is the centre of mass.
-    """
-    m = ck.non_negative("mass", mass)
-    P = ck.vector("com", com, 3)
-    J = np.asarray(inertia, dtype=float)
-    if J.shape != (3, 3) or not np.all(np.isfinite(J)) or np.max(np.abs(J - J.T)) > 1e-12 * max(
-            1.0, np.max(np.abs(J))):
-        raise ParameterError("inertia", inertia, "must be a finite symmetric 3x3 matrix")
-    Pt = skew(P)
-    return np.block([[m * np.eye(3), m * Pt.T], [m * Pt, J]])
-
-
-def cross_matrix(V):
-    """6x6 cross-product (motion) matrix of a twist V = [omega; v]:
-
-        H(V) = [[omega~, 0], [v~, omega~]]
-
-    (spec 04 eq. (12) "H_j"; Featherstone's crm in [omega; v] order). With primary-first
-    screws it serves twists and wrenches alike: the rate of a screw of fixed body
-    components, seen from the fixed frame, is H(V) S (covariant derivative
-    D = d/dt + V_hat of [L]). H(V) V = 0 and H(V1) V2 = -H(V2) V1.
-    """
-    return _cross6(ck.vector("V", V, 6))
-
-
-def newton_euler_wrench(O, V, V_dot):
-    """Newton-Euler wrench of a rigid body about its moving origin ([L] eq. (12), spec 04):
-
-        F_hat = O DELTA V_dot + H(V) O DELTA V
-
-    O: :func:`spatial_inertia`; V, V_dot: body twist [omega; v] and the time derivative of
-    its body components. Returns [F; M] = the resultant and the moment about O_j of the
-    forces that produce the motion (gravity not included: see :func:`gravity_wrench`).
-    The angular-velocity-only H of [L] is the case v = 0; with O_j moving, the v~ block
-    supplies the v x Q term of the moment about a moving point.
-    """
-    O = np.asarray(O, dtype=float)
-    V = ck.vector("V", V, 6)
-    V_dot = ck.vector("V_dot", V_dot, 6)
-    return O @ DELTA @ V_dot + cross_matrix(V) @ (O @ DELTA @ V)
-
-
-def gravity_wrench(mass, com, g):
-    """Gravity wrench F_hat_G = [m g; m P x g] about O_j (spec 04 eq. (9), (13)); g in body
-    components."""
-    g = ck.vector("g", g, 3)
-    P = ck.vector("com", com, 3)
-    return np.concatenate([mass * g, mass * np.cross(P, g)])
-
+from .screw_algebra import (DELTA, EX, EZ, cross3, cross6, cross_matrix, rot_z, screw_matrix,
+                            screw_matrix_inv, screw_transform, spatial_inertia)
 
 # -- the chain ----------------------------------------------------------------------------
 @dataclass(frozen=True)
@@ -240,7 +89,8 @@ def joint_transform(joint, q):
     """(A, r) of the child body frame in the parent's tip frame, for joint coordinate q.
 
     Revolute: A = Rz(q + offset), r = 0. Prismatic: the slide axis u = Rz(axis_angle) e_x,
-    r = q u, A = Rz(axis_angle + link_angle) (spec 01, :class:`PrismaticJoint`).
+    r = q u, A = Rz(axis_angle + link_angle) (docs/planar-link.md eq. (1.6),
+    :class:`PrismaticJoint`).
     """
     if joint.kind == "revolute":
         return rot_z(q + joint.angle_offset), np.zeros(3)
@@ -286,15 +136,15 @@ def _tip_frame(body, e_state, basis_tip):
     frame moves relative to body j with the twist [beta_dot e_z; A^T w_L_dot e_y].
     """
     if e_state is None:
-        return _screw(np.eye(3), body.tip), np.zeros(6), np.zeros(6)
+        return screw_matrix(np.eye(3), body.tip), np.zeros(6), np.zeros(6)
     (N, dN), (e, ed, edd) = basis_tip, e_state
     w, wd, wdd = N @ e, N @ ed, N @ edd
     b, bd, bdd = dN @ e, dN @ ed, dN @ edd
     A = rot_z(b)
     lin = A.T @ np.array([0.0, wd, 0.0])
-    U = np.concatenate([bd * _EZ, lin])
-    U_dot = np.concatenate([bdd * _EZ, A.T @ np.array([0.0, wdd, 0.0]) - _cross(bd * _EZ, lin)])
-    return _screw(A, body.tip + np.array([0.0, w, 0.0])), U, U_dot
+    U = np.concatenate([bd * EZ, lin])
+    U_dot = np.concatenate([bdd * EZ, A.T @ np.array([0.0, wdd, 0.0]) - cross3(bd * EZ, lin)])
+    return screw_matrix(A, body.tip + np.array([0.0, w, 0.0])), U, U_dot
 
 
 def _outward(arm, bodies, q, qd, qdd, elastic=None, tips=None):
@@ -309,11 +159,11 @@ def _outward(arm, bodies, q, qd, qdd, elastic=None, tips=None):
     rec = Recursion([], [], [])
     for j, (body, jt) in enumerate(zip(bodies, arm.joints)):
         A, r = joint_transform(jt, q[j])
-        Xj = _screw(A, r)
+        Xj = screw_matrix(A, r)
         S = joint_screw(jt)
-        Xi = _screw_inv(Xj)
+        Xi = screw_matrix_inv(Xj)
         V = Xi @ V_tip + S * qd[j]
-        Vd = Xi @ Vd_tip + S * qdd[j] + _cross6(V) @ S * qd[j]
+        Vd = Xi @ Vd_tip + S * qdd[j] + cross6(V) @ S * qd[j]
         R = R @ A
         rec.V.append(V)
         rec.V_dot.append(Vd)
@@ -322,9 +172,9 @@ def _outward(arm, bodies, q, qd, qdd, elastic=None, tips=None):
             rec.X_joint.append(Xj)
         X_tip, U, Ud = _tip_frame(body, None if elastic is None else elastic[j],
                                   None if tips is None else tips[j])
-        Xi = _screw_inv(X_tip)
+        Xi = screw_matrix_inv(X_tip)
         V_tip = Xi @ V + U
-        Vd_tip = Xi @ Vd + Ud + _cross6(V_tip) @ U
+        Vd_tip = Xi @ Vd + Ud + cross6(V_tip) @ U
         R = R @ X_tip[:3, :3]
         rec.X_tip.append(X_tip)
     return rec
@@ -351,7 +201,7 @@ def _states(arm, q, qd, qdd):
 
 
 def rigid_recursion(arm, q, qd, qdd, bodies=None):
-    """Rigid Newton-Euler recursions (spec 04 section 3, step 1) at joint state (q, qd, qdd).
+    """Rigid Newton-Euler recursions (docs/screw-recursion.md §3, step 1) at state (q, qd, qdd).
 
     q, qd, qdd: joint coordinates, rates, accelerations (n_joints,) -- joint angles (rad)
     or slides (m). Body wrench F_j = O_j DELTA V_dot_j + H(V_j) O_j DELTA V_j - F_G_j.
@@ -365,8 +215,8 @@ def _rigid(arm, bodies, q, qd, qdd):
     rec = _outward(arm, bodies, q, qd, qdd)
     for b, V, Vd, g in zip(bodies, rec.V, rec.V_dot, rec.g):
         OD = b.O @ DELTA        # F = O DELTA V_dot + H(V) O DELTA V - F_G  ([L] eq. (12))
-        F_G = np.concatenate([b.mass * g, b.mass * _cross(b.com, g)])
-        rec.F.append(OD @ Vd + _cross6(V) @ (OD @ V) - F_G)
+        F_G = np.concatenate([b.mass * g, b.mass * cross3(b.com, g)])
+        rec.F.append(OD @ Vd + cross6(V) @ (OD @ V) - F_G)
     return _inward(arm, rec)
 
 
@@ -414,8 +264,8 @@ class FlexLink:
         """
         w, v = V[:3], V[3:]
         wd, vd = V_dot[:3], V_dot[3:]
-        a0 = vd + _cross(w, v) - g            # a(x) - g = a0 + x c along the rigid link
-        c = _cross(wd, _EX) + _cross(w, _cross(w, _EX))
+        a0 = vd + cross3(w, v) - g            # a(x) - g = a0 + x c along the rigid link
+        c = cross3(wd, EX) + cross3(w, cross3(w, EX))
         Q = -self.link.rho_A * (self.N_int * a0[1] + self.xN_int * c[1])
         NL, dNL = self.tip
         Q -= self.body.tip_mass * NL * (a0[1] + self.body.tip[0] * c[1]) + self.body.tip_inertia * dNL * wd[2]
@@ -459,20 +309,20 @@ class FlexLink:
         F = dm @ a
         M = dm @ np.cross(s, a)
         F = F + b.hub_mass * a0
-        M = M + b.hub_inertia * (wd[2] * _EZ) + np.cross(w_, b.hub_inertia * w_[2] * _EZ)
+        M = M + b.hub_inertia * (wd[2] * EZ) + np.cross(w_, b.hub_inertia * w_[2] * EZ)
         if b.tip_mass or b.tip_inertia:
             NL, dNL = self.tip
             sL, aL = points(np.array([b.tip[0]]), NL[None, :])
             F = F + b.tip_mass * aL[0]
             M = M + b.tip_mass * np.cross(sL[0], aL[0])
-            wt = w_ + (dNL @ ed) * _EZ
-            wdt = wd + (dNL @ edd) * _EZ
-            M = M + b.tip_inertia * (wdt[2] * _EZ) + np.cross(wt, b.tip_inertia * wt[2] * _EZ)
+            wt = w_ + (dNL @ ed) * EZ
+            wdt = wd + (dNL @ edd) * EZ
+            M = M + b.tip_inertia * (wdt[2] * EZ) + np.cross(wt, b.tip_inertia * wt[2] * EZ)
         return np.concatenate([F, M])
 
 
 def flexible_recursion(arm, q, qd, qdd, elastic, links=None):
-    """Recursions with the links deformed ([L] spec 04 section 3, step 3).
+    """Recursions with the links deformed (step 3 of [L]'s algorithm, docs/screw-recursion.md §3).
 
     elastic: per link (a, a_dot, a_ddot) of its elastic coordinates. The tip frames carry
     the deformation (r' = r + U, A' = A beta_hat, twist + U_hat_dot), the body wrenches
@@ -521,7 +371,7 @@ def composite_inertias(bodies, rec):
         out[j] = bodies[j].O @ DELTA
         if j + 1 < n:
             T = rec.X_tip[j] @ rec.X_joint[j]
-            out[j] = out[j] + T @ out[j + 1] @ _screw_inv(T)
+            out[j] = out[j] + T @ out[j + 1] @ screw_matrix_inv(T)
     return out
 
 
@@ -580,7 +430,7 @@ def weak_coupling(arm, joint_motion, t_end, dt_out=None, t0=0.0, rtol=1e-8, atol
         if not outboard_inertia or nj == 1:
             return [fl.M for fl in links]
         Ic = composite_inertias(bodies, rec)
-        return [fl.mass(rec.X_joint[j] @ Ic[j + 1] @ _screw_inv(rec.X_joint[j]))
+        return [fl.mass(rec.X_joint[j] @ Ic[j + 1] @ screw_matrix_inv(rec.X_joint[j]))
                 if j + 1 < nj else fl.M for j, fl in enumerate(links)]
 
     def accelerations(t, x):

@@ -1,7 +1,7 @@
 """Integration of first-order systems dx/dt = rhs(t, x) with numerical-trouble detection.
 
 Stiff implicit methods are the default ([K] found explicit Runge-Kutta overflowing for
-two flexible links; spec 01 section 5). Explicit methods stay available for comparison,
+two flexible links; docs/planar-link.md §5). Explicit methods stay available for comparison,
 guarded by an evaluation budget so that a stiff run fails with a clear message instead of
 running for hours.
 """

@@ -22,7 +22,7 @@ from .params import Link, Payload, Plane, PrismaticJoint, RevoluteJoint, gravity
 
 
 class PlanarArm:
-    """A planar serial chain of flexible links (spec 01).
+    """A planar serial chain of flexible links (docs/planar-link.md).
 
     Args:
         links: sequence of :class:`Link`.
@@ -137,7 +137,7 @@ class PlanarArm:
         return self.assembly.element_matrices(self.assembly.expand(self._q(q)))
 
     def forcing(self, t, q, qd, Q=None, form="virtual_power"):
-        """(M, f) with M(q) q_dd = f, in either equation form (spec 01 section 4).
+        """(M, f) with M(q) q_dd = f, in either equation form (docs/planar-link.md §4).
 
         ``form="virtual_power"``: Jacobians at quadrature points; ``"lagrange"``:
         Kozlowski's eq. 18 through the extended assembly. They agree to round-off.

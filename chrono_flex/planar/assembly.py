@@ -1,6 +1,6 @@
 """The extended assembly of [B] and Kozlowski's full Lagrange equations [K].
 
-Extended assembly (spec 01 section 3, Bien & My 2018 after Usoro et al. 1986). In a
+Extended assembly (docs/planar-link.md §3, Bien & My 2018 after Usoro et al. 1986). In a
 moving robot an element's kinetic energy depends on its own nodal dofs and on the joint
 variables (and, for link 2, on link 1's tip dofs). Each element therefore carries an
 extended local vector and an explicit index map local position -> global index:

@@ -1,9 +1,9 @@
-"""The assembled Lagrange model of a planar flexible-link chain (spec 01 sections 2-4).
+"""The assembled Lagrange model of a planar flexible-link chain (docs/planar-link.md §2-4).
 
 :class:`ArmModel` compiles the parameters into shape bases, a coordinate layout,
 quadrature rules and the constant matrices K and D. The functions below evaluate, at a
 state (q, q_dot), the terms of the equations of motion in the virtual-power form
-(spec 01 section 4):
+(docs/planar-link.md eqs. (4.4)-(4.7)):
 
     M(q)      = sum over material points of  rho A J^T J   (+ payload, hubs, joint masses)
     h(q, q_d) = sum over material points of  rho A J^T (J_dot q_d)
@@ -172,7 +172,7 @@ def terms(model, q, qd):
 
 
 def gravity_potential(model, q):
-    """V_g(q) = - sum rho A g.r - sum m g.r_item (spec 01 section 2). dtype-generic."""
+    """V_g(q) = - sum rho A g.r - sum m g.r_item (docs/planar-link.md eq. (2.2)). dtype-generic."""
     if not model.gravity:
         return 0.0 * q[0]
     ev = evaluate(model, q, np.zeros(model.nq))
@@ -186,7 +186,7 @@ def gravity_potential(model, q):
 
 
 def elastic_potential(model, q):
-    """V_e = 1/2 e^T K e (spec 01 section 2)."""
+    """V_e = 1/2 e^T K e (docs/planar-link.md eq. (2.2))."""
     return 0.5 * q @ model.K @ q
 
 

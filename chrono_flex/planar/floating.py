@@ -1,8 +1,8 @@
 """The planar flexible arm carried by a moving rigid body, in 3D (pure numpy).
 
-A planar arm (spec 01) sits in a plane fixed to a parent body B. A material point at
-planar position rho(q) (from :func:`chrono_flex.planar.equations.evaluate`, the same kinematics as
-the reference engine) is, in the world,
+A planar arm (docs/planar-link.md) sits in a plane fixed to a parent body B. A material
+point at planar position rho(q) (from :func:`chrono_flex.planar.equations.evaluate`, the same
+kinematics as the reference engine) is, in the world,
 
     R = p_B + A_B s,        s = o + P rho(q)                         (body frame: s)
 
@@ -33,7 +33,8 @@ Scope (what the model is not):
 
 * The link is rigid out of its plane: out-of-plane bending and torsion are not modelled
   (the paper's model is planar); out-of-plane motion of the parent only moves the plane.
-* Sections are point masses on the centreline (no section rotary inertia), as in spec 01.
+* Sections are point masses on the centreline (no section rotary inertia), as in
+  docs/planar-link.md §2.
 * Rotary items (hub inertia, payload inertia J_t) have inertia about the plane normal n
   only, J n n^T: their angular velocity about n is u = n . omega_B + phi_dot, and the
   gyroscopic moment J u (omega_B x n) is kept (Euler's equations for that tensor).

@@ -1,4 +1,4 @@
-"""Kinematics of a planar serial chain of flexible links (spec 01 section 1).
+"""Kinematics of a planar serial chain of flexible links (docs/planar-link.md §1).
 
 A material point at abscissa x of link i:
 
@@ -13,8 +13,9 @@ J = dr/dq (so that dr/dt = J q_dot) and the convective acceleration a = J_dot q_
 
 Frames chain tip to root ([B] Fig. 1b, [K] Fig. 1): a revolute joint puts link i+1's
 root at the deformed tip of link i, turned by the tip slope plus the joint angle; a
-prismatic joint slides it along an axis fixed in that tip frame by d (spec 01). The
-functions are dtype-generic, so complex-step differentiation runs through them.
+prismatic joint slides it along an axis fixed in that tip frame by d
+(docs/planar-link.md eqs. (1.5)-(1.6)). The functions are dtype-generic, so complex-step
+differentiation runs through them.
 """
 
 from dataclasses import dataclass
@@ -187,7 +188,7 @@ def frame_dependencies(layout):
 
     Root of link i: everything its parent's tip depends on plus its own joint;
     tip of link i: its root's set plus the elastic dofs that move the tip. These are the
-    index maps of [B]'s extended assembly (section 3 of spec 01).
+    index maps of [B]'s extended assembly (docs/planar-link.md §3).
     """
     roots, tips, parent = [], [], set()
     for lk in layout.links:

@@ -19,7 +19,7 @@ BASES = ("fem", "modes", "power")
 
 @dataclass(frozen=True)
 class Link:
-    """One Euler-Bernoulli link, clamped at its joint (spec 01 section 1).
+    """One Euler-Bernoulli link, clamped at its joint (docs/planar-link.md §1).
 
     Give the section either as ``EI`` and ``rho_A`` or as ``E``, ``I``, ``rho`` and ``A``
     (or mix: ``E`` and ``I`` for the bending stiffness, ``rho`` and ``A`` for the mass).
@@ -143,8 +143,8 @@ class PrismaticJoint:
     """A prismatic joint: the link root slides by d along a fixed axis of the parent frame.
 
     The slide axis makes the angle ``axis_angle`` with the parent frame's X axis; the link
-    is clamped to the slider at ``link_angle`` to that axis (spec 01: psi = parent angle +
-    axis_angle + link_angle).
+    is clamped to the slider at ``link_angle`` to that axis (docs/planar-link.md eq. (1.6):
+    psi = parent angle + axis_angle + link_angle).
 
     Attributes:
         axis_angle: direction of the slide axis in the parent frame, rad.

@@ -1,6 +1,7 @@
 """Shape bases w(x) = N(x) e of a clamped link, behind one interface.
 
-Two families run through the same equations of motion (spec 01 section 1, spec 03):
+Two families run through the same equations of motion (docs/planar-link.md §1,
+docs/rrrp-arm.md §1):
 
 * :class:`HermiteBasis`: cubic Hermite finite elements, nodal dofs (displacement, slope);
   with ``clamped=False`` it keeps the root node's two dofs, which is the "extended"
@@ -25,7 +26,7 @@ _GAUSS4 = np.polynomial.legendre.leggauss(4)
 
 
 def hermite_stiffness(EI, l):
-    """Element stiffness of a cubic Hermite beam element (spec 01 section 2).
+    """Element stiffness of a cubic Hermite beam element (docs/planar-link.md eq. (2.3)).
 
     K_e = EI / l^3 [[12, 6l, -12, 6l], [6l, 4l^2, -6l, 2l^2], [-12, -6l, 12, -6l],
     [6l, 2l^2, -6l, 4l^2]] for dofs [w_a, phi_a, w_b, phi_b] (Przemieniecki; [B], [K]).
@@ -38,7 +39,7 @@ def hermite_stiffness(EI, l):
 
 
 def hermite_mass(rho_A, l):
-    """Consistent element mass of a cubic Hermite beam element (spec 01 section 2).
+    """Consistent element mass of a cubic Hermite beam element (docs/planar-link.md eq. (2.4)).
 
     M_e = rho A l / 420 [[156, 22l, 54, -13l], [22l, 4l^2, 13l, -3l^2],
     [54, 13l, 156, -22l], [-13l, -3l^2, -22l, 4l^2]] (transverse inertia only).
@@ -208,7 +209,7 @@ class _QuadratureOnLink(ShapeBasis):
 
 
 class ModesBasis(_QuadratureOnLink):
-    """Clamped-free eigenfunctions (spec 03 section 3), normalised to tip value 1.
+    """Clamped-free eigenfunctions (docs/rrrp-arm.md eq. (3.4)), normalised to tip value 1.
 
     phi_r(x) = cosh(b x/L) - cos(b x/L) - s_r (sinh(b x/L) - sin(b x/L)),
     s_r = (cosh b + cos b)/(sinh b + sin b), b = beta_r L (Blevins table 8-1). The
@@ -250,11 +251,11 @@ class ModesBasis(_QuadratureOnLink):
 
 
 class PowerBasis(_QuadratureOnLink):
-    """Power-law assumed shapes phi_k(x) = (x/L)^p_k ([W], spec 03 section 3).
+    """Power-law assumed shapes phi_k(x) = (x/L)^p_k ([W], docs/rrrp-arm.md §3).
 
     The stiffness is integrated in closed form, int EI phi_a'' phi_b'' dx =
     EI p_a(p_a-1) p_b(p_b-1) / (L^3 (p_a + p_b - 3)), finite for p > 1.5 (for
-    p = 1.5522: 7.037 EI/L^3, spec 03 section 4).
+    p = 1.5522: 7.037 EI/L^3, docs/rrrp-arm.md eq. (4.2)).
     """
 
     def __init__(self, length, exponents):

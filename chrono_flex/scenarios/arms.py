@@ -1,4 +1,4 @@
-"""Named scenarios: every configuration of spec 01, the spin-up benchmark, drive cases.
+"""Named scenarios: every configuration of docs/planar-link.md §6, spin-up benchmark, drives.
 
 A :class:`Case` builds a :class:`PlanarArm` and the keyword arguments of
 ``simulate``; every engine (reference, Chrono custom element, Chrono beams) runs it.
@@ -7,8 +7,9 @@ Input profiles the papers do not give numerically (documented choices):
 
 * [B] revolute cases: joint torque tau(t) = tau0 sin(w t)(1 - cos(w t))/2 for t < T,
   then 0 (one smooth accelerate-brake cycle, T = 2 s, w = 2 pi/T; see :func:`pulse`),
-  tau0 = 0.1 N m (one link) and (0.2, 0.05) N m (two links), which keep the tip deflections at a few percent of the link length. Section I = A^2/12 (solid
-  square, as spec 01 suggests).
+  tau0 = 0.1 N m (one link) and (0.2, 0.05) N m (two links), which keep the tip
+  deflections at a few percent of the link length. Section I = A^2/12 (solid square,
+  docs/planar-link.md eq. (6.1)).
 * [B] prismatic case: slider force of the same shape, F0 = 0.5 N, T = 2 s;
   the link stands across the slide axis (link_angle = 90 deg, a gantry arm), so the
   slider's acceleration bends it; slider mass 0.5 kg.

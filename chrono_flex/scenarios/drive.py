@@ -1,4 +1,4 @@
-"""Named drive and friction scenarios (spec 02 section 7), each returning a
+"""Named drive and friction scenarios (docs/drive.md §7), each returning a
 :class:`ScenarioResult` with ``.plot(path)`` and ``.summary()``.
 
     drive-presliding   [S] Fig. 7: sub-breakaway torque a(t) sin(w t) on the output
@@ -43,24 +43,11 @@ class ScenarioResult:
         return "\n".join([f"{self.name}: {self.description}"] + list(self.lines))
 
     def plot(self, path=None):
-        """Draw the panels (matplotlib); save to ``path`` when given; return the figure."""
-        from matplotlib.figure import Figure
+        """Draw the panels (:func:`chrono_flex.viz.plotting.plot_panels`); save to
+        ``path`` when given; return the figure."""
+        from ..viz.plotting import plot_panels
 
-        n = len(self.panels)
-        fig = Figure(figsize=(8, 3.0 * n), constrained_layout=True)
-        axes = np.atleast_1d(fig.subplots(n, 1))
-        for ax, panel in zip(axes, self.panels):
-            for x, y, label, style in panel["lines"]:
-                ax.plot(self.data[x], self.data[y], style, label=label, lw=1.2)
-            ax.set_title(panel.get("title", ""), fontsize=10)
-            ax.set_xlabel(panel.get("xlabel", ""))
-            ax.set_ylabel(panel.get("ylabel", ""))
-            ax.grid(True, alpha=0.3)
-            ax.legend(loc="best", fontsize=8)
-        fig.suptitle(f"{self.name}: {self.description}", fontsize=10)
-        if path is not None:
-            fig.savefig(path, dpi=110)
-        return fig
+        return plot_panels(self, path)
 
 
 def _t_end(t_end, default):

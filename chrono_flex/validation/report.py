@@ -14,10 +14,7 @@ def _slug(name):
 
 def write_report(rows, outcomes, directory):
     """Write ``directory/report.md`` and ``directory/figures/<case>.png``; returns the path."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from ..viz.plotting import draw_figure
 
     fig_dir = os.path.join(directory, "figures")
     os.makedirs(fig_dir, exist_ok=True)
@@ -51,18 +48,12 @@ def write_report(rows, outcomes, directory):
             lines.append(f"    {d}")
         out = outcomes.get(r["name"])
         if out is not None and out.plot is not None:
-            fig = plt.figure(figsize=(9, 4.5))
+            fname = f"{_slug(r['name'])}.png"
             try:
-                out.plot(fig)
-                fig.suptitle(r["name"], fontsize=10)
-                fig.tight_layout()
-                fname = f"{_slug(r['name'])}.png"
-                fig.savefig(os.path.join(fig_dir, fname), dpi=90)
+                draw_figure(out.plot, os.path.join(fig_dir, fname), title=r["name"])
                 lines += ["", f"![{r['name']}](figures/{fname})"]
             except Exception as exc:  # a broken figure must not hide the numbers
                 lines.append(f"- figure failed: {type(exc).__name__}: {exc}")
-            finally:
-                plt.close(fig)
         lines.append("")
     path = os.path.join(directory, "report.md")
     with open(path, "w") as f:

@@ -9,7 +9,7 @@ for a live Chrono window.
 """
 
 from .command import render_command
-from .interactive import live_window_available, require_live_window
+from ..chrono.window import live_window_available, require_live_window
 from .render import render_animation, render_frame, suggest_scale
 from .vtk import write_vtk_series
 

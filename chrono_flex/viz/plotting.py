@@ -67,3 +67,72 @@ def plot_result(result, path=None, title=None):
     if path is not None:
         fig.savefig(path, dpi=120)
     return fig
+
+def draw_figure(draw, path, title=None, size=(9, 4.5), dpi=90):
+    """A Figure of ``size`` inches handed to ``draw(fig)`` (a validation case's plot),
+    titled, laid out and saved to ``path``."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=size)
+    FigureCanvasAgg(fig)
+    draw(fig)
+    if title:
+        fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=dpi)
+    return fig
+
+
+def plot_panels(scenario, path=None):
+    """The panels of a drive scenario (:class:`~chrono_flex.scenarios.drive.ScenarioResult`)
+    stacked; saved to ``path`` when given; returns the Figure."""
+    from matplotlib.figure import Figure
+
+    n = len(scenario.panels)
+    fig = Figure(figsize=(8, 3.0 * n), constrained_layout=True)
+    axes = np.atleast_1d(fig.subplots(n, 1))
+    for ax, panel in zip(axes, scenario.panels):
+        for x, y, label, style in panel["lines"]:
+            ax.plot(scenario.data[x], scenario.data[y], style, label=label, lw=1.2)
+        ax.set_title(panel.get("title", ""), fontsize=10)
+        ax.set_xlabel(panel.get("xlabel", ""))
+        ax.set_ylabel(panel.get("ylabel", ""))
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="best", fontsize=8)
+    fig.suptitle(f"{scenario.name}: {scenario.description}", fontsize=10)
+    if path is not None:
+        fig.savefig(path, dpi=110)
+    return fig
+
+
+def plot_drive(result, path=None, title=None):
+    """Current, speeds, torques and twist of a drive run
+    (:class:`~chrono_flex.drive.simulate.DriveResult`) in one figure; saved to ``path``
+    if given; returns the Figure."""
+    from matplotlib.figure import Figure
+
+    o = result.outputs
+    fig = Figure(figsize=(8, 8), constrained_layout=True)
+    ax = fig.subplots(4, 1, sharex=True)
+    ax[0].plot(result.t, o["current"], label="i")
+    ax[0].set_ylabel("current, A")
+    ax[1].plot(result.t, o["motor_speed"] / result.info.get("ratio", 1.0), label="Omega1 / i")
+    ax[1].plot(result.t, o["output_speed"], "--", label="Omega2")
+    ax[1].set_ylabel("speed, rad/s")
+    ax[2].plot(result.t, o["transmitted_torque"], label="M1'")
+    ax[2].plot(result.t, o["friction_torque"], label="M_F'")
+    ax[2].plot(result.t, o["m_out"], ":", label="M_out")
+    ax[2].set_ylabel("torque, N m")
+    ax[3].plot(result.t, o["twist"], label="twist theta")
+    ax[3].plot(result.t, o["z"], label="z")
+    ax[3].set_ylabel("angle, rad")
+    ax[3].set_xlabel("t, s")
+    for a in ax:
+        a.grid(True, alpha=0.3)
+        a.legend(loc="best", fontsize=8)
+    if title:
+        fig.suptitle(title)
+    if path is not None:
+        fig.savefig(path, dpi=110)
+    return fig

@@ -32,20 +32,20 @@ COLOR_BY = ("strain", "deflection")
 _TUBE_SIDES = 10          # facets around a tube
 _MAX_SAMPLES = 41         # centreline points drawn per link (more are subsampled)
 _MIN_TUBE_RADIUS = 0.012  # drawn tube radius floor, fraction of the arm length
-_FIG_SIZE = (8.0, 6.0)    # inches; 800 x 600 pixels at the default dpi
-_DPI = 100
+FIG_SIZE = (8.0, 6.0)    # inches; 800 x 600 pixels at the default dpi
+DPI = 100
 
 
 # ----------------------------------------------------------------------------- helpers
 
-def _nice(x, mantissas=(1.0, 2.0, 5.0)):
+def nice_number(x, mantissas=(1.0, 2.0, 5.0)):
     """The number m * 10^k (m in ``mantissas``) nearest to x > 0 on a log scale."""
     k = math.floor(math.log10(x))
     cands = [m * 10.0**e for e in (k - 1, k, k + 1) for m in mantissas]
     return min(cands, key=lambda c: abs(math.log(c / x)))
 
 
-def _checked_centerlines(result):
+def checked_centerlines(result):
     """(centerline, centerline_rigid) as float arrays (nt, nl, ns, 3), or raise."""
     c, r = result.centerline, result.centerline_rigid
     for name, a in (("result.centerline", c), ("result.centerline_rigid", r)):
@@ -65,13 +65,13 @@ def _checked_centerlines(result):
 
 def arm_length(result):
     """Sum of the link lengths, m, measured along the undeformed centrelines at t[0]."""
-    _, r = _checked_centerlines(result)
+    _, r = checked_centerlines(result)
     return float(np.sum(np.linalg.norm(np.diff(r[0], axis=1), axis=-1)))
 
 
 def max_deflection_frame(result):
     """Index of the output time with the largest |centerline - centerline_rigid|."""
-    c, r = _checked_centerlines(result)
+    c, r = checked_centerlines(result)
     d = np.linalg.norm(c - r, axis=-1).reshape(len(result.t), -1)
     return int(np.argmax(np.max(d, axis=1)))
 
@@ -83,11 +83,11 @@ def suggest_scale(result):
     nearest 1, 2 or 5 x 10^k (on a log scale). It is never below 1: deflections already
     larger than ~10 % of the arm are shown at true size. A rigid run gives 1.
     """
-    c, r = _checked_centerlines(result)
+    c, r = checked_centerlines(result)
     dmax = float(np.max(np.linalg.norm(c - r, axis=-1)))
     if not np.isfinite(dmax) or dmax <= 0.0:
         return 1.0
-    return max(1.0, _nice(0.1 * arm_length(result) / dmax))
+    return max(1.0, nice_number(0.1 * arm_length(result) / dmax))
 
 
 def _check_scale(scale):
@@ -133,7 +133,7 @@ def _view_angles(normal):
     return math.degrees(math.asin(np.clip(c[2], -1, 1))), math.degrees(math.atan2(c[1], c[0]))
 
 
-def _format_scale(scale):
+def format_scale(scale):
     s = f"{scale:g}"
     return f"deformation x {s}" + (" (true size)" if scale == 1.0 else "")
 
@@ -164,7 +164,7 @@ class _Scene:
         from matplotlib.colors import Normalize
 
         result = self.result
-        c, r = _checked_centerlines(result)
+        c, r = checked_centerlines(result)
         ns = c.shape[2]
         idx = np.unique(np.linspace(0, ns - 1, min(ns, _MAX_SAMPLES)).round().astype(int))
         self.rigid = r[:, :, idx]                       # (nt, nl, m, 3)
@@ -216,7 +216,7 @@ class _Scene:
         from matplotlib.ticker import MaxNLocator
 
         if ax is None:
-            fig = Figure(figsize=_FIG_SIZE, dpi=_DPI)
+            fig = Figure(figsize=FIG_SIZE, dpi=DPI)
             FigureCanvasAgg(fig)
             ax = fig.add_axes((-0.02, 0.0, 0.86, 0.93), projection="3d")
             self.cax = fig.add_axes((0.885, 0.22, 0.022, 0.56))
@@ -270,7 +270,7 @@ class _Scene:
         ax.add_collection3d(Poly3DCollection([rect], facecolors=(0.45, 0.55, 0.8, 0.07),
                                              edgecolors=(0.3, 0.4, 0.65, 0.5), linewidths=0.8,
                                              zorder=1))
-        step = _nice(max(u1 - u0, v1 - v0) / 8.0)
+        step = nice_number(max(u1 - u0, v1 - v0) / 8.0)
         us = np.arange(math.ceil(u0 / step), math.floor(u1 / step) + 1) * step
         vs = np.arange(math.ceil(v0 / step), math.floor(v1 / step) + 1) * step
         grid = ([[self._in_plane(a, v0), self._in_plane(a, v1)] for a in us]
@@ -317,7 +317,7 @@ class _Scene:
                                fontsize=11)
         self.clock = ax.text2D(0.02, 0.985, "", transform=tr, ha="left", va="top",
                                fontsize=10, family="monospace")
-        self.label = ax.text2D(0.02, 0.935, _format_scale(self.scale), transform=tr,
+        self.label = ax.text2D(0.02, 0.935, format_scale(self.scale), transform=tr,
                                ha="left", va="top", fontsize=10, color="tab:red",
                                gid="scale_label")
         ax.text2D(0.02, 0.02, "grey: undeformed   ■ tip (payload if any)   ● joints", transform=tr,
@@ -378,7 +378,7 @@ class _Scene:
 # ----------------------------------------------------------------------------- public
 
 def render_frame(result, k=None, scale=1.0, color_by="strain", path=None, ax=None, *,
-                 time=None, title=None, view=None, dpi=_DPI):
+                 time=None, title=None, view=None, dpi=DPI):
     """Draw the arm at one output time in 3D; return the matplotlib Figure.
 
     Args:
@@ -431,7 +431,7 @@ def animation_writer(path, fps):
 
 
 def render_animation(result, path, scale=1.0, fps=20, n_frames=None, color_by="strain", *,
-                     title=None, view=None, dpi=_DPI):
+                     title=None, view=None, dpi=DPI):
     """Write an animation of the run to ``path`` (.gif with Pillow, .mp4 with ffmpeg).
 
     One figure is built and its artists are moved frame by frame. ``n_frames`` caps the

@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import _checks as ck
 from ..errors import ParameterError
-from .render import (_DPI, _FIG_SIZE, _format_scale, _nice, animation_frames, animation_writer,
+from .render import (DPI, FIG_SIZE, format_scale, nice_number, animation_frames, animation_writer,
                      frame_index)
 
 #: Largest true deflection drawn as this fraction of the arm's reach by the automatic scale.
@@ -73,7 +73,7 @@ def suggest_spatial_scale(arm, result, fraction=TARGET_FRACTION):
     dmax = float(np.max(_true_deflection(arm, result)))
     if not np.isfinite(dmax) or dmax <= 0.0:
         return 1.0
-    return max(1.0, _nice(fraction * _reach(arm, result) / dmax))
+    return max(1.0, nice_number(fraction * _reach(arm, result) / dmax))
 
 
 def max_deflection_frame(arm, result):
@@ -99,7 +99,7 @@ class _SpatialScene:
         from matplotlib.figure import Figure
         from matplotlib.ticker import MaxNLocator
 
-        fig = Figure(figsize=(_FIG_SIZE[0] * 1.15, _FIG_SIZE[1]), dpi=_DPI)
+        fig = Figure(figsize=(FIG_SIZE[0] * 1.15, FIG_SIZE[1]), dpi=DPI)
         FigureCanvasAgg(fig)
         ax = fig.add_axes((-0.05, -0.04, 1.1, 1.0), projection="3d")
         self.fig, self.ax = fig, ax
@@ -164,7 +164,7 @@ class _SpatialScene:
         self.clock = ax.text2D(0.02, 0.985, "", transform=tr, ha="left", va="top",
                                fontsize=10, family="monospace")
         self.label = ax.text2D(0.02, 0.935, "" if self.scale == 1.0
-                               else _format_scale(self.scale), transform=tr, ha="left",
+                               else format_scale(self.scale), transform=tr, ha="left",
                                va="top", fontsize=10, color="tab:red", gid="scale_label")
         self.defl = ax.text2D(0.02, 0.885, "", transform=tr, ha="left", va="top",
                               fontsize=8, color="0.25")
@@ -198,7 +198,7 @@ class _SpatialScene:
 
 
 def render_spatial_frame(arm, result, k=None, scale=None, path=None, *, time=None,
-                         title=None, view=None, dpi=_DPI):
+                         title=None, view=None, dpi=DPI):
     """Draw the RRRP arm at one output time in 3D; return the matplotlib Figure.
 
     Args:
@@ -224,7 +224,7 @@ def render_spatial_frame(arm, result, k=None, scale=None, path=None, *, time=Non
 
 
 def render_spatial_animation(arm, result, path, frames=60, scale=None, fps=15, *,
-                             title=None, view=None, dpi=_DPI):
+                             title=None, view=None, dpi=DPI):
     """Write an animation of the run to ``path`` (.gif with Pillow, .mp4 with ffmpeg).
 
     ``frames``: at most this many frames, evenly spread over the output times (None: all

@@ -21,7 +21,7 @@ from xml.sax.saxutils import quoteattr
 import numpy as np
 
 from .. import _checks as ck
-from .render import _checked_centerlines
+from .render import checked_centerlines
 
 VTK_LINE = 3
 
@@ -90,7 +90,7 @@ def write_vtk_series(result, directory, stem="arm", every=1):
     """Write every ``every``-th output time as a .vtu file and a .pvd collection of them
     into ``directory`` (created if needed); return the path of the .pvd."""
     every = ck.positive_int("every", every)
-    c, r = _checked_centerlines(result)
+    c, r = checked_centerlines(result)
     nt, nl, ns, _ = c.shape
     os.makedirs(directory, exist_ok=True)
     link_id = np.repeat(np.arange(1, nl + 1), ns)

@@ -1,5 +1,5 @@
-"""The geared joint drive of spec 02 (Serebrenny, Boshlyakov, Ogorodnik 2019, [S]): friction
-laws, backlash, DC motor, load-dependent friction, and the drive on a flexible link.
+"""The geared joint drive of docs/drive.md (Serebrenny, Boshlyakov, Ogorodnik 2019, [S]):
+friction laws, backlash, DC motor, load-dependent friction, and the drive on a flexible link.
 
 Closed forms used as the independent checks (written here, not taken from the package):
 
@@ -35,7 +35,7 @@ from chrono_flex.scenarios.drive import CW1995, run_scenario
 from ..core import Outcome, case, rel_err
 
 P = DriveParams.serebrenny2019()
-SOURCE = "Serebrenny, Boshlyakov, Ogorodnik 2019 (spec 02); Canudas de Wit et al. 1995"
+SOURCE = "Serebrenny, Boshlyakov, Ogorodnik 2019 (docs/drive.md); Canudas de Wit et al. 1995"
 
 
 def _gauss(v, Fc, Fs, vs):

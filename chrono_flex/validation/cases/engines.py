@@ -1,4 +1,5 @@
-"""The three engines on every paper scenario of spec 01, and two checks of the Chrono scenes.
+"""The three engines on every paper scenario (docs/planar-link.md §6), and two checks of the
+Chrono scenes.
 
 For each scenario (bien-1link-n1/3/5/7, bien-prismatic, bien-2link, kozlowski-1link,
 kozlowski-2link) two cases compare joint coordinates and tip deflections with the
@@ -110,8 +111,8 @@ STEP_STUDY = {
     "bien-prismatic": ((2.00, 2.00), (7.8e-5, 8.1e-4)),
     "bien-2link": ((1.71, 1.74, 1.71, 1.23), (2.1e-4, 2.9e-4, 5.4e-4, 8.5e-4)),
     # [K]: the 490-540 Hz bending modes at omega h = 0.4-0.8 are pre-asymptotic; the
-    # errors against the reference fall at order 0.9-1.2 there (first order, as spec 05
-    # found for HHT with an injected mass)
+    # errors against the reference fall at order 0.9-1.2 there (first order, as
+    # docs/chrono.md §2 states for HHT with an injected mass)
     "kozlowski-1link": ((0.66, 0.61), (6.4e-6, 4.9e-2)),
     "kozlowski-2link": ((1.30, 0.68, 1.39, 0.72), (5.3e-6, 3.7e-4, 3.2e-2, 6.3e-2)),
 }

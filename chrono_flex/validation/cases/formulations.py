@@ -20,7 +20,7 @@ def two_link_arm(n1, n2, payload=cf.Payload(0.15, 0.0), gravity=0.0, **kw):
 
 def hand_assembled_mass_matrix(arm, q):
     """[B]'s 10x10 M for n1 = n2 = 1, assembled by hand from the 5x5 (link 1), 8x8 (link 2)
-    and payload matrices with index maps written out (spec 01 section 3).
+    and payload matrices with index maps written out (docs/planar-link.md eqs. (3.1)-(3.3)).
 
     Extended numbering (before the boundary condition): 0 theta1, 1-4 u1..u4, 5 theta2,
     6-9 v1..v4. Returns (M 10x10, the element matrices).
@@ -42,7 +42,7 @@ def hand_assembled_mass_matrix(arm, q):
       "assembly of the 5x5 and 8x8 element matrices vs the algorithm (5 random q)",
       metric="max |M_hand - M_algorithm| / max |M|", tolerance=0.0,
       reason="the same numbers added in the same order: the result must be bit-identical",
-      engines=("reference",), source="Bien & My 2018, spec 01 section 3")
+      engines=("reference",), source="Bien & My 2018, docs/planar-link.md section 3")
 def hand_assembly(ctx):
     rng = np.random.default_rng(_RNG_SEED)
     arm = two_link_arm(1, 1)
@@ -84,7 +84,8 @@ def assembly_vs_quadrature(ctx):
       metric="max |f_lagrange - f_virtual_power| / max |f|", tolerance=1e-12,
       reason="complex-step derivatives are exact to round-off; the residual is rounding in "
              "sums of ~nq^2 terms of size max|f|, a few hundred eps",
-      engines=("reference",), source="Kozlowski 1994 eq. 18; spec 01 section 4")
+      engines=("reference",),
+      source="Kozlowski 1994 eq. 18; docs/planar-link.md eqs. (4.1), (4.4)-(4.7)")
 def two_forms(ctx):
     rng = np.random.default_rng(_RNG_SEED)
     fem = [cf.Link(1.0, 2, EI=1.3, rho_A=0.196, damping_beta=0.01),
@@ -117,7 +118,7 @@ def two_forms(ctx):
              "through the series and the error decays algebraically (~k^-3); 5e-4 is twice "
              "the error seen with 8 modes (2.1e-4). FEM at 16 elements is converged to 1e-7 "
              "(beam.frequency-convergence). Also required: Rayleigh-Ritz upper bounds",
-      engines=("reference",), source="spec 03 (assumed modes)")
+      engines=("reference",), source="docs/rrrp-arm.md section 1 (assumed modes)")
 def fem_vs_modes_frequencies(ctx):
     EI, rho_A, L, payload = 2.0, 0.5, 1.3, cf.Payload(0.2)
     f_fem = cf.PlanarArm([cf.Link(L, 16, EI=EI, rho_A=rho_A)], payload=payload).natural_frequencies(2)
@@ -176,10 +177,10 @@ def fem_vs_modes_transient(ctx):
 
 
 @case("formulations.power-law-stiffness", quantity="stiffness of the power-law shape "
-      "(x/L)^p, p = 1.5522 (spec 03 unit check K = 7.037 EI / l^3)",
+      "(x/L)^p, p = 1.5522 ([W]'s unit check K = 7.037 EI / l^3, docs/rrrp-arm.md eq. (4.2))",
       metric="|K l^3 / EI - 7.037|", tolerance=5e-4,
-      reason="the spec prints 7.037 to four significant digits: half a unit in the last "
-             "digit", engines=("reference", "closed form"), source="spec 03")
+      reason="[W] prints 7.037 to four significant digits: half a unit in the last digit",
+      engines=("reference", "closed form"), source="[W]; docs/rrrp-arm.md eq. (4.2)")
 def power_law(ctx):
     L, EI = 1.3, 2.0
     K = PowerBasis(L, [1.5522]).stiffness_matrix(EI)[0, 0]

@@ -1,4 +1,5 @@
-"""The screw / recursive Newton-Euler formulation of [L] (spec 04) against the Lagrange model.
+"""The screw / recursive Newton-Euler formulation of [L] (docs/screw-recursion.md) against
+the Lagrange model.
 
 ``formulations.screw-rigid-limit``: the 6x6 outward/inward recursions of a rigid chain
 (chrono_flex.formulations.screw) against the joint rows of the Lagrange inverse dynamics at zero elastic
@@ -51,7 +52,7 @@ def random_arm(kinds, rng, basis="fem"):
       reason="both are exact for the rigid chain (Gauss rules integrate the rigid rod's "
              "degree-<=2 integrands exactly; the screw side uses m L/2, m L^2/3); what is "
              "left is round-off of O(10) operations: a few eps",
-      engines=("reference",), source="Lin Ruilin 1995 (spec 04 section 3, step 1)")
+      engines=("reference",), source="Lin Ruilin 1995 (docs/screw-recursion.md section 3, step 1)")
 def screw_rigid_limit(ctx):
     from chrono_flex.formulations import screw as sc
 
@@ -113,7 +114,8 @@ def _spin_up(EI):
              "EI = 10; 5x that (0.33) leaves room for the dynamic part of the response "
              "(measured factor ~3). After T the free vibration drifts in phase by the same "
              "softening and is reported, not bounded",
-      engines=("reference",), source="Lin Ruilin 1995 (spec 04 section 3, steps 1-3)")
+      engines=("reference",),
+      source="Lin Ruilin 1995 (docs/screw-recursion.md section 3, steps 1-3)")
 def screw_weak_coupling(ctx):
     runs = {}
     for EI in EIS:

@@ -1,4 +1,5 @@
-"""The spatial RRRP arm with a telescopic link ([W], spec 03; chrono_flex.formulations.rrrp).
+"""The spatial RRRP arm with a telescopic link ([W], docs/rrrp-arm.md;
+chrono_flex.formulations.rrrp).
 
 ``spatial.energy``: a 4 s manoeuvre of the default arm (aluminium tubes, l1 = l2 = 5 m,
 l3 = 4 m, m_A = 5 kg, m_B = 2 kg, gravity along -Z). Joint torques tau1..tau3 and the
@@ -12,7 +13,7 @@ terms and the potential gradients (all derived from one position function) and t
 integrator error (RK45, rtol = 1e-7, as [W]'s 4(5) Runge-Kutta).
 
 ``spatial.stiffness-unit-check``: K_44 l1^3 / (E I1) for phi_1y = (x/l1)^1.5522 must print
-as 7.037 (spec 03 section 4).
+as 7.037 (docs/rrrp-arm.md eq. (4.2)).
 """
 
 import functools
@@ -64,7 +65,7 @@ def _manoeuvre():
              "J' eta' to ~1e-10), so the drift is the RK45 global error: local error "
              "<= rtol |y| per step, accumulated over ~10^3 steps, bounded by 100 rtol "
              "(rtol = 1e-7)",
-      engines=("reference",), source="[W] Wang Lei et al., spec 03")
+      engines=("reference",), source="[W] Wang Lei et al.; docs/rrrp-arm.md")
 def energy(ctx):
     arm, r = _manoeuvre()
     E = r.energy
@@ -114,7 +115,7 @@ def energy(ctx):
 @case("spatial.stiffness-unit-check", quantity="modal stiffness of phi_1y = (x/l1)^1.5522, "
       "K_44 l1^3 / (E I1)", metric="|K_44 l1^3 / (E I1) - 7.037|", tolerance=5e-4,
       reason="[W] prints 7.037 (4 digits): the closed form must round to it, |error| <= 5e-4",
-      engines=("closed form",), source="[W], spec 03 section 4")
+      engines=("closed form",), source="[W]; docs/rrrp-arm.md eq. (4.2)")
 def stiffness_unit_check(ctx):
     from chrono_flex.formulations.rrrp import RRRPArm, power_stiffness_factor
 

@@ -1,0 +1,232 @@
+"""The Python director classes Chrono calls back for a FlexibleLink.
+
+PyChrono lets Python subclass a few Chrono classes (docs/chrono.md §1): the element's
+``ChLoadCustomMultiple`` (generalized forces in ``ComputeQ``, mass injected through its
+Jacobians) and a ``ChFunction`` for prescribed joint motion. The classes are defined on
+first use, since PyChrono is imported lazily. No exception may travel through Chrono's
+C++ solver: each is stored on its owner with the time and re-raised after the step by
+:func:`chrono_flex.chrono.system.step`.
+"""
+
+import numpy as np
+
+from .. import _checks as ck
+from ..errors import ParameterError, SimulationError
+from .system import note_update
+
+_LOAD_CLASS = None
+
+
+def guarded_compute_q(load, state_x, state_w):
+    """ComputeQ of the custom loads: ``load.link._compute_q`` fills Q; an exception (from
+    a user callback or the physics) is stored on the owner, to be re-raised with its
+    time after the step (:func:`step`, ``raise_pending``), and Q is zeroed so that Chrono
+    can finish the step instead of crashing in C++."""
+    owner = load.link
+    try:
+        owner._compute_q(load, state_x, state_w)
+    except BaseException as exc:          # noqa: BLE001 - re-raised after the step
+        if owner._error is None:
+            owner._error = (exc, owner._time)
+        load.load_Q.SetVect([0.0] * owner._nw)
+
+
+def flexible_link_load_class(chrono):
+    """The ChLoadCustomMultiple subclass (defined on first use: PyChrono is lazy)."""
+    global _LOAD_CLASS
+    if _LOAD_CLASS is not None:
+        return _LOAD_CLASS
+
+    class FlexibleLinkLoad(chrono.ChLoadCustomMultiple):
+        """Director object: evaluates f and injects M for its :class:`FlexibleLink`.
+
+        Every exception is caught here (it must not travel through Chrono's C++ solver),
+        stored on the link with the time, and re-raised by :func:`step`.
+        """
+
+        def __init__(self, link, loadables):
+            super().__init__(loadables)
+            self.link = link
+
+        def Update(self, time, update_flags):
+            # SWIG wraps `update_flags` in an object it owns but cannot delete, and prints
+            # a "memory leak" line when it is released (docs/chrono.md §2). Disowning it stops the
+            # message; the (few bytes of) memory is not freed either way.
+            try:
+                update_flags.disown()
+            except AttributeError:
+                pass
+            link = self.link
+            note_update(link, time)
+            link._stiff_now = link._wants_jacobian(time, self.GetJacobians() is None)
+            link._time = time
+            try:
+                link._gravity = link._system_gravity()
+            except BaseException as exc:          # noqa: BLE001 - re-raised after the step
+                if link._error is None:
+                    link._error = (exc, time)
+            chrono.ChLoadCustomMultiple.Update(self, time, update_flags)
+
+        def ComputeQ(self, state_x, state_w):
+            guarded_compute_q(self, state_x, state_w)
+
+        def IsStiff(self):
+            # True: Chrono rebuilds K = -dQ/dx and R = -dQ/dv by finite differences
+            # (2n + 2 calls of ComputeQ) in this Update. See FlexibleLink `jacobian`.
+            return self.link._stiff_now
+
+    _LOAD_CLASS = FlexibleLinkLoad
+    return _LOAD_CLASS
+
+
+class PositionFunction:
+    """Factory of ChFunction directors giving one joint's prescribed motion."""
+
+    _cls = None
+
+    @classmethod
+    def make(cls, chrono, motion, joint):
+        if cls._cls is None:
+            class JointMotionFunction(chrono.ChFunction):
+                """theta_j(t) of a prescribed joint motion, with its derivatives. Pure
+                evaluation of the user's callable(t) -> (theta, theta_d, theta_dd)."""
+
+                def __init__(self, motion, joint):
+                    super().__init__()
+                    self.motion, self.joint = motion, joint
+                    self.error = None
+
+                def _eval(self, t, k):
+                    try:
+                        return float(np.atleast_1d(self.motion(t)[k])[self.joint])
+                    except BaseException as exc:      # noqa: BLE001 - re-raised after the step
+                        if self.error is None:
+                            self.error = (exc, t)
+                        return 0.0
+
+                def GetVal(self, t):
+                    return self._eval(t, 0)
+
+                def GetDer(self, t):
+                    return self._eval(t, 1)
+
+                def GetDer2(self, t):
+                    return self._eval(t, 2)
+
+                def Clone(self):
+                    return JointMotionFunction(self.motion, self.joint)
+
+            cls._cls = JointMotionFunction
+        return cls._cls(motion, joint)
+
+
+class JointInputs:
+    """Evaluates the joint torques/forces of ``torque(t, q, qd)`` for the motors.
+
+    ``ChLinkMotor*`` call their ChFunction several times per step (residual and Newton
+    iterations) with the time only; the joint state is read from the motors at each
+    call, and the result is cached for one (t, state) so that a chain of n joints calls
+    ``torque`` once, not n times. No state is integrated here (docs/chrono.md §1).
+    """
+
+    def __init__(self, scene, torque):
+        self.scene, self.torque = scene, torque
+        self.nj = len(scene.arm.joints)
+        self._key = None
+        self._value = np.zeros(self.nj)
+        self.error = None
+
+    def value(self, t):
+        q, qd = self.scene.joint_state()
+        key = (t, *q, *qd)
+        if key != self._key:
+            out = np.asarray(self.torque(t, self.scene.arm_q(q), self.scene.arm_q(qd)),
+                             dtype=float)
+            if out.shape == () and self.nj == 1:
+                out = out.reshape(1)
+            if out.shape != (self.nj,):
+                raise ParameterError("torque", out.tolist(),
+                                     f"must return {self.nj} value(s) (one per joint)")
+            if not np.all(np.isfinite(out)):
+                raise SimulationError(f"torque returned {out.tolist()}", t)
+            self._key, self._value = key, out
+        return self._value
+
+    def safe_component(self, t, k):
+        """Called from C++: never let an exception cross the solver; keep the first."""
+        if self.error is not None:
+            return 0.0
+        try:
+            return float(self.value(t)[k])
+        except Exception as exc:  # noqa: BLE001 (re-raised after the step)
+            self.error = exc
+            return 0.0
+
+
+class JointMotion:
+    """theta_k(t) - theta_k(t0) and its derivatives from ``joint_motion(t)`` (cached per t)."""
+
+    def __init__(self, motion, nj, t0=0.0):
+        self.motion, self.nj = motion, nj
+        self._t, self._v = None, None
+        self.error = None
+        self.start = self(t0)[0].copy()
+
+    def __call__(self, t):
+        if t != self._t:
+            vals = [ck.vector(f"joint_motion(t)[{k}]", v, self.nj)
+                    for k, v in enumerate(self.motion(t))]
+            if len(vals) != 3:
+                raise ParameterError("joint_motion", self.motion,
+                                     "must return (theta, theta_d, theta_dd)")
+            self._t, self._v = t, vals
+        return self._v
+
+    def safe(self, t, k, order):
+        if self.error is not None:
+            return 0.0
+        try:
+            v = self(t)[order][k]
+            return float(v - self.start[k]) if order == 0 else float(v)
+        except Exception as exc:  # noqa: BLE001
+            self.error = exc
+            return 0.0
+
+
+def beam_function_classes(chrono):
+    """The ChFunction subclasses that feed the beam scene's joint motors from
+    :class:`JointInputs` (torques, forces) and :class:`JointMotion` (prescribed motion)."""
+
+    class TorqueFunction(chrono.ChFunction):
+        def __init__(self, inputs, k):
+            super().__init__()
+            self.inputs, self.k = inputs, k
+
+        def GetVal(self, x):
+            return self.inputs.safe_component(x, self.k)
+
+        def Clone(self):
+            return self
+
+    class MotionFunction(chrono.ChFunction):
+        def __init__(self, motion, k):
+            super().__init__()
+            self.motion, self.k = motion, k
+
+        def GetVal(self, x):
+            return self.motion.safe(x, self.k, 0)
+
+        def GetDer(self, x):
+            return self.motion.safe(x, self.k, 1)
+
+        def GetDer2(self, x):
+            return self.motion.safe(x, self.k, 2)
+
+        def Clone(self):
+            return self
+
+    return TorqueFunction, MotionFunction
+
+
+__all__ = ["JointInputs", "JointMotion", "PositionFunction", "beam_function_classes",
+           "flexible_link_load_class", "guarded_compute_q"]
