@@ -44,6 +44,17 @@ MOVED_ATTRIBUTES = {
     ("chrono_flex.drive", "bench_drive_step"): ("chrono_flex.bench", "bench_drive_step"),
     ("chrono_flex.chrono", "bench_chrono_element"): ("chrono_flex.bench", "bench_chrono_element"),
     ("chrono_flex.chrono.blender", "export_case"): ("chrono_flex.engines", "export_case"),
+    ("chrono_flex.chrono.element", "configure_system"): ("chrono_flex.chrono.system", "configure_system"),
+    ("chrono_flex.chrono.element", "step"): ("chrono_flex.chrono.system", "step"),
+    ("chrono_flex.chrono.element", "TIMESTEPPERS"): ("chrono_flex.chrono.system", "TIMESTEPPERS"),
+    ("chrono_flex.chrono.element", "MAX_HALVINGS"): ("chrono_flex.chrono.system", "MAX_HALVINGS"),
+    ("chrono_flex.chrono.element", "ABS_TOL_FLOOR"): ("chrono_flex.chrono.system", "ABS_TOL_FLOOR"),
+    ("chrono_flex.chrono.beams", "rigid_velocity"): ("chrono_flex.chrono.corotational", "rigid_velocity"),
+    ("chrono_flex.chrono.beams", "element_stiffness"): ("chrono_flex.chrono.corotational", "element_stiffness"),
+    ("chrono_flex.chrono.beams", "element_mass"): ("chrono_flex.chrono.corotational", "element_mass"),
+    ("chrono_flex.chrono.beams", "element_strain_energy"): ("chrono_flex.chrono.corotational", "element_strain_energy"),
+    ("chrono_flex.chrono.beams", "BeamSection"): ("chrono_flex.chrono.corotational", "BeamSection"),
+    ("chrono_flex.chrono.beams", "MASS_FLOOR"): ("chrono_flex.chrono.beam_scene", "MASS_FLOOR"),
 }
 
 

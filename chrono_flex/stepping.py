@@ -75,6 +75,19 @@ def output_times(t0, t_end, dt_out):
     return t
 
 
+def fixed_step_output_times(t_end, dt_out, step):
+    """Output times of a fixed-step engine from 0 to ``t_end``: every ``dt_out``
+    (default t_end/500, but not below one step), and never closer than one ``step``: an
+    explicit ``dt_out`` below ``step`` is refused rather than silently shrinking the
+    step (which sets the accuracy) or thinning the output."""
+    if dt_out is None:
+        dt_out = max(t_end / 500, step)
+    elif dt_out < step * (1.0 - 1e-12):
+        raise ParameterError("dt_out", dt_out, f"must be at least the step ({step:g} s) on a "
+                             "fixed-step engine")
+    return output_times(0.0, t_end, dt_out)
+
+
 def fixed_substep(t, t_target, step):
     """The step size that reaches ``t_target`` from ``t`` in whole steps no longer than
     ``step`` (equal sub-steps): the output times of a fixed-step engine are hit exactly."""
@@ -204,4 +217,5 @@ def run(stepper, t_out, *, max_deflection_ratio=0.5, on_output=None, progress=No
     return Recording(np.asarray(t_out, dtype=float), fields)
 
 
-__all__ = ["Progress", "Recording", "Stepper", "fixed_substep", "output_times", "run"]
+__all__ = ["Progress", "Recording", "Stepper", "fixed_step_output_times", "fixed_substep",
+           "output_times", "run"]

@@ -1,5 +1,5 @@
-"""Shared helpers of the Chrono step-study tests (test_chrono_element.py,
-test_chrono_drive.py): see the module docstring of test_chrono_element.py."""
+"""Shared helpers of the Chrono step-study tests (chrono/test_element.py,
+chrono/test_drive.py): see the module docstring of chrono/test_element.py."""
 
 import numpy as np
 

@@ -25,7 +25,7 @@ def test_two_link_gear_arm_follows_the_reference_engine():
     # the voltages' signs: shoulder forwards, elbow backwards (7.4e-3, -7.2e-3 rad seen)
     assert theta[-1, 0] > 1e-3 and theta[-1, 1] < -1e-3
     # same model, two integrators: at h = 0.5 ms the drive step study
-    # (test_chrono_drive.py) gives joint-angle errors ~5e-5 of the angle; seen here
+    # (tests/chrono/test_drive.py) gives joint-angle errors ~5e-5 of the angle; seen here
     # 1.2e-6 rad of 7.2e-3 (1.7e-4). 1e-3 of the largest angle leaves a factor ~6.
     assert np.max(np.abs(theta - ref)) < 1e-3 * np.max(np.abs(ref))
     assert res["turntable_angle"][-1] > 0.0          # the GearDriveLink turns it forwards

@@ -2,7 +2,7 @@
 
 * :class:`~chrono_flex.chrono.element.FlexibleLink`: the papers' finite-element arm as a
   Chrono item (shafts + a custom load with injected mass), on the ground or a body;
-  :func:`~chrono_flex.chrono.element.configure_system`, :func:`~chrono_flex.chrono.element.step`.
+  :func:`~chrono_flex.chrono.system.configure_system`, :func:`~chrono_flex.chrono.system.step`.
 * :func:`~chrono_flex.chrono.engine.simulate_chrono`: run a :class:`chrono_flex.PlanarArm`
   in Chrono and get the reference engine's :class:`chrono_flex.Result`;
 * :class:`~chrono_flex.chrono.drive.GearDriveLink`: the gear drive of docs/drive.md on a revolute

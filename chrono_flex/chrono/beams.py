@@ -43,7 +43,7 @@ import numpy as np
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
 from ..result import Energy, Result
-from ..stepping import Progress, Stepper, fixed_substep, output_times, run
+from ..stepping import Progress, Stepper, fixed_step_output_times, fixed_substep, run
 from ._quiet import quiet_swig
 from .beam_scene import (COARSE_LUMPED_MESH, DEFAULT_HHT_ALPHA, DEFAULT_JYY_FACTOR, ENGINE,
                          SHEAR_PHI, BeamArm, build_beams)
@@ -135,7 +135,8 @@ def simulate_beams(arm, t_end, joint_angles0=None, joint_rates0=None, torque=Non
         raise ParameterError(", ".join(names), [unsupported[k] for k in names],
                              "is not supported by the chrono-beam engine")
     t_end = ck.positive("t_end", t_end)
-    dt_out = t_end / 500 if dt_out is None else ck.positive("dt_out", dt_out)
+    if dt_out is not None:
+        dt_out = ck.positive("dt_out", dt_out)
     n_samples = ck.positive_int("n_samples", n_samples)
     max_deflection_ratio = ck.positive("max_deflection_ratio", max_deflection_ratio)
     scene = build_beams(arm, joint_angles0, joint_rates0, torque, joint_motion, n_elements,
@@ -144,7 +145,8 @@ def simulate_beams(arm, t_end, joint_angles0=None, joint_rates0=None, torque=Non
     lengths = np.array([lk.length for lk in arm.links])
     t_wall = time.perf_counter()
     with quiet_swig():
-        rec = run(BeamStepper(scene, lengths, n_samples), output_times(0.0, t_end, dt_out),
+        rec = run(BeamStepper(scene, lengths, n_samples),
+                  fixed_step_output_times(t_end, dt_out, scene.step),
                   max_deflection_ratio=max_deflection_ratio, on_output=on_output,
                   progress=Progress(t_end, ENGINE, progress))
     ts = scene.timestepper
@@ -198,6 +200,12 @@ def simulate_beams(arm, t_end, joint_angles0=None, joint_rates0=None, torque=Non
                   curvature=rec["curvature"], plane=arm.plane,
                   link_thickness=np.array([lk.thickness for lk in arm.links]), info=info)
 
+
+
+def __getattr__(name):
+    from .._compat import moved_attribute
+
+    return moved_attribute(__name__, name)
 
 __all__ = ["BeamArm", "BeamStepper", "DEFAULT_HHT_ALPHA", "DEFAULT_JYY_FACTOR", "build_beams",
            "hermite_centreline", "rigid_chain", "section_properties", "simulate_beams"]

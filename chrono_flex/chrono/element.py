@@ -365,7 +365,7 @@ class FlexibleLink:
         Chrono's HHT starts each step from the accelerations stored in the items; at the
         first step they are zero unless set. A wrong initial acceleration a0 leaves a
         velocity error of h (a0 - 0)/2, which makes the whole run first-order accurate
-        (seen on the [K] pendulum released under gravity). This solves M q_dd = f (or,
+        (a pendulum released under gravity shows it). This solves M q_dd = f (or,
         with prescribed joints, the elastic rows with theta_dd given) with the parent
         body's current acceleration, and stores q_dd in the shafts. Called when the link
         is built; call it again after changing the state by hand.
@@ -560,5 +560,11 @@ def _plane_from(joint_frame, default, chrono):
                              "(origin, x axis, y axis)") from None
     return Plane(tuple(origin), tuple(x_axis), tuple(y_axis))
 
+
+
+def __getattr__(name):
+    from .._compat import moved_attribute
+
+    return moved_attribute(__name__, name)
 
 __all__ = ["FlexibleLink"]

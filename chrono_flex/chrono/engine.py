@@ -15,7 +15,7 @@ import numpy as np
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
 from ..planar.post import arm_result
-from ..stepping import Progress, Stepper, fixed_substep, output_times, run
+from ..stepping import Progress, Stepper, fixed_step_output_times, fixed_substep, run
 from ._detect import require_pychrono
 from ._quiet import quiet_swig
 from .drive import ScaledDrive
@@ -34,7 +34,9 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
 
     Args:
         step: fixed time step, s (the largest one: steps are shortened where needed so
-            that every output time, ``dt_out`` apart, default t_end/500, is hit).
+            that every output time is hit).
+        dt_out: output interval, s, at least ``step`` (default t_end/500 or ``step``,
+            whichever is larger).
         timestepper: "hht" (HHT, second order; ``alpha`` in [-1/3, 0] damps high
             frequencies, 0 is the trapezoidal rule) or "euler" (implicit Euler, first
             order, dissipative).
@@ -44,16 +46,14 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
         jacobian: "step", "iteration" or a number of steps N (see :class:`FlexibleLink`);
             with 16 elements N = 20 runs about 6x faster than "step" with the same result.
             Default "step", and "iteration" for an arm with drives: the drive's friction
-            and backlash change the Jacobian within a step, and Newton with the step's
-            first Jacobian failed on case drive-bien-1link at t = 4 ms (step 1 ms, at
-            the breakaway of the output).
+            and backlash change the Jacobian within a step, so Newton with the step's
+            first Jacobian does not converge at the output's breakaway.
         max_halvings: a step whose Newton iteration fails is retried with half the step,
             down to ``step`` / 2**max_halvings (:func:`configure_system`; default 4 for
-            an arm with drives and "hht", else 0: no retry). With drives Newton cycles
-            between the two sides of a kink of the friction law (|v| at the output's
-            speed reversal: case drive-bien-1link at t = 1.004 s, step 1 ms, after the
-            voltage reversal) and needs half the step there. ``info["retries"]`` counts
-            the failed attempts.
+            an arm with drives and "hht", else 0: no retry). With drives Newton can cycle
+            between the two sides of a kink of the friction law (|v| at a speed reversal
+            of the output) at 1 ms steps, and converges with half the step there.
+            ``info["retries"]`` counts the failed attempts.
         max_deflection_ratio: stop with SimulationError when a tip deflection exceeds
             this fraction of its link length (as the reference engine).
         drive_input: callable(t) -> (n_drives,) inputs of ``arm.drives`` in the order of
@@ -107,8 +107,9 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
     alpha = ck.real("alpha", alpha)
     if not -1.0 / 3.0 <= alpha <= 0.0:
         raise ParameterError("alpha", alpha, "must be in [-1/3, 0]")
-    dt_out = t_end / 500 if dt_out is None else ck.positive("dt_out", dt_out)
-    t_out = output_times(0.0, t_end, dt_out)
+    if dt_out is not None:
+        dt_out = ck.positive("dt_out", dt_out)
+    t_out = fixed_step_output_times(t_end, dt_out, step)
     n_samples = ck.positive_int("n_samples", n_samples)
 
     system = chrono.ChSystemNSC()

@@ -8,7 +8,7 @@ arm visual shapes (:class:`~chrono_flex.chrono.visual.ArmVisuals`), opens the wi
 the system and then draws a frame at every output time, paced to real time (``realtime``).
 Closing the window stops the run with :class:`LiveWindowClosed`.
 
-tests/test_chrono_live.py runs it with Irrlicht on a virtual X display (xvfb-run) where
+tests/chrono/test_live.py runs it with Irrlicht on a virtual X display (xvfb-run) where
 those are installed. Whether a window can open is decided by
 :func:`chrono_flex.chrono.window.live_window_available`.
 """

@@ -47,10 +47,8 @@ def configure_system(system, timestepper="hht", alpha=0.0, max_iters=20, rel_tol
     (about one extra iteration per step). :func:`step` raises ``abs_tol`` for a step h
     to at least ``ABS_TOL_FLOOR / h**2``: a constraint residual C at round-off (~1e-17
     for unit coordinates, e.g. a prismatic joint whose frame comes from a rotation)
-    cannot be reduced by Newton and enters the residual as C / (beta h^2); with a fixed
-    1e-10 the test became unreachable below h ~ 0.5 ms (a cart on a prismatic joint
-    failed at its first step at 0.25 ms, with or without drives), and smaller steps made
-    it worse.
+    cannot be reduced by Newton and enters the residual as C / (beta h^2), so a fixed
+    1e-10 becomes unreachable below h ~ 0.5 ms and the floor must grow as 1/h^2.
 
     Step halving (HHT, ``max_halvings`` > 0, e.g. :data:`MAX_HALVINGS`): a step whose
     Newton iteration does not converge in ``max_iters`` is retried by Chrono with half

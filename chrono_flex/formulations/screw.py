@@ -18,10 +18,11 @@ A third formulation beside the virtual-power and Kozlowski forms of :mod:`chrono
   2 (the outboard chain rides on a link's tip as a rigid body: its rigid wrench, and by
   default its composite rigid inertia). Step 3 itself is exact for a given deformation
   (it reproduces the Lagrange joint rows to round-off). Measured against the exact mixed
-  problem of :meth:`chrono_flex.PlanarArm.simulate` in ``tests/test_screw.py`` and
-  ``validation/cases/screw.py``: for one link its torque error falls as 1/EI^2 (the rigid
-  model's as 1/EI); for two links it is a few times smaller than the rigid model's but
-  does not vanish with EI (uncoupled vibration frequencies).
+  problem of :meth:`chrono_flex.PlanarArm.simulate` in
+  ``tests/formulations/test_screw.py`` and ``validation/cases/screw.py``: for one link
+  its torque error falls as 1/EI^2 (the rigid model's as 1/EI); for two links it is a
+  few times smaller than the rigid model's but does not vanish with EI (uncoupled
+  vibration frequencies).
 
 Frames: body j has its origin O_j at the root of link j, its x axis along the undeformed
 link, z normal to the arm plane. All twists and wrenches of body j are expressed in

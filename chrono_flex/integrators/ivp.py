@@ -146,10 +146,6 @@ class OdeStepper:
     def t(self):
         return self.solver.t
 
-    @property
-    def x(self):
-        return self.solver.y
-
     def advance(self):
         """One adaptive step; returns the new time."""
         try:

@@ -98,7 +98,7 @@ class ReferenceStepper(Stepper):
         return self.sim.max_deflection_ratio(t, x)
 
     def deflection_ratio(self):
-        return self._ratio(self.ode.t, self.ode.x)
+        return self._ratio(self.ode.t, self.ode.solver.y)
 
     def record(self, t):
         return {"x": self.ode.state(t)}

@@ -38,6 +38,24 @@ DPI = 100
 
 # ----------------------------------------------------------------------------- helpers
 
+def frame_box(ax, centre, half, zoom):
+    """Limits, ticks, labels (m) and an equal aspect for a 3D axes showing the box
+    ``centre`` +- ``half`` (3,)."""
+    from matplotlib.ticker import MaxNLocator
+
+    for name, c, h in zip("xyz", centre, half):
+        getattr(ax, f"set_{name}lim")(c - h, c + h)
+        ax.tick_params(axis=name, labelsize=7, pad=0)
+        nbins = int(np.clip(np.round(8 * h / half.max()), 2, 6))
+        getattr(ax, f"{name}axis").set_major_locator(MaxNLocator(nbins))
+        getattr(ax, f"set_{name}label")(f"{name.upper()} (m)", fontsize=8, labelpad=1)
+        getattr(ax, f"{name}axis").set_pane_color((0.97, 0.97, 0.97, 1.0))
+    try:                                  # equal aspect: box edges ~ axis ranges
+        ax.set_box_aspect(tuple(2 * half), zoom=zoom)
+    except TypeError:                     # matplotlib < 3.6 has no zoom
+        ax.set_box_aspect(tuple(2 * half))
+
+
 def nice_number(x, mantissas=(1.0, 2.0, 5.0)):
     """The number m * 10^k (m in ``mantissas``) nearest to x > 0 on a log scale."""
     k = math.floor(math.log10(x))
@@ -213,7 +231,6 @@ class _Scene:
         """Figure and 3D axes with limits fixed over the run, equal aspect and the view."""
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
-        from matplotlib.ticker import MaxNLocator
 
         if ax is None:
             fig = Figure(figsize=FIG_SIZE, dpi=DPI)
@@ -234,17 +251,7 @@ class _Scene:
         lo, hi = pts.min(axis=0), pts.max(axis=0)
         centre, half = 0.5 * (lo + hi), 0.5 * (hi - lo) + 0.04 * self.reach
         half = np.maximum(half, 0.15 * self.reach)     # a flat axis still gets some depth
-        for name, c, h in zip("xyz", centre, half):
-            getattr(ax, f"set_{name}lim")(c - h, c + h)
-            ax.tick_params(axis=name, labelsize=7, pad=0)
-            nbins = int(np.clip(np.round(8 * h / half.max()), 2, 6))
-            getattr(ax, f"{name}axis").set_major_locator(MaxNLocator(nbins))
-            getattr(ax, f"set_{name}label")(f"{name.upper()} (m)", fontsize=8, labelpad=1)
-            getattr(ax, f"{name}axis").set_pane_color((0.97, 0.97, 0.97, 1.0))
-        try:                                  # equal aspect: box edges ~ axis ranges
-            ax.set_box_aspect(tuple(2 * half), zoom=1.05)
-        except TypeError:                     # matplotlib < 3.6 has no zoom
-            ax.set_box_aspect(tuple(2 * half))
+        frame_box(ax, centre, half, zoom=1.05)
         ax.computed_zorder = False      # fixed layers instead of per-artist depth sorting
         elev, azim = _view_angles(self.n) if view is None else view
         ax.view_init(elev=elev, azim=azim)

@@ -23,8 +23,8 @@ import numpy as np
 
 from .. import _checks as ck
 from ..errors import ParameterError
-from .render import (DPI, FIG_SIZE, format_scale, nice_number, animation_frames, animation_writer,
-                     frame_index)
+from .render import (DPI, FIG_SIZE, animation_frames, animation_writer, format_scale,
+                     frame_box, frame_index, nice_number)
 
 #: Largest true deflection drawn as this fraction of the arm's reach by the automatic scale.
 TARGET_FRACTION = 0.05
@@ -97,8 +97,6 @@ class _SpatialScene:
     def _axes(self, view):
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
-        from matplotlib.ticker import MaxNLocator
-
         fig = Figure(figsize=(FIG_SIZE[0] * 1.15, FIG_SIZE[1]), dpi=DPI)
         FigureCanvasAgg(fig)
         ax = fig.add_axes((-0.05, -0.04, 1.1, 1.0), projection="3d")
@@ -112,17 +110,7 @@ class _SpatialScene:
         centre, half = 0.5 * (lo + hi), 0.5 * (hi - lo) + 0.04 * self.reach
         half = np.maximum(half, 0.12 * self.reach)     # a flat axis still gets some depth
         self.lo, self.hi = centre - half, centre + half
-        for name, cc, h in zip("xyz", centre, half):
-            getattr(ax, f"set_{name}lim")(cc - h, cc + h)
-            ax.tick_params(axis=name, labelsize=7, pad=0)
-            nbins = int(np.clip(np.round(8 * h / half.max()), 2, 6))
-            getattr(ax, f"{name}axis").set_major_locator(MaxNLocator(nbins))
-            getattr(ax, f"set_{name}label")(f"{name.upper()} (m)", fontsize=8, labelpad=1)
-            getattr(ax, f"{name}axis").set_pane_color((0.97, 0.97, 0.97, 1.0))
-        try:                                   # equal aspect: box edges ~ axis ranges
-            ax.set_box_aspect(tuple(2 * half), zoom=1.2)
-        except TypeError:                      # matplotlib < 3.6 has no zoom
-            ax.set_box_aspect(tuple(2 * half))
+        frame_box(ax, centre, half, zoom=1.2)
         ax.computed_zorder = False             # fixed layers: arm over ghost over floor
         if view is None:                       # oblique, from the side of the mean heading
             th1 = np.asarray(self.result.q, dtype=float)[:, 0]

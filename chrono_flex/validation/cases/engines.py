@@ -9,7 +9,7 @@ reference engine (scipy Radau on the assembled Lagrange equations):
   at a fixed step h and h/2 inside the case; the compared value is the error at h/2. Its
   tolerance comes from a step study (h, h/2, h/4, table ``STEP_STUDY``): the Richardson
   estimate of Chrono's error at h/2, times the safety factor S = 3 of
-  tests/test_chrono_element.py. Integration error shrinks with h; a modelling difference
+  tests/chrono/test_element.py. Integration error shrinks with h; a modelling difference
   would not. The case also runs h and raises (reported as an error) when the observed
   order against the reference, p = log2(e(h)/e(h/2)), is below ``MIN_ORDER`` = 0.5 in any
   column (observed 0.6-2: 0.62 for theta2 of kozlowski-2link, 2026-11-22).
@@ -50,7 +50,7 @@ import numpy as np
 
 from ..core import Outcome, case, observed_rate
 
-#: Safety factor on Richardson estimates (tests/test_chrono_element.py: S = 3 covers
+#: Safety factor on Richardson estimates (tests/chrono/test_element.py: S = 3 covers
 #: estimates made before the asymptotic range; there the modelled error was within 1.4x).
 SAFETY = 3.0
 
@@ -101,7 +101,7 @@ SCENARIOS = (
 #: h/4; per column (joint coordinates, then tip deflections): the observed order p of the
 #: self-differences, p = log2(|y(h) - y(h/2)| / |y(h/2) - y(h/4)|), and the Richardson
 #: estimate of Chrono's error at h/2, |y(h) - y(h/2)| / (2^p - 1) with p clipped to
-#: [0.5, 4] (as tests/test_chrono_element.py's step study; the [K] pre-asymptotic orders
+#: [0.5, 4] (as tests/chrono/test_element.py's step study; the [K] pre-asymptotic orders
 #: go down to 0.6), relative to the column's peak.
 STEP_STUDY = {
     "bien-1link-n1": ((1.91, 1.91), (6.0e-5, 4.8e-4)),
@@ -411,12 +411,12 @@ def _register():
                      f"; allowed = {SAFETY:g} x the Richardson estimate of the error at "
                      f"h/2 (p clipped to [0.5, 4]) + the reference's rtol {sc.rtol:g}: "
                      f"({_fmt(element_allowed(sc))}) of the peaks of ({cols}). "
-                     f"{SAFETY:g} is the safety factor of tests/test_chrono_element.py. "
+                     f"{SAFETY:g} is the safety factor of tests/chrono/test_element.py. "
                      "A modelling difference would not shrink with h; the case runs h "
                      "too and raises when the observed order log2(e(h)/e(h/2)) of a "
                      f"column is below {MIN_ORDER:g} (observed 0.6-2)."),
              engines=("reference", "chrono"), needs_pychrono=True,
-             source="tests/test_chrono_element.py")(_element_case(sc))
+             source="tests/chrono/test_element.py")(_element_case(sc))
         case(f"engines.{sc.name}.chrono-beam",
              quantity=f"{sc.name}: joint coordinate(s) and tip deflection(s) ({cols}"
                       + (", tips as running max |w|" if sc.envelope else "") +
@@ -432,7 +432,7 @@ def _register():
                      f"of the peaks of ({cols}). It rests on that measured budget, "
                      "re-measured in every run (details)."),
              engines=("reference", "chrono-beam"), needs_pychrono=True,
-             source="tests/test_chrono_beams_validation.py")(_beam_case(sc))
+             source="tests/chrono/test_beams_validation.py")(_beam_case(sc))
 
 
 _register()
@@ -452,10 +452,10 @@ ENERGY_SCENARIO = next(sc for sc in SCENARIOS if sc.name == "kozlowski-1link")
       tolerance=1.5, compare="ge",
       reason="an exact solution keeps E constant, so the drift is integration error and "
              "must shrink with the step at the integrator's order (HHT alpha = 0, "
-             "trapezoidal: 2); 1.5 is the floor of tests/test_chrono_element.py, leaving "
+             "trapezoidal: 2); 1.5 is the floor of tests/chrono/test_element.py, leaving "
              "room for the pre-asymptotic 500 Hz modes. A leak in the injected forces (a "
              "missing or wrong term) would not shrink with the step: order ~0.",
-      engines=("chrono",), needs_pychrono=True, source="tests/test_chrono_element.py")
+      engines=("chrono",), needs_pychrono=True, source="tests/chrono/test_element.py")
 def energy_drift(ctx):
     sc = ENERGY_SCENARIO
     runs = []
@@ -538,11 +538,11 @@ def _first_frequency(t, y, f0):
       tolerance=(1.7, 2.3), compare="window",
       reason="lumped mass on cubic beam elements: frequency error O(h^2) (the consistent "
              "Hermite mass is O(h^4)); the window is the one of "
-             "tests/test_chrono_beams_validation.py. f1_exact = 1.8751^2/(2 pi L^2) "
+             "tests/chrono/test_beams_validation.py. f1_exact = 1.8751^2/(2 pi L^2) "
              "sqrt(EI/rho A); HHT's period error (omega h)^2/12 ~ 2e-4 at the 1 ms step is "
              "below the n = 16 error (~2e-3).",
       engines=("chrono-beam", "closed form"), needs_pychrono=True,
-      source="tests/test_chrono_beams_validation.py")
+      source="tests/chrono/test_beams_validation.py")
 def beam_frequency(ctx):
     from chrono_flex import Link, PlanarArm
     from chrono_flex.chrono.beams import simulate_beams

@@ -30,7 +30,7 @@ RHO_A = 0.5
 
 def random_arm(kinds, rng, basis="fem"):
     """A random gravity-loaded chain of joint ``kinds`` ("R"/"P" per link): hubs, sliders,
-    payload (also used by tests/test_screw.py)."""
+    payload (also used by tests/formulations/test_screw.py)."""
     import chrono_flex as cf
 
     links = [cf.Link(rng.uniform(0.4, 1.2), 2, EI=2.0, rho_A=rng.uniform(0.2, 1.0), basis=basis,

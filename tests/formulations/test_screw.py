@@ -118,7 +118,10 @@ def test_bad_input_names_the_parameter():
 
 
 # -- rigid limit --------------------------------------------------------------------------
-CHAINS = ["R", "P", "RR", "RP", "PR", "PP", "RRR", "RPR", "PRR"]
+# The chains R, P, RR, RP, PR, RRR, RPR, PRR (FEM and modes bases, 4 random states each, the
+# same 1e-13 bound) are the validation case formulations.screw-rigid-limit, run by
+# tests/validation/test_validation.py; the test keeps the chain the case does not hold.
+CHAINS = ["PP"]
 
 
 @pytest.mark.parametrize("kinds", CHAINS)

@@ -207,7 +207,7 @@ def test_injected_mass_equals_native_inertia_on_a_coupled_system(chrono):
 
 
 def chrono_flex_configure(chrono, system):
-    from chrono_flex.chrono.element import configure_system
+    from chrono_flex.chrono.system import configure_system
 
     return configure_system(system, "hht")
 
@@ -309,7 +309,7 @@ def test_motor_position_load_is_the_torque_on_its_first_shaft(chrono):
     shaft of inertia J: GetMotorLoad() = J theta_dd (the torque on the first shaft). With
     HHT alpha = 0 the reaction carries an undamped step-to-step oscillation that grows;
     alpha = -0.1 damps it (engine: alpha = -0.1 by default with a prescribed motion)."""
-    from chrono_flex.chrono.element import configure_system
+    from chrono_flex.chrono.system import configure_system
 
     J = 2.5
 

@@ -14,7 +14,7 @@ from chrono_flex.formulations.rrrp import ELASTIC
 from chrono_flex.viz.rrrp import (render_spatial_animation, render_spatial_frame,
                                      suggest_spatial_scale)
 
-EXAMPLE = pathlib.Path(__file__).resolve().parents[1] / "examples" / "spatial_rrrp.py"
+EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "examples" / "spatial_rrrp.py"
 
 
 def _example():

@@ -1,6 +1,6 @@
 """The gear drive of docs/drive.md inside Chrono against the reference integrators.
 
-Tolerances come from step studies (as in test_chrono_element.py). Chrono runs at three
+Tolerances come from step studies (as in test_element.py). Chrono runs at three
 steps h, h/2, h/4; for each compared quantity y (joint angle, motor current, output
 torque) Chrono's own self-differences give the observed order and error model
 

@@ -1,11 +1,11 @@
-"""Closed forms for one link: static deflection and clamped-free frequencies."""
+"""One link: clamped-free roots and frequencies, element matrices, assumed-mode bases."""
 
 import numpy as np
 import pytest
 
 import chrono_flex as cf
-from chrono_flex.planar.shapes import (HermiteBasis, ModesBasis, PowerBasis, clamped_free_roots,
-                                hermite_mass, hermite_stiffness)
+from chrono_flex.planar.shapes import (ModesBasis, clamped_free_roots, hermite_mass,
+                                       hermite_stiffness)
 
 EI, RHO_A, L = 2.0, 0.5, 1.3
 
@@ -15,32 +15,10 @@ def test_clamped_free_roots_match_tables():
     np.testing.assert_allclose(clamped_free_roots(3), [1.8751, 4.6941, 7.8548], atol=5e-5)
 
 
-@pytest.mark.parametrize("n", [1, 2, 5])
-def test_static_tip_load_is_nodally_exact(n):
-    # Hermite cubics contain the exact cubic deflection w = P x^2 (3L - x) / (6 EI), so the
-    # nodal values are exact to round-off (1e-12 relative).
-    P = 0.7
-    arm = cf.PlanarArm([cf.Link(L, n, EI=EI, rho_A=RHO_A)])
-    q = arm.static_deflection(tip_force=(0.0, P))
-    b = HermiteBasis(L, n)
-    x = np.linspace(0, L, n + 1)[1:]
-    w_nodes = q[arm.elastic_index][0::2]
-    np.testing.assert_allclose(w_nodes, P * x**2 * (3 * L - x) / (6 * EI), rtol=1e-12)
-    assert w_nodes[-1] == pytest.approx(P * L**3 / (3 * EI), rel=1e-12)
-    # slopes too: w' = P x (2L - x) / (2 EI)
-    np.testing.assert_allclose(q[arm.elastic_index][1::2], P * x * (2 * L - x) / (2 * EI),
-                               rtol=1e-12)
-    assert b.n == 2 * n
-
-
-def test_static_deflection_under_own_weight_converges():
-    # uniform load q0: w(L) = q0 L^4 / (8 EI); Hermite elements are exact at the nodes for a
-    # uniform load too (consistent load vector), so 1e-10 relative (Newton iteration tolerance
-    # and the geometric nonlinearity of the turned load, of order (w/L)^2 ~ 1e-9 here).
-    arm = cf.PlanarArm([cf.Link(L, 4, EI=2e3, rho_A=RHO_A)], gravity=9.81)
-    q = arm.static_deflection(joint_angles=[0.0])
-    w = q[arm.elastic_index][-2]
-    assert w == pytest.approx(-RHO_A * 9.81 * L**4 / (8 * 2e3), rel=1e-8)
+# Static deflections against the closed forms (tip load, nodally exact; own weight) are
+# the validation cases beam.static-tip-load and beam.static-own-weight, and [W]'s unit
+# check of the power-law stiffness is formulations.power-law-stiffness (run by
+# tests/validation/test_validation.py).
 
 
 def test_clamped_free_frequencies_converge_at_rate_four():
@@ -82,12 +60,6 @@ def test_assumed_modes_basis_gives_exact_uncoupled_frequencies():
     np.testing.assert_allclose(w, cf.clamped_free_frequencies(EI, RHO_A, L, 4), rtol=1e-7)
     N = b.values(np.array([L]))[0]
     np.testing.assert_allclose(N, 1.0, rtol=1e-12)
-
-
-def test_power_law_stiffness_matches_the_papers_unit_check():
-    # [W] (docs/rrrp-arm.md eq. (4.2)): K = 7.037 EI / l^3 for p = 1.5522 (printed to 4 digits)
-    b = PowerBasis(L, [1.5522])
-    assert b.stiffness_matrix(EI)[0, 0] * L**3 / EI == pytest.approx(7.037, abs=5e-4)
 
 
 def test_fem_and_assumed_modes_agree_with_a_tip_mass():

@@ -1,4 +1,5 @@
-"""[B]'s extended assembly checked by hand, and the two equation forms against each other."""
+"""[B]'s extended assembly: M against an independent kinetic energy, the element index
+maps, and the two equation forms against each other."""
 
 import math
 
@@ -7,27 +8,15 @@ import pytest
 
 import chrono_flex as cf
 from chrono_flex.planar.shapes import hermite_functions
-from chrono_flex.validation.cases.formulations import hand_assembled_mass_matrix, two_link_arm
+from chrono_flex.validation.cases.formulations import two_link_arm
 
 rng = np.random.default_rng(12345)
 
 
-def test_hand_assembly_n1_n2_1():
-    """The 10x10 M of [B] for n1 = n2 = 1, assembled by hand from the 5x5 and 8x8 matrices.
-
-    Extended numbering (before the BC): 0 theta1, 1-4 u1..u4, 5 theta2, 6-9 v1..v4.
-    """
-    arm = two_link_arm(1, 1)
-    asm = arm.assembly
-    q = rng.normal(size=arm.nq) * 0.2
-    q_ext = asm.expand(q)
-    M, (M1, M2, M3) = hand_assembled_mass_matrix(arm, q)
-    assert M1.shape == (5, 5) and M2.shape == (8, 8)
-    np.testing.assert_array_equal(M, asm.assemble(q_ext))
-    # the BC removes u1, u2, v1, v2 -> 6x6 = 2 n1 + 2 n2 + 2
-    Mr = np.delete(np.delete(M, [1, 2, 6, 7], 0), [1, 2, 6, 7], 1)
-    np.testing.assert_array_equal(Mr, arm.mass_matrix(q))
-    assert Mr.shape == (6, 6)
+# [B]'s hand assembly of the 10x10 M (n1 = n2 = 1) is the validation case
+# formulations.hand-assembly; the extended assembly against the virtual-power quadrature
+# J^T m J is formulations.assembly-vs-quadrature (both run by
+# tests/validation/test_validation.py).
 
 
 def _independent_kinetic_energy(arm, q, qd, n_gauss=6):
@@ -75,16 +64,6 @@ def test_mass_matrix_equals_independent_kinetic_energy(n1, n2):
         # central differences with h = 1e-6: truncation O(h^2 |r'''|) ~ 1e-12, rounding
         # ~ eps/h ~ 1e-10 relative: 1e-8 relative is safe and still far below any real error
         assert T == pytest.approx(_independent_kinetic_energy(arm, q, qd), rel=1e-8)
-
-
-@pytest.mark.parametrize("n1,n2", [(1, 1), (2, 2)])
-def test_assembly_equals_virtual_power_quadrature(n1, n2):
-    arm = two_link_arm(n1, n2, payload=cf.Payload(0.15, 0.003))
-    q = rng.normal(size=arm.nq) * 0.3
-    A = arm.mass_matrix(q, method="assembly")
-    B = arm.mass_matrix(q, method="virtual_power")
-    # same integrand, summed in a different order: round-off only
-    np.testing.assert_allclose(A, B, atol=1e-14 * np.max(np.abs(A)))
 
 
 def test_element_index_maps_cover_exactly_the_dependencies():
