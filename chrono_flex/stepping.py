@@ -150,7 +150,8 @@ class Recording:
         return self.fields[name]
 
 
-def run(stepper, t_out, *, max_deflection_ratio=0.5, on_output=None, progress=None):
+def run(stepper, t_out, *, max_deflection_ratio=0.5, on_output=None, progress=None,
+        max_wall_time=None):
     """Advance ``stepper`` through the output times ``t_out``; returns a :class:`Recording`.
 
     Args:
@@ -159,9 +160,16 @@ def run(stepper, t_out, *, max_deflection_ratio=0.5, on_output=None, progress=No
         max_deflection_ratio: the tip-deflection guard (fraction of each link's length).
         on_output: callable(system, t) at every output time, after the sample.
         progress: a :class:`Progress` (closed when the loop ends), or None.
+        max_wall_time: a budget of wall-clock seconds for the whole loop, or None; when
+            spent the run stops with a SimulationError saying so.
     """
     if on_output is not None and not callable(on_output):
         raise ParameterError("on_output", on_output, "must be callable(system, t)")
+    if max_wall_time is not None and (isinstance(max_wall_time, bool)
+                                      or not isinstance(max_wall_time, (int, float, np.number))
+                                      or not max_wall_time > 0):
+        raise ParameterError("max_wall_time", max_wall_time, "must be > 0 seconds (or None)")
+    t_start = time.perf_counter()
     samples = {}
     powers = stepper.powers()
     w_in = w_diss = 0.0
@@ -197,6 +205,9 @@ def run(stepper, t_out, *, max_deflection_ratio=0.5, on_output=None, progress=No
             t_prev = stepper.t
             t = stepper.advance(float(t_out[k + 1]))
             guard(t_prev, t)
+            if max_wall_time is not None and time.perf_counter() - t_start > max_wall_time:
+                raise SimulationError(f"the run used up its wall-time budget of max_wall_time "
+                                      f"= {max_wall_time:g} s", t)
             if powers is not None:
                 new = stepper.powers()
                 h = t - t_prev

@@ -42,6 +42,7 @@ import numpy as np
 
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
+from ..planar.post import check_n_samples
 from ..result import Energy, Result
 from ..stepping import Progress, Stepper, fixed_step_output_times, fixed_substep, run
 from ._quiet import quiet_swig
@@ -106,7 +107,7 @@ def simulate_beams(arm, t_end, joint_angles0=None, joint_rates0=None, torque=Non
                    consistent_mass=False, rayleigh_beta=None, rayleigh_alpha=None,
                    jyy_factor=DEFAULT_JYY_FACTOR, hht_alpha=DEFAULT_HHT_ALPHA,
                    n_samples=21, max_deflection_ratio=0.5, progress=None, on_output=None,
-                   **unsupported):
+                   max_wall_time=None, **unsupported):
     """Simulate ``arm`` with Chrono's beam elements; returns a :class:`Result`.
 
     Same inputs and output type as ``PlanarArm.simulate`` (see :func:`build_beams` for
@@ -122,7 +123,9 @@ def simulate_beams(arm, t_end, joint_angles0=None, joint_rates0=None, torque=Non
     dissipation are accumulated every step (trapezoidal rule), so the energy balance
     error shows the integrator's own dissipation (HHT alpha < 0).
 
-    ``on_output``: callable(system, t) called at t = 0 and at every output time (e.g.
+    ``max_wall_time``: budget of wall-clock seconds (default none); SimulationError
+    when spent. ``on_output``: callable(system, t) called at t = 0 and at every output
+    time (e.g.
     :class:`chrono_flex.chrono.blender.BlenderExporter`).
 
     Raises:
@@ -137,7 +140,7 @@ def simulate_beams(arm, t_end, joint_angles0=None, joint_rates0=None, torque=Non
     t_end = ck.positive("t_end", t_end)
     if dt_out is not None:
         dt_out = ck.positive("dt_out", dt_out)
-    n_samples = ck.positive_int("n_samples", n_samples)
+    check_n_samples(n_samples)
     max_deflection_ratio = ck.positive("max_deflection_ratio", max_deflection_ratio)
     scene = build_beams(arm, joint_angles0, joint_rates0, torque, joint_motion, n_elements,
                         consistent_mass, rayleigh_beta, rayleigh_alpha, jyy_factor,
@@ -148,7 +151,7 @@ def simulate_beams(arm, t_end, joint_angles0=None, joint_rates0=None, torque=Non
         rec = run(BeamStepper(scene, lengths, n_samples),
                   fixed_step_output_times(t_end, dt_out, scene.step),
                   max_deflection_ratio=max_deflection_ratio, on_output=on_output,
-                  progress=Progress(t_end, ENGINE, progress))
+                  progress=Progress(t_end, ENGINE, progress), max_wall_time=max_wall_time)
     ts = scene.timestepper
     notes = [
         "Chrono's corotational beams include geometric (centrifugal) stiffening whatever "

@@ -11,7 +11,8 @@ C++ solver: each is stored on its owner with the time and re-raised after the st
 import numpy as np
 
 from .. import _checks as ck
-from ..errors import ParameterError, SimulationError
+from .._callbacks import call_vector
+from ..errors import ParameterError
 from .system import note_update
 
 _LOAD_CLASS = None
@@ -140,15 +141,8 @@ class JointInputs:
         q, qd = self.scene.joint_state()
         key = (t, *q, *qd)
         if key != self._key:
-            out = np.asarray(self.torque(t, self.scene.arm_q(q), self.scene.arm_q(qd)),
-                             dtype=float)
-            if out.shape == () and self.nj == 1:
-                out = out.reshape(1)
-            if out.shape != (self.nj,):
-                raise ParameterError("torque", out.tolist(),
-                                     f"must return {self.nj} value(s) (one per joint)")
-            if not np.all(np.isfinite(out)):
-                raise SimulationError(f"torque returned {out.tolist()}", t)
+            out = call_vector("torque", self.torque, self.nj, t, self.scene.arm_q(q),
+                              self.scene.arm_q(qd))
             self._key, self._value = key, out
         return self._value
 

@@ -33,6 +33,7 @@ import numpy as np
 
 from ..planar import floating
 from ..planar import equations as mdl
+from .._callbacks import call_vector
 from ..errors import ParameterError, SimulationError
 from ..planar.params import Plane
 from ._detect import require_pychrono
@@ -294,11 +295,7 @@ class FlexibleLink:
         if self._torque_fn is not None or self._torque_functions is not None or self.actuators:
             tau = np.zeros(arm.n_joints)
             if self._torque_fn is not None:
-                out = np.asarray(self._torque_fn(t, q, qd), dtype=float)
-                if out.shape not in ((arm.n_joints,), ()) or (out.shape == () and arm.n_joints != 1):
-                    raise ParameterError("torque", out.tolist(),
-                                         f"must return {arm.n_joints} value(s) (one per joint)")
-                tau += out
+                tau += call_vector("torque", self._torque_fn, arm.n_joints, t, q, qd)
             elif self._torque_functions is not None:
                 tau += [f.GetVal(t) for f in self._torque_functions]
             Q = np.zeros(self.nq)
@@ -419,8 +416,12 @@ class FlexibleLink:
         exc, t = err
         if isinstance(exc, KeyboardInterrupt):
             raise exc
-        raise SimulationError(f"a callback of the flexible link failed: "
-                              f"{type(exc).__name__}: {exc}", time=t) from exc
+        text = f"{type(exc).__name__}: {exc}"
+        if isinstance(exc, SimulationError) and exc.__cause__ is not None:
+            text = str(exc).split(": ", 1)[-1]      # names the callback already
+            exc = exc.__cause__                     # chain to the user's own exception
+        raise SimulationError(f"a callback of the flexible link failed: {text}",
+                              time=t) from exc
 
     def sync(self):
         """Move :attr:`tip_body` to the deformed tip's pose and velocity.

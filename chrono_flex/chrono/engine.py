@@ -13,8 +13,9 @@ import time
 import numpy as np
 
 from .. import _checks as ck
+from .._callbacks import call_vector
 from ..errors import ParameterError, SimulationError
-from ..planar.post import arm_result
+from ..planar.post import arm_result, check_n_samples
 from ..stepping import Progress, Stepper, fixed_step_output_times, fixed_substep, run
 from ._detect import require_pychrono
 from ._quiet import quiet_swig
@@ -27,7 +28,8 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
                     elastic_rates0=None, torque=None, joint_motion=None, drive_input=None,
                     dt_out=None, step=1e-3, timestepper="hht", alpha=None, jacobian=None,
                     max_deflection_ratio=0.5, n_samples=21, progress=None,
-                    drive_scales=None, on_output=None, max_halvings=None, **unsupported):
+                    drive_scales=None, on_output=None, max_halvings=None, max_wall_time=None,
+                    **unsupported):
     """Simulate ``arm`` in Chrono with the custom element; returns a :class:`Result`.
 
     Arguments as :meth:`PlanarArm.simulate` where they share a name; besides:
@@ -64,6 +66,8 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
             reference engine does.
         drive_scales: {joint: scale factors} overriding
             :func:`~chrono_flex.chrono.drive.drive_scales` for some drives.
+        max_wall_time: budget of wall-clock seconds (default none); SimulationError
+            when spent.
         on_output: callable(system, t) called at t = 0 and at every output time, after
             the step (e.g. :class:`chrono_flex.chrono.blender.BlenderExporter`).
 
@@ -110,7 +114,7 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
     if dt_out is not None:
         dt_out = ck.positive("dt_out", dt_out)
     t_out = fixed_step_output_times(t_end, dt_out, step)
-    n_samples = ck.positive_int("n_samples", n_samples)
+    check_n_samples(n_samples)
 
     system = chrono.ChSystemNSC()
     g = -arm.gravity * np.asarray(arm.plane.y_axis, dtype=float)
@@ -130,7 +134,8 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
     t_wall = time.perf_counter()
     with quiet_swig():
         rec = run(stepper, t_out, max_deflection_ratio=max_deflection_ratio,
-                  on_output=on_output, progress=Progress(t_end, "chrono", progress))
+                  on_output=on_output, progress=Progress(t_end, "chrono", progress),
+                  max_wall_time=max_wall_time)
     wall = time.perf_counter() - t_wall
     extra = {f"drive{j + 1}_states": rec[f"drive{j + 1}_states"] for j in drive_joints}
     info = dict(engine="chrono", timestepper=timestepper, alpha=alpha, step=step,
@@ -223,11 +228,7 @@ class _DriveInputs:
         if self.fn is None:
             return self._u
         if t != self._t:
-            u = np.atleast_1d(np.asarray(self.fn(t), dtype=float))
-            if u.shape != (self.n,):
-                raise ParameterError("drive_input", u.tolist(),
-                                     f"must return {self.n} value(s) (one per drive)")
-            self._t, self._u = t, u
+            self._t, self._u = t, call_vector("drive_input", self.fn, self.n, t)
         return self._u
 
     def component(self, k):

@@ -244,7 +244,8 @@ class PlanarArm:
                  elastic_rates0=None, torque=None, joint_motion=None, drive_input=None,
                  dt_out=None, t0=0.0, method="Radau", rtol=1e-6, atol=None,
                  form="virtual_power", max_step=np.inf, max_nfev=None,
-                 max_deflection_ratio=0.5, n_samples=21, progress=None):
+                 max_deflection_ratio=0.5, n_samples=21, progress=None,
+                 max_wall_time=None):
         """Simulate the arm from t0 to t_end; returns a :class:`Result`.
 
         Args:
@@ -262,8 +263,11 @@ class PlanarArm:
             rtol, atol: integrator tolerances (atol default: 1e-9 on positions and
                 elastic coordinates, 1e-7 on rates).
             form: "virtual_power" (fast) or "lagrange" (Kozlowski's eq. 18, slower).
-            max_nfev: budget of right-hand-side evaluations (default 20 million / states
-                for explicit methods, none for implicit ones).
+            max_nfev: budget of right-hand-side evaluations, for every method (default
+                20 million / states for explicit methods, none for implicit ones);
+                SimulationError when spent.
+            max_wall_time: budget of wall-clock seconds for the run (default none);
+                SimulationError when spent.
             max_deflection_ratio: stop with SimulationError when a tip deflection exceeds
                 this fraction of its link length (the small-deformation model has left
                 its validity: instability or divergence).
@@ -278,4 +282,5 @@ class PlanarArm:
                                   dt_out=dt_out, t0=t0, method=method, rtol=rtol, atol=atol,
                                   form=form, max_step=max_step, max_nfev=max_nfev,
                                   max_deflection_ratio=max_deflection_ratio,
-                                  n_samples=n_samples, progress=progress)
+                                  n_samples=n_samples, progress=progress,
+                                  max_wall_time=max_wall_time)

@@ -10,7 +10,9 @@ so two engines differ only where their states differ.
 
 import numpy as np
 
+from .. import _checks as ck
 from . import equations as mdl
+from ..errors import ParameterError
 from ..result import Energy, Result
 
 
@@ -54,6 +56,14 @@ def arm_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, extra=None, info
                   extra=extra or {}, info=dict(info or {}))
 
 
+def check_n_samples(n_samples):
+    """``n_samples`` centreline points per link: a whole number >= 2 (both ends)."""
+    n = ck.positive_int("n_samples", n_samples)
+    if n < 2:
+        raise ParameterError("n_samples", n_samples, "must be >= 2 (the root and the tip)")
+    return n
+
+
 def deflection_ratio(arm, q):
     """max_i |tip deflection of link i| / L_i at coordinates q (the loop's guard)."""
     m = arm.model
@@ -61,4 +71,4 @@ def deflection_ratio(arm, q):
     return float(np.max(d / np.array([lk.length for lk in m.links])))
 
 
-__all__ = ["arm_result", "deflection_ratio"]
+__all__ = ["arm_result", "check_n_samples", "deflection_ratio"]

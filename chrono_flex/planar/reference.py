@@ -19,10 +19,11 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .. import _checks as ck
+from .._callbacks import call_vector
 from ..errors import ParameterError
 from ..integrators.ivp import EXPLICIT, OdeStepper, fd_jacobian
 from ..stepping import Progress, Stepper, output_times, run
-from .post import arm_result, deflection_ratio
+from .post import arm_result, check_n_samples, deflection_ratio
 
 FORMS = ("virtual_power", "lagrange", "without_mdot")
 
@@ -31,7 +32,8 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
                        elastic_rates0=None, torque=None, joint_motion=None, drive_input=None,
                        dt_out=None, t0=0.0, method="Radau", rtol=1e-6, atol=None,
                        form="virtual_power", max_step=np.inf, max_nfev=None,
-                       max_deflection_ratio=0.5, n_samples=21, progress=None):
+                       max_deflection_ratio=0.5, n_samples=21, progress=None,
+                       max_wall_time=None):
     """The reference engine: :meth:`PlanarArm.simulate <chrono_flex.planar.arm.PlanarArm.simulate>`
     (same arguments, after ``arm``); returns a :class:`~chrono_flex.result.Result`."""
 
@@ -51,11 +53,16 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
             raise ParameterError(name, fn, "must be callable")
     if drive_input is not None and not arm.drives:
         raise ParameterError("drive_input", drive_input, "is given but the arm has no drives")
-    nj, nq = arm.n_joints, arm.nq
-    q0 = arm.coordinates(joint_angles0 if joint_angles0 is not None else np.zeros(nj),
-                          elastic0)
-    qd0 = arm.coordinates(joint_rates0 if joint_rates0 is not None else np.zeros(nj),
-                           elastic_rates0)
+    check_n_samples(n_samples)
+    nj, ne = arm.n_joints, arm.elastic_index.size
+    q0, qd0 = np.zeros(arm.nq), np.zeros(arm.nq)
+    for name, value, size, index, out in (
+            ("joint_angles0", joint_angles0, nj, arm.joint_index, q0),
+            ("joint_rates0", joint_rates0, nj, arm.joint_index, qd0),
+            ("elastic0", elastic0, ne, arm.elastic_index, q0),
+            ("elastic_rates0", elastic_rates0, ne, arm.elastic_index, qd0)):
+        if value is not None:
+            out[index] = ck.vector(name, value, size)
     t_out = output_times(t0, t_end, dt_out)
     if joint_motion is not None:
         sim = _MixedProblem(arm, joint_motion, form)
@@ -70,7 +77,7 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
     ode = OdeStepper(sim.rhs, t0, x0, t_end, method=method, rtol=rtol, atol=atol,
                      jac=sim.jac, max_nfev=max_nfev, max_step=max_step)
     rec = run(ReferenceStepper(sim, ode), t_out, max_deflection_ratio=max_deflection_ratio,
-              progress=Progress(t_end, "reference", progress))
+              progress=Progress(t_end, "reference", progress), max_wall_time=max_wall_time)
     res = sim.result(rec.t, rec["x"], n_samples)
     res.info.update(engine="reference", method=method, rtol=rtol, form=form,
                     **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4))
@@ -125,7 +132,6 @@ class _ForwardProblem:
             self.drive_slices.append(slice(k, k + n))
             k += n
         self.n = k
-        self._checked = False
 
     def initial_state(self, q0, qd0):
         x = np.zeros(self.n)
@@ -148,20 +154,11 @@ class _ForwardProblem:
         arm = self.arm
         tau = np.zeros(arm.n_joints)
         if self.torque is not None:
-            out = np.asarray(self.torque(t, q, qd), dtype=float)
-            if not self._checked:
-                if out.shape not in ((arm.n_joints,), ()) or (out.shape == () and arm.n_joints != 1):
-                    raise ParameterError("torque", out.tolist(),
-                                         f"must return {arm.n_joints} value(s) (one per joint)")
-                self._checked = True
-            tau += out
+            tau += call_vector("torque", self.torque, arm.n_joints, t, q, qd)
         rates = []
         if self.drive_joints:
             u = (np.zeros(len(self.drive_joints)) if self.drive_input is None
-                 else np.atleast_1d(np.asarray(self.drive_input(t), dtype=float)))
-            if u.shape != (len(self.drive_joints),):
-                raise ParameterError("drive_input", u.tolist(),
-                                     f"must return {len(self.drive_joints)} value(s)")
+                 else call_vector("drive_input", self.drive_input, len(self.drive_joints), t))
             for k, (j, s) in enumerate(zip(self.drive_joints, self.drive_slices)):
                 ji = arm.joint_index[j]
                 dx, tau_j = arm.drives[j].rates(t, x[s], q[ji], qd[ji], u[k])
@@ -219,9 +216,9 @@ class _MixedProblem:
         self.ne = self.b.size
 
     def _joints(self, t):
-        th, thd, thdd = (ck.vector(f"joint_motion(t)[{k}]", v, self.arm.n_joints)
-                         for k, v in enumerate(self.motion(t)))
-        return th, thd, thdd
+        out = call_vector("joint_motion", lambda s: np.ravel(self.motion(s)),
+                          3 * self.arm.n_joints, t)
+        return np.split(out, 3)
 
     def _state(self, t, x):
         th, thd, thdd = self._joints(t)

@@ -448,3 +448,16 @@ def test_errors_name_what_is_wrong():
 def test_bench_reports_wall_time_per_simulated_second():
     out = bench_beams((1, 4), t_sim=0.05)
     assert set(out) == {1, 4} and all(v > 0 for v in out.values())
+
+
+@pychrono
+def test_the_beam_engine_shares_the_loops_guards_and_budgets():
+    arm = PlanarArm([_koz_link(4)], gravity=True)
+    with pytest.raises(ParameterError) as e:
+        cb.simulate_beams(arm, 0.01, torque=lambda t, q, qd: "0.1", step=1e-3)
+    assert e.value.parameter == "torque"
+    with pytest.raises(ParameterError) as e:
+        cb.simulate_beams(arm, 0.01, step=1e-3, dt_out=5e-4)
+    assert e.value.parameter == "dt_out"
+    with pytest.raises(SimulationError, match="wall-time budget"):
+        cb.simulate_beams(arm, 2.0, joint_angles0=[-0.5], step=1e-3, max_wall_time=0.05)

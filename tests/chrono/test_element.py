@@ -344,3 +344,25 @@ def test_refreshing_the_jacobian_every_n_steps_gives_the_same_trajectory():
     assert b.info["compute_q_calls"] < a.info["compute_q_calls"] / 2
     with pytest.raises(ParameterError, match="jacobian"):
         simulate_chrono(arm, 0.1, jacobian=0)
+
+
+# -- the shared loop's guards and budgets, on the chrono engine ---------------------------
+
+def test_callbacks_budgets_and_output_spacing_are_checked():
+    from chrono_flex.chrono import simulate_chrono
+
+    arm = horizontal_arm()
+    with pytest.raises(ParameterError) as e:
+        simulate_chrono(arm, 0.01, torque=lambda t, q, qd: [float("nan")], step=1e-3)
+    assert e.value.parameter == "torque" and "non-finite" in str(e.value)
+    with pytest.raises(ParameterError) as e:            # would shrink the step 10-fold
+        simulate_chrono(arm, 0.01, torque=TORQUE, step=1e-3, dt_out=1e-4)
+    assert e.value.parameter == "dt_out"
+    with pytest.raises(ParameterError, match="n_samples"):
+        simulate_chrono(arm, 0.01, torque=TORQUE, step=1e-3, n_samples=1)
+    with pytest.raises(SimulationError, match="wall-time budget") as e:
+        simulate_chrono(arm, 2.0, torque=TORQUE, step=1e-3, max_wall_time=0.05)
+    assert e.value.time < 2.0
+    with pytest.raises(SimulationError, match="tip deflection") as e:   # initial state
+        simulate_chrono(arm, 0.01, torque=TORQUE, step=1e-3, elastic0=[0.0, 0.0, 0.8, 0.0])
+    assert e.value.time == 0.0
