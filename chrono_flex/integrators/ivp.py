@@ -174,8 +174,13 @@ class OdeStepper:
     def t(self):
         return self.solver.t
 
-    def advance(self):
-        """One adaptive step; returns the new time."""
+    @property
+    def current(self):
+        return self.solver.y
+
+    def advance(self, t_target=None):
+        """One adaptive step (of the solver's own size: ``t_target`` is not needed, the
+        dense output samples the output times); returns the new time."""
         try:
             message = self.solver.step()
         except _Budget:

@@ -77,7 +77,7 @@ class PlanarArm:
         self.links, self.joints, self.payload = tuple(links), tuple(joints), payload
         self.hub_inertia = hub_inertia
         self.gravity = gravity_magnitude(gravity)
-        self.geometric_stiffening = bool(geometric_stiffening)
+        self.geometric_stiffening = ck.boolean("geometric_stiffening", geometric_stiffening)
         self.plane = plane if plane is not None else Plane()
         self.assembly = ExtendedAssembly(self.links, self.joints, payload, self.gravity,
                                          hub_inertia, self.geometric_stiffening)
@@ -185,6 +185,8 @@ class PlanarArm:
         ``joints="locked"``: joint coordinates held (clamped-free links);
         ``"free"``: joints free (pinned-free with hub inertia); rigid-body modes of zero
         frequency are left out. Gravity enters through the Hessian of its potential.
+        ParameterError when ``n`` exceeds the number of modes the model has (at most one
+        per elastic coordinate, see ``elastic_index``).
         """
         n = ck.positive_int("n", n)
         ck.choice("joints", joints, ("locked", "free"))
@@ -205,6 +207,11 @@ class PlanarArm:
         w2 = eigh(Kl[np.ix_(keep, keep)], M[np.ix_(keep, keep)], eigvals_only=True)
         scale = max(np.max(np.abs(w2)), 1.0)
         w2 = w2[w2 > 1e-9 * scale]
+        if n > w2.size:
+            raise ParameterError("n", n, f"must be at most {w2.size}, the number of vibration "
+                                 f"modes this model has with joints {joints} (one per elastic "
+                                 f"coordinate{'' if joints == 'locked' else ' or joint'}, less "
+                                 "rigid-body modes; use more elements or modes per link)")
         return np.sqrt(w2[:n]) / (2 * np.pi)
 
     def static_deflection(self, joint_angles=None, tip_force=(0.0, 0.0), tip_moment=0.0):
@@ -245,7 +252,7 @@ class PlanarArm:
                  dt_out=None, t0=0.0, method="Radau", rtol=1e-6, atol=None,
                  form="virtual_power", max_step=np.inf, max_nfev=None,
                  max_deflection_ratio=0.5, n_samples=21, progress=None,
-                 max_wall_time=None):
+                 max_wall_time=None, step=None, rho_inf=0.8, family="chung-hulbert"):
         """Simulate the arm from t0 to t_end; returns a :class:`Result`.
 
         Args:
@@ -259,7 +266,14 @@ class PlanarArm:
             drive_input: callable(t) -> (n_drives,) drive inputs (motor voltages, in the
                 order of the drives' joint numbers), or None for zero.
             dt_out: output interval (default t_end/500).
-            method: "Radau" (default), "BDF", "LSODA", or explicit "RK45", "RK23", "DOP853".
+            method: "Radau" (default), "BDF", "LSODA", explicit "RK45", "RK23", "DOP853",
+                or "generalized_alpha" (fixed step ``step``, numerical dissipation
+                ``rho_inf``; :mod:`chrono_flex.integrators.generalized_alpha`).
+            step: the fixed step of "generalized_alpha", s (shortened to land on each
+                output time).
+            rho_inf: spectral radius at infinite frequency of "generalized_alpha", in
+                [0, 1] (1: trapezoidal rule, no dissipation; default 0.8).
+            family: "chung-hulbert" (default) or "hht" (rho_inf in [1/2, 1]).
             rtol, atol: integrator tolerances (atol default: 1e-9 on positions and
                 elastic coordinates, 1e-7 on rates).
             form: "virtual_power" (fast) or "lagrange" (Kozlowski's eq. 18, slower).
@@ -283,4 +297,5 @@ class PlanarArm:
                                   form=form, max_step=max_step, max_nfev=max_nfev,
                                   max_deflection_ratio=max_deflection_ratio,
                                   n_samples=n_samples, progress=progress,
-                                  max_wall_time=max_wall_time)
+                                  max_wall_time=max_wall_time, step=step, rho_inf=rho_inf,
+                                  family=family)

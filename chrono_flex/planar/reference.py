@@ -21,11 +21,15 @@ from scipy.optimize import brentq
 from .. import _checks as ck
 from .._callbacks import call_vector
 from ..errors import ParameterError
-from ..integrators.ivp import EXPLICIT, OdeStepper, fd_jacobian
+from ..integrators.generalized_alpha import GeneralizedAlpha
+from ..integrators.ivp import EXPLICIT, STIFF, OdeStepper, fd_jacobian
 from ..stepping import Progress, Stepper, output_times, run
 from .post import arm_result, check_n_samples, deflection_ratio
 
 FORMS = ("virtual_power", "lagrange", "without_mdot")
+
+#: Fixed-step methods of the reference engine (the others are scipy's adaptive solvers).
+FIXED_STEP = ("generalized_alpha",)
 
 
 def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=None,
@@ -33,7 +37,7 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
                        dt_out=None, t0=0.0, method="Radau", rtol=1e-6, atol=None,
                        form="virtual_power", max_step=np.inf, max_nfev=None,
                        max_deflection_ratio=0.5, n_samples=21, progress=None,
-                       max_wall_time=None):
+                       max_wall_time=None, step=None, rho_inf=0.8, family="chung-hulbert"):
     """The reference engine: :meth:`PlanarArm.simulate <chrono_flex.planar.arm.PlanarArm.simulate>`
     (same arguments, after ``arm``); returns a :class:`~chrono_flex.result.Result`."""
 
@@ -43,6 +47,8 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
         raise ParameterError("t_end", t_end, f"must be > t0 = {t0}")
     dt_out = (t_end - t0) / 500 if dt_out is None else ck.positive("dt_out", dt_out)
     ck.choice("form", form, FORMS)
+    if method not in STIFF + EXPLICIT + FIXED_STEP:
+        raise ParameterError("method", method, f"must be one of {STIFF + EXPLICIT + FIXED_STEP}")
     max_deflection_ratio = ck.positive("max_deflection_ratio", max_deflection_ratio)
     if joint_motion is not None and (torque is not None or arm.drives):
         raise ParameterError("joint_motion", joint_motion,
@@ -74,12 +80,24 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
     if max_nfev is None and method in EXPLICIT:
         max_nfev = int(2e7 / x0.size)
     t_wall = time.perf_counter()
-    ode = OdeStepper(sim.rhs, t0, x0, t_end, method=method, rtol=rtol, atol=atol,
-                     jac=sim.jac, max_nfev=max_nfev, max_step=max_step)
+    if method in FIXED_STEP:
+        if step is None:
+            raise ParameterError("step", step, f"is needed by method {method!r} (a fixed "
+                                 "time step in s, e.g. 1e-3)")
+        ode = GeneralizedAlpha(sim.rhs, sim.jac, t0, x0, sim.n2, step, rho_inf=rho_inf,
+                               family=family, max_nfev=max_nfev)
+        settings = dict(step=step, rho_inf=rho_inf, family=family)
+    else:
+        if step is not None:
+            raise ParameterError("step", step, f"is for method 'generalized_alpha'; "
+                                 f"{method} chooses its own steps (max_step bounds them)")
+        ode = OdeStepper(sim.rhs, t0, x0, t_end, method=method, rtol=rtol, atol=atol,
+                         jac=sim.jac, max_nfev=max_nfev, max_step=max_step)
+        settings = dict(rtol=rtol)
     rec = run(ReferenceStepper(sim, ode), t_out, max_deflection_ratio=max_deflection_ratio,
               progress=Progress(t_end, "reference", progress), max_wall_time=max_wall_time)
     res = sim.result(rec.t, rec["x"], n_samples)
-    res.info.update(engine="reference", method=method, rtol=rtol, form=form,
+    res.info.update(engine="reference", method=method, form=form, **settings,
                     **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4))
     return res
 
@@ -97,7 +115,7 @@ class ReferenceStepper(Stepper):
         return self.ode.t
 
     def advance(self, t_target):
-        return self.ode.advance()
+        return self.ode.advance(t_target)
 
     def _ratio(self, t, x):
         if not np.all(np.isfinite(x)):
@@ -105,7 +123,7 @@ class ReferenceStepper(Stepper):
         return self.sim.max_deflection_ratio(t, x)
 
     def deflection_ratio(self):
-        return self._ratio(self.ode.t, self.ode.solver.y)
+        return self._ratio(self.ode.t, self.ode.current)
 
     def record(self, t):
         return {"x": self.ode.state(t)}
@@ -132,6 +150,7 @@ class _ForwardProblem:
             self.drive_slices.append(slice(k, k + n))
             k += n
         self.n = k
+        self.n2 = nq              # second-order coordinates: q
 
     def initial_state(self, q0, qd0):
         x = np.zeros(self.n)
@@ -214,6 +233,7 @@ class _MixedProblem:
         self.arm, self.motion, self.form = arm, motion, form
         self.a, self.b = arm.joint_index, arm.elastic_index
         self.ne = self.b.size
+        self.n2 = self.ne         # second-order coordinates: the elastic ones
 
     def _joints(self, t):
         out = call_vector("joint_motion", lambda s: np.ravel(self.motion(s)),

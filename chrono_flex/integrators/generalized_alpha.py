@@ -1,0 +1,225 @@
+"""Generalized-alpha: a second-order implicit integrator with controllable high-frequency
+dissipation, for M(q) q'' = f(t, q, q') with first-order states alongside.
+
+The scheme of Chung & Hulbert (1993), in the form of Arnold & Bruls (2007, eqs. 6-8),
+advances positions q, velocities v and the algorithmic accelerations a:
+
+    q_{n+1} = q_n + h v_n + h^2 (1/2 - beta) a_n + h^2 beta a_{n+1}
+    v_{n+1} = v_n + h (1 - gamma) a_n + h gamma a_{n+1}
+    (1 - alpha_m) a_{n+1} + alpha_m a_n = (1 - alpha_f) qdd_{n+1} + alpha_f qdd_n
+
+where qdd_{n+1} satisfies the equations of motion at t_{n+1}. First-order states z
+(drive currents and friction states, the work integrals) follow the first-order
+generalized-alpha of Jansen, Whiting & Hulbert (2000) with the same parameters:
+
+    z_{n+1} = z_n + h (1 - gamma) w_n + h gamma w_{n+1}
+    (1 - alpha_m) w_{n+1} + alpha_m w_n = (1 - alpha_f) zd_{n+1} + alpha_f zd_n
+
+so one Newton loop solves for (qdd_{n+1}, zd_{n+1}) together. From the spectral radius at
+infinite frequency rho_inf in [0, 1] (Chung & Hulbert 1993, eq. 25):
+
+    alpha_m = (2 rho_inf - 1) / (rho_inf + 1),  alpha_f = rho_inf / (rho_inf + 1),
+    gamma = 1/2 + alpha_f - alpha_m,            beta = (gamma + 1/2)^2 / 4.
+
+rho_inf = 1 is the trapezoidal rule (no dissipation); smaller values damp the modes
+above 1/h while keeping second-order accuracy; ``family="hht"`` gives the HHT-alpha
+method (alpha_m = 0, alpha_f = (1 - rho_inf)/(1 + rho_inf), rho_inf in [1/2, 1]).
+
+The problem comes in the reference engine's first-order form ``rhs(t, x)`` with
+x = [q, v, z] and dx = [v, qdd, zd]; its Jacobian ``jac(t, x)`` gives the Newton matrix.
+The Jacobian is kept across iterations and steps (modified Newton) and rebuilt when the
+iteration contracts too slowly or fails.
+"""
+
+import numpy as np
+from scipy.linalg import lu_factor, lu_solve
+
+from ..errors import ParameterError, SimulationError
+from ..stepping import fixed_substep
+
+FAMILIES = ("chung-hulbert", "hht")
+
+
+def alpha_parameters(rho_inf, family="chung-hulbert"):
+    """(alpha_m, alpha_f, gamma, beta) of the generalized-alpha method for the spectral
+    radius ``rho_inf`` at infinite frequency (Chung & Hulbert 1993, eq. 25; HHT: Hilber,
+    Hughes & Taylor 1977, with alpha = -alpha_f)."""
+    if family not in FAMILIES:
+        raise ParameterError("family", family, f"must be one of {FAMILIES}")
+    if isinstance(rho_inf, bool) or not isinstance(rho_inf, (int, float, np.number)):
+        raise ParameterError("rho_inf", rho_inf, "must be a number in [0, 1]")
+    lo = 0.5 if family == "hht" else 0.0
+    if not lo <= rho_inf <= 1.0:
+        raise ParameterError("rho_inf", rho_inf, f"must lie in [{lo:g}, 1] for {family}")
+    if family == "hht":
+        am, af = 0.0, (1.0 - rho_inf) / (1.0 + rho_inf)
+    else:
+        am, af = (2.0 * rho_inf - 1.0) / (rho_inf + 1.0), rho_inf / (rho_inf + 1.0)
+    gamma = 0.5 + af - am
+    return am, af, gamma, 0.25 * (gamma + 0.5) ** 2
+
+
+class GeneralizedAlpha:
+    """Fixed-step generalized-alpha on ``rhs(t, x)``, x = [q (n2), v (n2), z (rest)].
+
+    Args:
+        rhs: callable(t, x) -> dx = [v, qdd, zd].
+        jac: callable(t, x) -> d(rhs)/dx (n, n), or None for forward differences.
+        t0, x0: initial time and state. n2: number of second-order coordinates.
+        step: the step size h, s (the largest; :meth:`advance` takes the h it is given).
+        rho_inf, family: see :func:`alpha_parameters`.
+        newton_tol: Newton stops when the update of (qdd, zd), weighted by
+            ``atol + rtol |value|``, has an RMS norm below 1 (``rtol``, ``atol``).
+        max_iters: Newton iterations per step before the Jacobian is rebuilt once and,
+            failing that, the step fails.
+        max_nfev: budget of ``rhs`` evaluations, or None.
+        max_halvings: how often a failed step may be halved (:meth:`advance`).
+    """
+
+    def __init__(self, rhs, jac, t0, x0, n2, step, rho_inf=0.8, family="chung-hulbert",
+                 rtol=1e-8, atol=1e-10, max_iters=8, max_nfev=None, max_halvings=4):
+        self.rhs, self.jac = rhs, jac
+        self.am, self.af, self.gamma, self.beta = alpha_parameters(rho_inf, family)
+        self.rho_inf, self.family = rho_inf, family
+        if isinstance(step, bool) or not isinstance(step, (int, float, np.number)) \
+                or not step > 0:
+            raise ParameterError("step", step, "must be > 0")
+        self.step = float(step)
+        self.n2 = int(n2)
+        self.rtol, self.atol, self.max_iters, self.max_nfev = rtol, atol, max_iters, max_nfev
+        self.max_halvings = int(max_halvings)
+        self.n_retries = 0
+        self.t = float(t0)
+        self.x = np.array(x0, dtype=float)
+        self.nfev = self.njev = self.nlu = self.n_steps = 0
+        d = self._derivs(self.t, self.x)
+        self.y = d.copy()          # true derivatives (qdd, zd) at t_n
+        self.acc = d.copy()        # algorithmic accelerations (a, w), a_0 = qdd_0
+        self._lu = None
+        self._lu_h = None
+
+    def _eval(self, t, x):
+        if self.max_nfev is not None and self.nfev >= self.max_nfev:
+            raise SimulationError(f"generalized_alpha used up its budget of max_nfev = "
+                                  f"{self.max_nfev} right-hand-side evaluations (raise "
+                                  "max_nfev, or use a larger step)", t)
+        self.nfev += 1
+        dx = self.rhs(t, x)
+        if not np.all(np.isfinite(dx)):
+            raise SimulationError("non-finite derivative (divergence, or a step the model "
+                                  "cannot take)", t)
+        return dx
+
+    def _derivs(self, t, x):
+        return self._eval(t, x)[self.n2:]
+
+    def _predict(self, h, y_new):
+        """State x_{n+1} and algorithmic accelerations for trial derivatives y_new."""
+        n2, x = self.n2, self.x
+        acc_new = ((1.0 - self.af) * y_new + self.af * self.y - self.am * self.acc) \
+            / (1.0 - self.am)
+        q, v, z = x[:n2], x[n2:2 * n2], x[2 * n2:]
+        a_n, a_new = self.acc[:n2], acc_new[:n2]
+        xn = np.empty_like(x)
+        xn[:n2] = q + h * v + h * h * ((0.5 - self.beta) * a_n + self.beta * a_new)
+        xn[n2:2 * n2] = v + h * ((1.0 - self.gamma) * a_n + self.gamma * a_new)
+        xn[2 * n2:] = z + h * ((1.0 - self.gamma) * self.acc[n2:] + self.gamma * acc_new[n2:])
+        return xn, acc_new
+
+    def _factor(self, t, x, h):
+        """LU of the Newton matrix I - dD/dx dx/dy, D = (qdd, zd), y the unknowns."""
+        n, n2 = x.size, self.n2
+        J = self.jac(t, x) if self.jac is not None else self._fd_jac(t, x)
+        self.njev += 1
+        c = (1.0 - self.af) / (1.0 - self.am)
+        dxdy = np.zeros((n, n - n2))
+        k = np.arange(n2)
+        dxdy[k, k] = h * h * self.beta * c
+        dxdy[n2 + k, k] = h * self.gamma * c
+        kz = np.arange(n - 2 * n2)
+        dxdy[2 * n2 + kz, n2 + kz] = h * self.gamma * c
+        A = np.eye(n - n2) - J[n2:, :] @ dxdy
+        self._lu = lu_factor(A)
+        self._lu_h = h
+        self.nlu += 1
+
+    def _fd_jac(self, t, x):
+        f0 = self._eval(t, x)
+        J = np.empty((x.size, x.size))
+        for j in range(x.size):
+            e = 1.49e-8 * max(1.0, abs(x[j]))
+            xp = x.copy()
+            xp[j] += e
+            J[:, j] = (self._eval(t, xp) - f0) / e
+        return J
+
+    @property
+    def current(self):
+        return self.x
+
+    def state(self, t):
+        """The state at an output time: the steps land on them (:meth:`advance`)."""
+        return self.x.copy()
+
+    def advance(self, t_target):
+        """One step towards ``t_target``, no longer than ``step`` and landing on it
+        (:func:`chrono_flex.stepping.fixed_substep`); returns the new time. A step whose
+        Newton iteration fails even with a fresh Jacobian is taken as two half steps,
+        down to ``step`` / 2**max_halvings (Newton can cycle across a kink of a
+        non-smooth law, e.g. friction at a speed reversal); below that the step fails
+        with a SimulationError."""
+        self._take(fixed_substep(self.t, t_target, self.step), self.max_halvings)
+        self.n_steps += 1
+        return self.t
+
+    def _take(self, h, halvings):
+        if self._try(h):
+            return
+        if halvings == 0:
+            raise SimulationError(f"generalized_alpha: Newton did not converge in "
+                                  f"{self.max_iters} iterations with a fresh Jacobian, "
+                                  f"even at h = {h:.3g} s after {self.max_halvings} "
+                                  "halvings; use a smaller step", self.t)
+        self.n_retries += 1
+        self._take(0.5 * h, halvings - 1)
+        self._take(0.5 * h, halvings - 1)
+
+    def _try(self, h):
+        t_new = self.t + h
+        y = self.y.copy()                          # predictor: the last derivatives
+        for attempt in range(2):
+            if self._lu is None or self._lu_h != h or attempt == 1:
+                xn, _ = self._predict(h, y)
+                self._factor(t_new, xn, h)
+            ok, y, xn, acc_new = self._newton(t_new, h, y)
+            if ok:
+                self.t, self.x, self.y, self.acc = t_new, xn, y, acc_new
+                return True
+            y = self.y.copy()
+        return False
+
+    def _newton(self, t_new, h, y):
+        prev = None
+        for _ in range(self.max_iters):
+            xn, acc_new = self._predict(h, y)
+            r = y - self._derivs(t_new, xn)
+            dy = -lu_solve(self._lu, r)
+            y = y + dy
+            scale = self.atol + self.rtol * np.abs(y)
+            norm = float(np.sqrt(np.mean((dy / scale) ** 2)))
+            if not np.isfinite(norm):
+                return False, y, xn, acc_new
+            if norm <= 1.0:
+                xn, acc_new = self._predict(h, y)
+                return True, y, xn, acc_new
+            if prev is not None and norm > 0.5 * prev:     # slow: rebuild the Jacobian
+                return False, y, xn, acc_new
+            prev = norm
+        return False, y, xn, acc_new
+
+    def counters(self):
+        return dict(nfev=int(self.nfev), njev=int(self.njev), nlu=int(self.nlu),
+                    n_steps=int(self.n_steps), retries=int(self.n_retries))
+
+
+__all__ = ["FAMILIES", "GeneralizedAlpha", "alpha_parameters"]
