@@ -28,3 +28,39 @@ def step_study(ys, hs, y_ref, rtol_ref, atol_ref, safety=SAFETY):
               / (safety * C * h ** pc + atol_ref + rtol_ref * scale + floor)
               for y, h in zip(ys, hs)]
     return p, np.array(ratios)
+
+
+def falling_system(chrono, position=None):
+    """A system with gravity -9.81 along world Z (the sparse LU and HHT of
+    configure_system) and a 1e6 kg body falling freely in it, with an initial
+    velocity (0.5, -1, 2) m/s: a moving parent whose frame, seen by an arm on it, is
+    inertial (Einstein's lift). Returns (system, body)."""
+    from chrono_flex.chrono import configure_system
+
+    system = chrono.ChSystemNSC()
+    system.SetGravitationalAcceleration(chrono.ChVector3d(0, 0, -9.81))
+    configure_system(system)
+    body = chrono.ChBody()
+    body.SetMass(1e6)
+    body.SetInertiaXX(chrono.ChVector3d(1e6, 1e6, 1e6))
+    if position is not None:
+        body.SetPos(chrono.ChVector3d(*position))
+    body.SetPosDt(chrono.ChVector3d(0.5, -1.0, 2.0))
+    body.SetPosDt2(chrono.ChVector3d(0, 0, -9.81))
+    system.Add(body)
+    return system, body
+
+
+def sample(system, h, t_end, dt, read):
+    """Step ``system`` by h up to t_end (chrono_flex.chrono.step, SWIG's leak lines
+    dropped) and return the array of ``read()`` taken every dt."""
+    from chrono_flex.chrono import quiet_swig, step
+
+    every = int(round(dt / h))
+    out = []
+    with quiet_swig():
+        for k in range(1, int(round(t_end / h)) + 1):
+            step(system, h)
+            if k % every == 0:
+                out.append(read())
+    return np.array(out)

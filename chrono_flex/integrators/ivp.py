@@ -169,14 +169,7 @@ class OdeStepper:
         self.solver = _SOLVERS[method](f, t0, np.asarray(x0, dtype=float), t_end, rtol=rtol,
                                        atol=atol, max_step=max_step, **kw)
         self._dense = None
-
-    @property
-    def t(self):
-        return self.solver.t
-
-    @property
-    def current(self):
-        return self.solver.y
+        self.t, self.current = self.solver.t, self.solver.y     # updated by advance()
 
     def advance(self, t_target=None):
         """One adaptive step (of the solver's own size: ``t_target`` is not needed, the
@@ -193,7 +186,8 @@ class OdeStepper:
         if self.solver.status == "failed":
             raise SimulationError(f"{self.method} failed: {message}", self.solver.t)
         self._dense = self.solver.dense_output()
-        return self.solver.t
+        self.t, self.current = self.solver.t, self.solver.y
+        return self.t
 
     def state(self, t):
         """The state at t within the last step (the step's end exactly)."""

@@ -31,7 +31,7 @@ from chrono_flex import scenarios
 from chrono_flex.drive import DriveParams, GearDrive, simulate_drive
 from chrono_flex.errors import ParameterError, SimulationError
 
-from _chrono_helpers import step_study
+from _chrono_helpers import falling_system, sample, step_study
 
 pytestmark = pytest.mark.pychrono
 
@@ -243,7 +243,7 @@ def test_drives_on_a_free_falling_body_match_the_fixed_base_reference():
     together in the load) moves as the reference arm on a fixed base without gravity."""
     import pychrono as chrono
 
-    from chrono_flex.chrono import FlexibleLink, configure_system, quiet_swig, step
+    from chrono_flex.chrono import FlexibleLink
     from chrono_flex.chrono.drive import ScaledDrive
 
     t_end, h = 0.03, 5e-4
@@ -251,26 +251,12 @@ def test_drives_on_a_free_falling_body_match_the_fixed_base_reference():
     assert arm.gravity == 0.0
     c, s = math.cos(0.4), math.sin(0.4)
     frame = ((0.3, -0.2, 0.1), (c, s, 0.0), (0.0, 0.0, 1.0))   # gravity lies in the plane
-    system = chrono.ChSystemNSC()
-    system.SetGravitationalAcceleration(chrono.ChVector3d(0, 0, -9.81))
-    configure_system(system)
-    body = chrono.ChBody()
-    body.SetMass(1e6)
-    body.SetInertiaXX(chrono.ChVector3d(1e6, 1e6, 1e6))
-    body.SetPosDt(chrono.ChVector3d(0.5, -1.0, 2.0))
-    body.SetPosDt2(chrono.ChVector3d(0, 0, -9.81))
-    system.Add(body)
+    system, body = falling_system(chrono)
     link = FlexibleLink(system, arm, parent_body=body, joint_frame=frame, jacobian="iteration")
     drive = ScaledDrive(arm.drives[0])
     link.add_joint_actuator(0, drive, lambda t: smooth_voltage(t))
-    every = int(round(0.002 / h))
-    out = []
-    with quiet_swig():
-        for k in range(1, int(round(t_end / h)) + 1):
-            step(system, h)
-            if k % every == 0:
-                out.append([link.joint_angles()[0], drive.unscale(link.actuator_states()[0])[0]])
-    out = np.array(out)
+    out = sample(system, h, t_end, 0.002, lambda: [
+        link.joint_angles()[0], drive.unscale(link.actuator_states()[0])[0]])
     ref = arm.simulate(t_end, drive_input=lambda t: [smooth_voltage(t)], dt_out=0.002,
                        **REF_TOL)
     y_ref = np.column_stack([ref.joint_angles[1:, 0], ref.extra["drive1_states"][1:, 0]])
@@ -291,7 +277,7 @@ def flywheel_scene(drive, h, t_end, u, J_wheel, body1_free=False, J_body1=None,
     (angle, current, output torque, body1 speed, wheel speed, motor speed)."""
     import pychrono as chrono
 
-    from chrono_flex.chrono import GearDriveLink, configure_system, quiet_swig, step
+    from chrono_flex.chrono import GearDriveLink, configure_system
 
     system = chrono.ChSystemNSC()
     system.SetGravitationalAcceleration(chrono.ChVector3d(0, 0, 0))
@@ -309,15 +295,9 @@ def flywheel_scene(drive, h, t_end, u, J_wheel, body1_free=False, J_body1=None,
     system.Add(wheel)
     link = GearDriveLink(system, base, wheel, chrono.ChFramed(), drive, drive_input=u,
                          stator_reaction=stator_reaction)
-    every = int(round(0.002 / h))
-    out = []
-    with quiet_swig():
-        for k in range(1, int(round(t_end / h)) + 1):
-            step(system, h)
-            if k % every == 0:
-                out.append([link.angle(), link.current, link.output_torque,
-                            base.GetAngVelLocal().z, wheel.GetAngVelLocal().z,
-                            link.motor_speed])
+    out = sample(system, h, t_end, 0.002, lambda: [
+        link.angle(), link.current, link.output_torque, base.GetAngVelLocal().z,
+        wheel.GetAngVelLocal().z, link.motor_speed])
     return np.array(out), link
 
 

@@ -30,7 +30,7 @@ import chrono_flex as cf
 from chrono_flex import scenarios
 from chrono_flex.errors import ParameterError, SimulationError
 
-from _chrono_helpers import SAFETY, step_study
+from _chrono_helpers import SAFETY, falling_system, step_study
 
 pytestmark = pytest.mark.pychrono
 
@@ -187,7 +187,7 @@ def test_arm_on_a_free_falling_body_feels_no_gravity():
     vs 1e6 kg) changes nothing at the compared accuracy."""
     import pychrono as chrono
 
-    from chrono_flex.chrono import FlexibleLink, configure_system, step
+    from chrono_flex.chrono import FlexibleLink, step
 
     t_end, hs = 0.4, (8e-3, 4e-3, 2e-3)
     arm = horizontal_arm()
@@ -195,16 +195,7 @@ def test_arm_on_a_free_falling_body_feels_no_gravity():
     frame = ((0.3, -0.2, 0.1), (c, s, 0.0), (0.0, 0.0, 1.0))   # gravity lies in the plane
 
     def run(h):
-        system = chrono.ChSystemNSC()
-        system.SetGravitationalAcceleration(chrono.ChVector3d(0, 0, -9.81))
-        configure_system(system)
-        body = chrono.ChBody()
-        body.SetMass(1e6)
-        body.SetInertiaXX(chrono.ChVector3d(1e6, 1e6, 1e6))
-        body.SetPos(chrono.ChVector3d(1, 2, 3))
-        body.SetPosDt(chrono.ChVector3d(0.5, -1.0, 2.0))
-        body.SetPosDt2(chrono.ChVector3d(0, 0, -9.81))
-        system.Add(body)
+        system, body = falling_system(chrono, position=(1, 2, 3))
         link = FlexibleLink(system, arm, parent_body=body, joint_frame=frame,
                             torque=lambda t, q, qd: TORQUE(t))
         out = []

@@ -67,17 +67,20 @@ def test_a_torque_that_changes_shape_later_is_caught_when_it_does(arm):
     assert "at t = 0.1" in str(e.value)
 
 
+class ControllerFault(Exception):
+    pass
+
+
+def faulty_controller(t, q, qd):
+    """A controller that loses its sensor after 0.2 s."""
+    if t > 0.2:
+        raise ControllerFault("sensor lost")
+    return [0.01]
+
+
 def test_a_raising_callback_stops_the_run_with_its_name_type_and_time(arm):
-    class ControllerFault(Exception):
-        pass
-
-    def torque(t, q, qd):
-        if t > 0.2:
-            raise ControllerFault("sensor lost")
-        return [0.01]
-
     with pytest.raises(SimulationError) as e:
-        arm.simulate(0.5, torque=torque)
+        arm.simulate(0.5, torque=faulty_controller)
     msg = str(e.value)
     assert "`torque` callback raised ControllerFault: sensor lost" in msg
     assert isinstance(e.value.__cause__, ControllerFault)

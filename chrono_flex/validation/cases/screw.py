@@ -43,6 +43,17 @@ def random_arm(kinds, rng, basis="fem"):
                         hub_inertia=0.02 if kinds[0] == "R" else 0.0)
 
 
+def rigid_torque_error(arm, q, qd, qdd):
+    """max |tau_screw - tau_Lagrange| / max |tau_Lagrange| of the rigid chain's joint
+    torques at one state (the elastic coordinates zero)."""
+    from chrono_flex.formulations import screw as sc
+
+    Q = arm.inverse_dynamics(arm.coordinates(q), arm.coordinates(qd),
+                             arm.coordinates(qdd))[arm.joint_index]
+    tau = sc.rigid_inverse_dynamics(arm, q, qd, qdd)
+    return float(np.max(np.abs(tau - Q)) / np.max(np.abs(Q)))
+
+
 @case("formulations.screw-rigid-limit",
       quantity="joint torques/forces of rigid serial chains (R, P, RR, RP, PR, RRR, RPR, PRR; "
       "hubs, sliders, payload, gravity; 4 random states each, FEM and modes bases): screw "
@@ -64,10 +75,7 @@ def screw_rigid_limit(ctx):
             arm = random_arm(kinds, rng, basis)
             for _ in range(4):
                 q, qd, qdd = (rng.normal(size=arm.n_joints) for _ in range(3))
-                Q = arm.inverse_dynamics(arm.coordinates(q), arm.coordinates(qd),
-                                         arm.coordinates(qdd))[arm.joint_index]
-                tau = sc.rigid_inverse_dynamics(arm, q, qd, qdd)
-                e_chain = max(e_chain, float(np.max(np.abs(tau - Q)) / np.max(np.abs(Q))))
+                e_chain = max(e_chain, rigid_torque_error(arm, q, qd, qdd))
                 E = [[0.05 * rng.normal(size=lk.n_coordinates) for _ in range(3)]
                      for lk in arm.links]
                 full = [arm.coordinates(x, np.concatenate([e[k] for e in E]))
