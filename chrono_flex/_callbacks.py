@@ -3,7 +3,8 @@ fault names the callback and the time.
 
 A callback that raises stops the run with a :class:`~chrono_flex.errors.SimulationError`
 chained to the user's exception (its type and message, the callback's name and the
-time); one that returns something other than the expected number of finite reals is a
+time), and so does one that returns NaN or inf (numerical trouble at that time); one
+that returns something other than the expected number of reals is a
 :class:`~chrono_flex.errors.ParameterError` naming the callback, with the value and the
 time. Every engine calls its callbacks through :func:`call_vector`.
 """
@@ -16,8 +17,9 @@ from .errors import ParameterError, SimulationError
 def call_vector(name, fn, n, t, *args):
     """``fn(t, *args)`` as a float array of shape (n,), checked.
 
-    A scalar is accepted when n == 1. Raises SimulationError (the callback raised) or
-    ParameterError (wrong type, shape or a non-finite value), both naming ``name`` and t.
+    A scalar is accepted when n == 1. Raises SimulationError (the callback raised, or
+    returned a non-finite value) or ParameterError (wrong type or shape), both naming
+    ``name`` and t.
     """
     try:
         out = fn(t, *args)
@@ -39,7 +41,8 @@ def call_vector(name, fn, n, t, *args):
         raise ParameterError(name, out, f"must return {n} value(s), one per "
                              f"{'joint' if name == 'torque' else 'input'} (at t = {t:.6g} s)")
     if not np.all(np.isfinite(a)):
-        raise ParameterError(name, out, f"returned a non-finite value at t = {t:.6g} s")
+        raise SimulationError(f"the `{name}` callback returned a non-finite value "
+                              f"{a.tolist()}", t)
     return a
 
 

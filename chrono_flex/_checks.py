@@ -42,6 +42,14 @@ def positive_int(name, value):
     return int(value)
 
 
+def boolean(name, value):
+    """Return ``value`` as a bool if it is one (Python or numpy bool), else raise naming
+    ``name``: a string such as "no" or a number is not taken for a truth value."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ParameterError(name, value, "must be True or False")
+
+
 def vector(name, value, size=None, finite=True):
     """Return ``value`` as a 1-D float array (optionally of length ``size``)."""
     try:

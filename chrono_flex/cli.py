@@ -6,6 +6,11 @@
     chrono-flex identify efficiency FILE.csv
     chrono-flex bench [render]
     chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR]
+
+Every output path is checked before a run starts (a directory under a file, a name too
+long, a missing directory: exit code 2 with one line naming the option). Outputs are
+written atomically and an existing file is replaced: the command prints "overwrote PATH"
+for those, "wrote PATH" for new ones.
 """
 
 import argparse
@@ -13,7 +18,24 @@ import os
 import sys
 
 from . import _checks as ck
-from .errors import ChronoFlexError
+from ._files import check_output_dir, check_output_file
+from .errors import ChronoFlexError, ParameterError
+
+
+def _existing(*paths):
+    """The set of ``paths`` that exist now (before the run writes them)."""
+    return {p for p in paths if p is not None and os.path.exists(p)}
+
+
+def _report_written(path, existed):
+    """Print "wrote PATH", or "overwrote PATH" when the file was there before the run."""
+    print(f"{'overwrote' if path in existed else 'wrote'} {path}")
+
+
+def _check_animation_path(name, path):
+    if os.path.splitext(path)[1].lower() not in (".gif", ".mp4"):
+        raise ParameterError(name, path, "must end with .gif or .mp4")
+    return check_output_file(name, path)
 
 
 def _drive_scenarios():
@@ -45,17 +67,31 @@ def cmd_run(args):
     from . import engines
 
     name = args.case or scenarios.DEFAULT_CASE
-    out = args.out or os.path.join("out", name)
-    os.makedirs(out, exist_ok=True)
     scen = _drive_scenarios()
-    if name in scen and name not in scenarios.all_cases():
+    drive_case = name in scen and name not in scenarios.all_cases()
+    if not drive_case:
+        scenarios.get(name)                         # an unknown case is named first
+        engine = engines.resolve(args.engine)
+    out = check_output_dir("--out", args.out or os.path.join("out", name))
+    if drive_case:
+        path = check_output_file("--out", os.path.join(out, f"{name}.png"))
+        existed = _existing(path)
         res = scen[name][1](t_end=args.t_end)
-        path = os.path.join(out, f"{name}.png")
         res.plot(path)
         print(res.summary())
-        print(f"wrote {path}")
+        _report_written(path, existed)
         return 0
-    engine = engines.resolve(args.engine)
+    stem = f"{name}_{engine}"
+    paths = [check_output_file("--out", os.path.join(out, f"{stem}{ext}"))
+             for ext in (".csv", ".npz", ".png")]
+    planned = {}
+    if args.render:
+        from .viz.command import planned_outputs
+
+        planned = planned_outputs(out, name, gif=True)
+        for p in (planned["frame"], planned["gif"], planned["plot"]):
+            check_output_file("--out", p)
+    existed = _existing(*paths, *planned.values())
     if args.engine == "auto" and engine == "reference":
         print("PyChrono not found: running on the built-in reference engine "
               f"({engines.pychrono_available()[1]})")
@@ -69,28 +105,42 @@ def cmd_run(args):
             print(f"chrono-beam: the case's links have {n_min} element(s); using "
                   f"{BEAM_MIN_ELEMENTS} beam elements per link (--elements N to change)")
     res = engines.run_case(name, engine, t_end=args.t_end, **overrides)
-    csv_path, npz_path = res.save(out, stem=f"{name}_{engine}")
-    plot_path = os.path.join(out, f"{name}_{engine}.png")
+    csv_path, npz_path = res.save(out, stem=stem)
+    plot_path = paths[2]
     res.plot(plot_path, title=f"{name} ({engine})")
     print(f"case {name}")
     print(res.summary())
-    print(f"wrote {csv_path}\nwrote {npz_path}\nwrote {plot_path}")
+    for p in (csv_path, npz_path, plot_path):
+        _report_written(p, existed)
     if args.render:
         from .viz import render_command
 
         for p in render_command(res, out, gif=True):
-            print(f"wrote {p}")
+            _report_written(p, existed)
     return 0
 
 
 def cmd_render(args):
     from . import scenarios
     from . import engines
-    from .errors import ParameterError
     from .viz import render_command
+    from .viz.command import planned_outputs
 
     chrono_hooks = args.blender is not None or args.live
     ck.positive_int("--frames", args.frames)
+    scenarios.get(args.case)                        # an unknown case is named first
+    # every output path is checked before the run
+    out = check_output_dir("--out", args.out or os.path.join("out", args.case))
+    planned = planned_outputs(out, args.case, gif=args.gif or True, vtk=args.vtk)
+    for p in (planned["frame"], planned["plot"]):
+        check_output_file("--out", p)
+    _check_animation_path("--gif", planned["gif"])
+    if planned["vtk"] is not None:
+        check_output_dir("--vtk", planned["vtk"])
+        check_output_file("--vtk", planned["pvd"])
+    if args.blender is not None:
+        check_output_dir("--blender", args.blender)
+    existed = _existing(*planned.values())
     if args.live:
         from .chrono.window import require_live_window
 
@@ -120,11 +170,10 @@ def cmd_render(args):
         print(f"wrote {len(exporter.frames)} Blender frames: {exporter.assets_path} "
               f"(+ {os.path.dirname(exporter.state_path(0))}/state*.py); import it with "
               f"Chrono's Blender add-on (File > Import > Chrono import)")
-    out = args.out or os.path.join("out", args.case)
     paths = render_command(res, out, scale=args.scale, gif=args.gif or True, vtk=args.vtk,
                            n_frames=args.frames)
     for p in paths:
-        print(f"wrote {p}")
+        _report_written(p, existed)
     return 0
 
 
@@ -166,6 +215,12 @@ def cmd_bench(args):
 def cmd_validate(args):
     from chrono_flex.validation.runner import main as validate_main
 
+    if not args.list:                   # the outputs are checked before the long run
+        if args.json:
+            check_output_file("--json", args.json, create_dir=True)
+        if args.report:
+            check_output_dir("--report", args.report)
+            check_output_dir("--report", os.path.join(args.report, "figures"))
     return validate_main(only=args.only, json_path=args.json, report_dir=args.report,
                          engines=args.engines, list_only=args.list)
 
@@ -225,12 +280,33 @@ def build_parser():
     return p
 
 
+def _quiet_broken_pipe():
+    """The reader of stdout went away (``chrono-flex cases | head -1``): point stdout at
+    /dev/null so that the interpreter's last flush does not complain."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
 def main(argv=None):
+    """Run the command line; return the exit code: 0, 1 (validation failures), 2 (an
+    error, reported in one line on stderr without a traceback)."""
     args = build_parser().parse_args(argv)
     try:
-        return args.fn(args)
+        code = args.fn(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        _quiet_broken_pipe()
+        return 0
     except ChronoFlexError as exc:
         print(f"chrono-flex: error: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:              # a file system fault the checks could not foresee
+        where = f": {exc.filename}" if getattr(exc, "filename", None) else ""
+        print(f"chrono-flex: error: {exc.strerror or exc}{where}", file=sys.stderr)
         return 2
 
 

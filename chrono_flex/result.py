@@ -10,6 +10,7 @@ import os
 
 import numpy as np
 
+from ._files import atomic_write
 from .planar.params import Plane
 
 
@@ -133,11 +134,12 @@ class Result:
         return cols
 
     def to_csv(self, path):
-        """Write the time series (one row per output time) to a CSV file."""
+        """Write the time series (one row per output time) to a CSV file at ``path``
+        (atomically: a failed write leaves an existing file as it was); return ``path``."""
         cols = self.series()
         names = list(cols)
         data = np.column_stack([np.asarray(cols[n], dtype=float) for n in names])
-        with open(path, "w", newline="") as f:
+        with atomic_write(path, "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(names)
             for row in data:
@@ -145,7 +147,8 @@ class Result:
         return path
 
     def to_npz(self, path):
-        """Write every array (including centrelines) to a compressed NPZ file."""
+        """Write every array (including centrelines) to a compressed NPZ file at exactly
+        ``path`` (no ".npz" is appended; atomically, as :meth:`to_csv`); return ``path``."""
         arrays = {k: np.asarray(v) for k, v in self.series().items()}
         for k in ("q", "qd", "joint_angles", "joint_rates", "tip_position", "tip_deflection",
                   "joint_torque", "centerline", "centerline_rigid", "curvature", "link_thickness"):
@@ -153,7 +156,8 @@ class Result:
             if v is not None:
                 arrays[f"array_{k}"] = np.asarray(v)
         arrays["plane"] = np.array([self.plane.origin, self.plane.x_axis, self.plane.y_axis])
-        np.savez_compressed(path, **arrays)
+        with atomic_write(path, "wb") as f:
+            np.savez_compressed(f, **arrays)
         return path
 
     @classmethod

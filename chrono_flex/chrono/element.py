@@ -417,9 +417,9 @@ class FlexibleLink:
         if isinstance(exc, KeyboardInterrupt):
             raise exc
         text = f"{type(exc).__name__}: {exc}"
-        if isinstance(exc, SimulationError) and exc.__cause__ is not None:
-            text = str(exc).split(": ", 1)[-1]      # names the callback already
-            exc = exc.__cause__                     # chain to the user's own exception
+        if isinstance(exc, SimulationError):        # from a checked callback: named already
+            text = str(exc).split(": ", 1)[-1]
+            exc = exc.__cause__ or exc              # chain to the user's own exception
         raise SimulationError(f"a callback of the flexible link failed: {text}",
                               time=t) from exc
 

@@ -14,6 +14,7 @@ noise, first order otherwise).
 from dataclasses import dataclass, field
 import csv
 import math
+import re
 
 import numpy as np
 from scipy import stats
@@ -58,13 +59,37 @@ def _efficiency(name, eta, n):
     return eta
 
 
-def _confidence(res, n, names):
-    """Standard errors and intervals from a least_squares result."""
+def _distinct(name, M, p=2):
+    """Refuse torque data with fewer than p + 1 distinct values: with fewer than p the
+    design [1, 1/M] of eq. 27/28 is singular; with p the curve passes through the points
+    whatever the model and leaves no residual degree of freedom to judge the fit (the
+    intervals came out as "+- 0")."""
+    values = np.unique(M)
+    if values.size < p + 1:
+        raise ParameterError(name, f"{M.size} points, {values.size} distinct torque value(s) "
+                                   f"({', '.join(f'{v:g}' for v in values[:3])})",
+                             f"must hold at least {p + 1} distinct torque values: {p} to "
+                             f"determine K_ML and Mc, one more for a residual degree of "
+                             "freedom (the confidence intervals)")
+
+
+def _confidence(res, n, names, data="data"):
+    """Standard errors and intervals from a least_squares result; ParameterError naming
+    ``data`` when the fit leaves no residual degree of freedom or its Jacobian is
+    singular (the parameters are not determined by the data)."""
     p = len(names)
     dof = n - p
+    if dof < 1:
+        raise ParameterError(data, f"{n} points", f"must have more points than the {p} "
+                             f"fitted parameters ({', '.join(names)}) to give intervals")
+    J = np.asarray(res.jac, dtype=float)
+    sv = np.linalg.svd(J, compute_uv=False)
+    if not np.all(np.isfinite(sv)) or sv[-1] <= 1e-12 * max(sv[0], 1e-300) * max(J.shape):
+        raise ParameterError(data, f"{n} points", f"do not determine {', '.join(names)}: the "
+                             "fit's Jacobian is singular (too few distinct abscissae, or the "
+                             "data do not constrain every parameter)")
     rss = float(np.sum(res.fun ** 2))
     s2 = rss / dof
-    J = res.jac
     cov = s2 * np.linalg.pinv(J.T @ J)
     se = np.sqrt(np.maximum(np.diag(cov), 0.0))
     tq = stats.t.ppf(0.5 + CONFIDENCE / 2.0, dof)
@@ -133,20 +158,21 @@ def identify_efficiency(M_in, eta):
 
     eta = 1 - K_ML Mc - Mc / M1' is linear in (K_ML Mc, Mc); that linear fit starts a
     Gauss-Newton refinement in (K_ML, Mc) whose Jacobian gives the intervals.
-    Raises ParameterError for fewer than 3 points, mismatched lengths, NaN, M1' <= 0 or
-    eta outside (0, 1].
+    Raises ParameterError for fewer than 3 points, fewer than 2 distinct torques (a
+    singular fit), mismatched lengths, NaN, M1' <= 0 or eta outside (0, 1].
     """
     M = _series("M_in", M_in)
     eta = _efficiency("eta", eta, M.size)
     if np.any(M <= 0.0):
         raise ParameterError("M_in", float(M[M <= 0.0][0]), "must be > 0")
+    _distinct("M_in", M)
     A = np.column_stack([np.ones_like(M), 1.0 / M])
     (a, b), *_ = np.linalg.lstsq(A, 1.0 - eta, rcond=None)
     Mc0 = b if b > 0.0 else 1e-3 * float(np.median(M))
     x0 = np.array([a / Mc0 if b > 0.0 else 0.0, Mc0])
     res = least_squares(lambda q: efficiency_input(M, q[0], q[1]) - eta, x0, method="lm",
                         xtol=1e-15, ftol=1e-15, gtol=1e-15)
-    ci, se, s, cov = _confidence(res, M.size, ("K_ML", "Mc"))
+    ci, se, s, cov = _confidence(res, M.size, ("K_ML", "Mc"), "M_in")
     return EfficiencyFit(K_ML=float(res.x[0]), Mc=float(res.x[1]), ci=ci, stderr=se,
                          residual_std=s, n=int(M.size), model="eq27", cov=cov)
 
@@ -160,6 +186,7 @@ def identify_efficiency_output(M_out, eta):
     eta = _efficiency("eta", eta, M.size)
     if np.any(M <= 0.0):
         raise ParameterError("M_out", float(M[M <= 0.0][0]), "must be > 0")
+    _distinct("M_out", M)
     A = np.column_stack([np.ones_like(M), 1.0 / M])
     (p, q), *_ = np.linalg.lstsq(A, 1.0 / eta, rcond=None)
     Mc0 = q / p if p > 0.0 and q > 0.0 else 1e-3 * float(np.median(M))
@@ -167,7 +194,7 @@ def identify_efficiency_output(M_out, eta):
     x0 = np.array([max(a0, 0.0) / Mc0, Mc0])
     res = least_squares(lambda x: efficiency_output(M, x[0], x[1]) - eta, x0, method="lm",
                         xtol=1e-15, ftol=1e-15, gtol=1e-15)
-    ci, se, s, cov = _confidence(res, M.size, ("K_ML", "Mc"))
+    ci, se, s, cov = _confidence(res, M.size, ("K_ML", "Mc"), "M_out")
     return EfficiencyFit(K_ML=float(res.x[0]), Mc=float(res.x[1]), ci=ci, stderr=se,
                          residual_std=s, n=int(M.size), model="eq28", cov=cov)
 
@@ -252,6 +279,8 @@ def fit_stribeck(speed, friction, delta=2.0, fit_delta=False, viscous=False):
     Model: F = (Mc + (Ms - Mc) exp(-(|v|/vs)^delta)) sign(v) [+ K_V v with viscous=True],
     the generalized curve of [S] Table 1; delta fixed (default 2) unless fit_delta=True.
     """
+    fit_delta = ck.boolean("fit_delta", fit_delta)
+    viscous = ck.boolean("viscous", viscous)
     v = _series("speed", speed)
     F = _series("friction", friction, v.size)
     keep = v != 0.0
@@ -286,7 +315,7 @@ def fit_stribeck(speed, friction, delta=2.0, fit_delta=False, viscous=False):
 
     res = least_squares(resid, np.array(x0), method="lm", xtol=1e-15, ftol=1e-15, gtol=1e-15,
                         x_scale="jac")
-    ci, se, s, _ = _confidence(res, av.size, names)
+    ci, se, s, _ = _confidence(res, av.size, names, "speed")
     Mc, Ms, vs, dl, kv = unpack(res.x)
     return StribeckFit(Mc=float(Mc), Ms=float(Ms), vs=float(abs(vs)), delta=float(dl),
                        K_V=float(kv), ci=ci, stderr=se, residual_std=s, n=int(av.size),
@@ -297,19 +326,54 @@ def fit_stribeck(speed, friction, delta=2.0, fit_delta=False, viscous=False):
 # files and the CLI report
 
 
+#: Header names of an efficiency column and of a torque column (lower case).
+_EFFICIENCY_NAME = re.compile(r"(^|[^a-z])(eta|eff|efficiency|wirkungsgrad)|\u03b7")
+_TORQUE_NAME = re.compile(r"(^|[^a-z])(torque|tau|moment|load)|^m(in|out)?($|[^a-z])"
+                          r"|(^|[^a-z])n ?m($|[^a-z])")
+
+
+def _column_kind(name):
+    """"efficiency", "torque" or None from a header field."""
+    n = name.strip().strip('"').lower()
+    if _EFFICIENCY_NAME.search(n):
+        return "efficiency"
+    if _TORQUE_NAME.search(n):
+        return "torque"
+    return None
+
+
+def _swapped(path, column, value, why):
+    what = "the torque (N m)" if column == 1 else "the efficiency (a fraction in (0, 1])"
+    return ParameterError(f"{path}, column {column}", value,
+                          f"must be {what}, but {why}: the columns look swapped (torque "
+                          "first, efficiency second)")
+
+
 def read_efficiency_csv(path):
     """Read (M1', eta) pairs: two columns, input torque referred to the output (N m) and
     efficiency (fraction in (0, 1]). Comma, semicolon, tab or space separated; an optional
     header line (non-numeric first line); blank lines and lines starting with # are skipped.
-    Returns two float arrays. Malformed rows raise ParameterError naming file, line and value.
+    Returns two float arrays. Malformed rows raise ParameterError naming file, line and value;
+    a binary or undecodable file names the file; swapped columns (a header naming the
+    efficiency first or the torque second, or a first column in (0, 1] beside a second one
+    above 1) name the column.
     """
     path = str(path)
     try:
-        with open(path, newline="") as f:
-            text = f.read()
+        with open(path, "rb") as f:
+            raw_bytes = f.read()
     except OSError as e:
         raise ParameterError("path", path, f"must be a readable file ({e.strerror})") from None
-    M, eta = [], []
+    if b"\x00" in raw_bytes:
+        raise ParameterError("path", path, "must be a text file (it holds NUL bytes: binary "
+                                           "data, not a CSV)")
+    try:
+        text = raw_bytes.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise ParameterError("path", path, f"must be a UTF-8 text file (byte "
+                                           f"{e.object[e.start]:#04x} at offset {e.start} "
+                                           "cannot be decoded)") from None
+    rows = []               # (line number, torque text, efficiency text)
     first = True
     for lineno, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
@@ -318,6 +382,11 @@ def read_efficiency_csv(path):
         fields = _split_row(line)
         if first and not any(_is_number(x) for x in fields):
             first = False               # a header: no field is a number
+            kinds = [_column_kind(x) for x in fields]
+            if len(fields) == 2 and (kinds[0] == "efficiency" or kinds[1] == "torque"):
+                col = 1 if kinds[0] == "efficiency" else 2
+                raise _swapped(path, col, fields[col - 1], "its header names "
+                               + ("an efficiency" if col == 1 else "a torque"))
             continue
         first = False
         if len(fields) != 2:
@@ -326,18 +395,26 @@ def read_efficiency_csv(path):
         bad = [x for x in fields if not _is_number(x)]
         if bad:
             raise ParameterError(f"{path}, line {lineno}", bad[0], "must be a number")
-        m, e = float(fields[0]), float(fields[1])
-        if not (math.isfinite(m) and m > 0.0):
-            raise ParameterError(f"{path}, line {lineno}", fields[0],
+        rows.append((lineno, fields[0], fields[1]))
+    M = np.array([float(r[1]) for r in rows])
+    eta = np.array([float(r[2]) for r in rows])
+    good_m = np.isfinite(M) & (M > 0.0)
+    good_e = np.isfinite(eta) & (eta > 0.0) & (eta <= 1.0)
+    if M.size and np.all(good_m) and not np.all(good_e) and np.all(M <= 1.0) \
+            and np.all(np.isfinite(eta)) and np.any(eta > 1.0):
+        k = int(np.flatnonzero(eta > 1.0)[0])
+        raise _swapped(path, 2, rows[k][2], f"line {rows[k][0]} holds {rows[k][2]} > 1 while "
+                       "every value of column 1 lies in (0, 1]")
+    for (lineno, m_text, e_text), gm, ge in zip(rows, good_m, good_e):
+        if not gm:
+            raise ParameterError(f"{path}, line {lineno}", m_text,
                                  "torque must be finite and > 0")
-        if not (math.isfinite(e) and 0.0 < e <= 1.0):
-            raise ParameterError(f"{path}, line {lineno}", fields[1],
+        if not ge:
+            raise ParameterError(f"{path}, line {lineno}", e_text,
                                  "efficiency must lie in (0, 1] (a fraction, not per cent)")
-        M.append(m)
-        eta.append(e)
     if len(M) < 3:
         raise ParameterError(path, f"{len(M)} data rows", "must hold at least 3 data rows")
-    return np.array(M), np.array(eta)
+    return M, eta
 
 
 def _split_row(line):
@@ -359,7 +436,11 @@ def identify_command(path):
     """Human-readable report of :func:`identify_efficiency` on a CSV file (the CLI's
     ``chrono-flex identify efficiency FILE.csv``)."""
     M, eta = read_efficiency_csv(path)
-    fit = identify_efficiency(M, eta)
+    try:
+        fit = identify_efficiency(M, eta)
+    except ParameterError as e:             # name the file's column, not the argument
+        name = f"{path}, column {1 if e.parameter == 'M_in' else 2}"
+        raise ParameterError(name, e.value, e.requirement) from None
     lines = [f"file: {path}", fit.summary(), "",
              f"{'M1_in [N m]':>12s} {'eta meas':>10s} {'eta fit':>10s} {'resid':>10s}"]
     model = fit.efficiency(M)

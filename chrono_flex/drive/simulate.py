@@ -12,6 +12,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from .. import _checks as ck
+from .._callbacks import call_vector
 from ..errors import ParameterError, SimulationError
 
 FULL_STATE_NAMES = ("current", "motor_angle", "motor_speed", "z", "output_angle", "output_speed")
@@ -19,13 +20,100 @@ FULL_STATE_NAMES = ("current", "motor_angle", "motor_speed", "z", "output_angle"
 #: |state| above this is taken as divergence.
 DIVERGENCE_LIMIT = 1e12
 
+#: The methods of scipy.integrate.solve_ivp that :func:`simulate_drive` accepts.
+METHODS = ("Radau", "BDF", "LSODA", "RK45", "RK23", "DOP853")
+
+#: Smallest relative tolerance the solvers honour (scipy raises smaller ones to it).
+MIN_RTOL = 100 * np.finfo(float).eps
+
+#: Most output times a run keeps (dt_out much smaller than t_end would exhaust memory).
+MAX_OUTPUTS = 10_000_000
+
+
+class _Budget(Exception):
+    """max_nfev right-hand-side evaluations are spent (caught in simulate_drive)."""
+
 
 def as_signal(name, value):
-    """A callable of t from a callable or a constant (validated)."""
+    """A callable of t from a callable or a constant (validated).
+
+    A callable is wrapped so that every fault names it (``name``) and the time: if it
+    raises, SimulationError chained to the user's exception; if it returns something
+    other than one real number (None, a string, an array of another shape),
+    ParameterError; if it returns NaN or an infinity, SimulationError."""
     if callable(value):
-        return value
+        return checked_signal(name, value)
     c = ck.real(name, value)
     return lambda t: c
+
+
+def checked_signal(name, fn):
+    """``fn`` as a function of t that returns a finite float or raises naming ``name``
+    and t (see :func:`as_signal`)."""
+    def value(t):
+        try:
+            v = fn(t)
+        except (ParameterError, SimulationError):
+            raise
+        except Exception as exc:  # noqa: BLE001 - re-raised with the callback's name and time
+            raise SimulationError(f"the `{name}` callback raised {type(exc).__name__}: {exc}",
+                                  t) from exc
+        if isinstance(v, (float, int, np.floating, np.integer)):
+            x = float(v)
+        else:                   # not a plain number: one real in an array, or refused
+            try:
+                raw = np.asarray(v)
+            except (TypeError, ValueError):
+                raw = np.asarray(None)
+            if raw.dtype.kind in "biuf" and raw.shape in ((), (1,)):
+                x = float(raw.reshape(-1)[0])
+            else:
+                x = float(call_vector(name, lambda _t: v, 1, t)[0])  # raises, naming `name`
+        if not math.isfinite(x):
+            raise SimulationError(f"the `{name}` callback returned {v!r}, not a finite number",
+                                  t)
+        return x
+
+    return value
+
+
+def check_solver_settings(method, rtol, atol, max_step, max_nfev, n):
+    """Refuse settings solve_ivp would reject with its own error, clamp or misread, naming
+    the argument: an unknown ``method``; ``rtol`` below :data:`MIN_RTOL` (100 machine
+    epsilons); ``atol`` negative or not one value per state (``n``); ``max_step`` <= 0;
+    ``max_nfev`` not a whole number >= 1 (or None)."""
+    ck.choice("method", method, METHODS)
+    if isinstance(rtol, bool) or not isinstance(rtol, (int, float, np.number)) \
+            or not np.isfinite(rtol) or rtol < MIN_RTOL:
+        raise ParameterError("rtol", rtol, f"must be a number >= {MIN_RTOL:.3g} (100 machine "
+                             "epsilons; below it the solvers cannot honour it)")
+    try:
+        a = np.array(np.nan) if isinstance(atol, bool) else np.asarray(atol, dtype=float)
+    except (TypeError, ValueError):
+        a = np.array(np.nan)
+    if a.ndim > 1 or (a.ndim == 1 and a.size != n) or not np.all(np.isfinite(a)) \
+            or np.any(a < 0):
+        raise ParameterError("atol", atol, f"must be >= 0: one number or one per state ({n})")
+    if isinstance(max_step, bool) or not isinstance(max_step, (int, float, np.number)) \
+            or not max_step > 0:
+        raise ParameterError("max_step", max_step, "must be > 0 (math.inf for no bound)")
+    if max_nfev is not None and (isinstance(max_nfev, bool)
+                                 or not isinstance(max_nfev, (int, np.integer))
+                                 or max_nfev < 1):
+        raise ParameterError("max_nfev", max_nfev, "must be a whole number >= 1 (or None)")
+
+
+def output_times(t_end, dt_out):
+    """0, dt_out, 2 dt_out, ... up to ``t_end``, with t_end appended when dt_out does not
+    divide it (the rule of the planar engines); exact multiples are spaced evenly with
+    t_end itself as the last time."""
+    n = int(math.floor(t_end / dt_out + 1e-9))
+    if n + 2 > MAX_OUTPUTS:
+        raise ParameterError("dt_out", dt_out, f"gives {n + 1} output times over {t_end:g} s; "
+                             f"at most {MAX_OUTPUTS} are kept")
+    if abs(t_end - n * dt_out) <= 1e-9 * dt_out:
+        return np.linspace(0.0, t_end, n + 1)
+    return np.append(dt_out * np.arange(n + 1), t_end)
 
 
 def full_initial_state(drive, x0, theta_out0, omega_out0):
@@ -87,44 +175,67 @@ class DriveResult:
 
 def collect_outputs(drive, t, states, u, m_out):
     """Evaluate :meth:`GearDrive.outputs` along a trajectory into arrays."""
+    u, m_out = as_signal("u", u), as_signal("m_out", m_out)
     rows = [drive.outputs(tk, y[:4], y[4], y[5], u(tk)) for tk, y in zip(t, states)]
     out = {k: np.array([r[k] for r in rows]) for k in rows[0]}
-    out["m_out"] = np.array([float(m_out(tk)) for tk in t])
+    out["m_out"] = np.array([m_out(tk) for tk in t])
     return out
 
 
 def simulate_drive(drive, t_end, u=0.0, m_out=0.0, x0=None, theta_out0=0.0, omega_out0=0.0,
-                   method="Radau", rtol=1e-6, atol=1e-9, dt_out=None, max_step=math.inf):
+                   method="Radau", rtol=1e-6, atol=1e-9, dt_out=None, max_step=math.inf,
+                   max_nfev=None):
     """Integrate the drive on its output inertia J2 from t = 0 to ``t_end``.
 
     Args:
         drive: a :class:`~chrono_flex.drive.gear_drive.GearDrive`.
-        u: input (V, or A in current mode): a float or a callable u(t).
+        u: input (V, or A in current mode): a float or a callable u(t) returning one
+            finite real.
         m_out: disturbance torque on the output M_out, N m: a float or a callable m_out(t).
         x0: None (``drive.initial_state``), the drive state (4) or the full state (6).
-        method: a scipy.integrate.solve_ivp method; stiff ones (Radau, BDF) by default since
-            the friction and gear modes are fast (see ``drive.stiff_modes()``).
-        rtol, atol: solver tolerances (atol for every state).
-        dt_out: spacing of the output times (default t_end/1000).
+        method: a scipy.integrate.solve_ivp method (one of :data:`METHODS`); stiff ones
+            (Radau, BDF) by default since the friction and gear modes are fast (see
+            ``drive.stiff_modes()``).
+        rtol, atol: solver tolerances (atol: one value, or one per state); rtol at least
+            100 machine epsilons.
+        dt_out: spacing of the output times (default t_end/1000), at most ``t_end``; the
+            outputs are 0, dt_out, 2 dt_out, ... with t_end appended when dt_out does not
+            divide it.
+        max_step: largest solver step, s (> 0; default none).
+        max_nfev: budget of right-hand-side evaluations (default none); SimulationError
+            naming it when spent before t_end.
 
     Returns:
-        :class:`DriveResult`. Raises SimulationError (with the time) on NaN, divergence or
-        solver failure.
+        :class:`DriveResult`. Raises ParameterError (naming the argument) for bad
+        settings or a callback returning something other than one real number, and
+        SimulationError (with the time) on NaN, divergence, solver failure, a callback
+        that raises or returns NaN, or a spent budget.
     """
     t_end = ck.positive("t_end", t_end)
     u = as_signal("u", u)
     m_out = as_signal("m_out", m_out)
     y0 = full_initial_state(drive, x0, theta_out0, omega_out0)
-    dt_out = t_end / 1000.0 if dt_out is None else ck.positive("dt_out", dt_out)
-    n_out = int(round(t_end / dt_out))
-    t_eval = np.linspace(0.0, t_end, n_out + 1)
+    check_solver_settings(method, rtol, atol, max_step, max_nfev, y0.size)
+    if dt_out is None:
+        dt_out = t_end / 1000.0
+    else:
+        dt_out = ck.positive("dt_out", dt_out)
+        if dt_out > t_end * (1.0 + 1e-12):
+            raise ParameterError("dt_out", dt_out, f"must not exceed t_end = {t_end:g} s "
+                                 "(there would be no output between the ends)")
+    t_eval = output_times(t_end, dt_out)
     inv_J2 = 1.0 / drive.output_inertia
     kern = drive.rates_tuple
+    count = [0, 0.0]
 
     def rhs(t, y):
+        count[0] += 1
+        count[1] = t
+        if max_nfev is not None and count[0] > max_nfev:
+            raise _Budget()
         i, a1, w1, z, a2, w2 = (float(v) for v in y)
-        di, da, dw, dz, tau = kern(i, a1, w1, z, a2, w2, float(u(t)))
-        dy = np.array([di, da, dw, dz, w2, (tau + float(m_out(t))) * inv_J2])
+        di, da, dw, dz, tau = kern(i, a1, w1, z, a2, w2, u(t))
+        dy = np.array([di, da, dw, dz, w2, (tau + m_out(t)) * inv_J2])
         if not np.all(np.isfinite(dy)):
             raise SimulationError("non-finite state derivative (NaN or overflow)", t)
         if np.max(np.abs(y)) > DIVERGENCE_LIMIT:
@@ -132,14 +243,22 @@ def simulate_drive(drive, t_end, u=0.0, m_out=0.0, x0=None, theta_out0=0.0, omeg
         return dy
 
     t0 = time.perf_counter()
-    sol = solve_ivp(rhs, (0.0, t_end), y0, method=method, t_eval=t_eval, rtol=rtol, atol=atol,
-                    max_step=max_step)
+    try:
+        sol = solve_ivp(rhs, (0.0, t_end), y0, method=method, t_eval=t_eval, rtol=rtol,
+                        atol=atol, max_step=max_step)
+    except _Budget:
+        hint = "raise max_nfev or loosen rtol/atol" + \
+            ("" if method in ("Radau", "BDF", "LSODA") else ", or use Radau or BDF")
+        raise SimulationError(f"{method} used up its evaluation budget max_nfev = {max_nfev} "
+                              f"right-hand-side evaluations before t_end ({hint})",
+                              count[1]) from None
     wall = time.perf_counter() - t0
     if not sol.success:
         t_fail = float(sol.t[-1]) if sol.t.size else 0.0
         raise SimulationError(f"{method} failed: {sol.message}", t_fail)
     states = sol.y.T
     info = dict(method=method, rtol=rtol, atol=atol, nfev=int(sol.nfev), njev=int(sol.njev),
-                nlu=int(sol.nlu), wall_time=wall, drive=repr(drive), ratio=drive.ratio)
+                nlu=int(sol.nlu), wall_time=wall, drive=repr(drive), ratio=drive.ratio,
+                max_nfev=max_nfev)
     return DriveResult(t=sol.t, states=states,
                        outputs=collect_outputs(drive, sol.t, states, u, m_out), info=info)

@@ -200,8 +200,8 @@ class RRRPParams:
         set_("n_gauss", ck.positive_int("n_gauss", self.n_gauss))
         set_("max_deflection", 0.25 * self.l1 if self.max_deflection is None
              else ck.positive("max_deflection", self.max_deflection))
-        set_("slope_coupling", bool(self.slope_coupling))
-        set_("gravity_deflection", bool(self.gravity_deflection))
+        set_("slope_coupling", ck.boolean("slope_coupling", self.slope_coupling))
+        set_("gravity_deflection", ck.boolean("gravity_deflection", self.gravity_deflection))
 
     def lam(self, a):
         """lambda(a) = c2 a^2 + c1 a + c0 (dtype-generic)."""

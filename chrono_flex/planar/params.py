@@ -16,6 +16,11 @@ STANDARD_GRAVITY = 9.81
 
 BASES = ("fem", "modes", "power")
 
+#: Most cubic Hermite elements a link may have. Matrices are dense (2 coordinates per
+#: element), so 2000 elements already mean 4000 x 4000 matrices per link (128 MB each);
+#: a million would ask for terabytes and end in a MemoryError.
+MAX_ELEMENTS = 2000
+
 
 @dataclass(frozen=True)
 class Link:
@@ -26,7 +31,8 @@ class Link:
 
     Attributes:
         length: L, m.
-        n_elements: number of cubic Hermite elements (``basis="fem"``).
+        n_elements: number of cubic Hermite elements (``basis="fem"``), 1 to
+            :data:`MAX_ELEMENTS` (2000).
         EI: bending stiffness, N m^2.
         rho_A: mass per unit length, kg/m.
         damping_alpha: Rayleigh mass-proportional coefficient on the elastic coordinates, 1/s.
@@ -58,6 +64,10 @@ class Link:
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
         set_("length", ck.positive("length", self.length))
         set_("n_elements", ck.positive_int("n_elements", self.n_elements))
+        if self.n_elements > MAX_ELEMENTS:
+            raise ParameterError("n_elements", self.n_elements,
+                                 f"must be at most {MAX_ELEMENTS} (MAX_ELEMENTS: the matrices "
+                                 "are dense and would not fit in memory)")
         for k in ("E", "I", "rho", "A"):
             if getattr(self, k) is not None:
                 set_(k, ck.positive(k, getattr(self, k)))

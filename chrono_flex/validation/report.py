@@ -3,6 +3,8 @@
 import os
 import re
 
+from .._files import atomic_write
+
 
 def _fmt(value):
     return "n/a" if value is None else f"{value:.6g}"
@@ -56,6 +58,6 @@ def write_report(rows, outcomes, directory):
                 lines.append(f"- figure failed: {type(exc).__name__}: {exc}")
         lines.append("")
     path = os.path.join(directory, "report.md")
-    with open(path, "w") as f:
+    with atomic_write(path, "w") as f:
         f.write("\n".join(lines))
     return path

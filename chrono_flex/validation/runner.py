@@ -12,6 +12,7 @@ import sys
 import time
 import traceback
 
+from .._files import atomic_write
 from .core import select
 
 
@@ -111,7 +112,7 @@ def write_json(rows, path):
             "engines", "needs_pychrono", "seconds", "message", "quantity", "data")
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
-    with open(path, "w") as f:
+    with atomic_write(path, "w") as f:
         json.dump(_json_safe([{k: r.get(k) for k in keys} for r in rows]), f, indent=1)
 
 
@@ -129,14 +130,17 @@ def main(only=None, json_path=None, report_dir=None, engines=None, progress=None
         for c in cases:
             print(f"{c.name:<40} {c.kind:<12} {','.join(c.engines):<30} {c.quantity}", file=out)
         return 0
+    replaced = lambda p: " (overwrote the previous file)" if os.path.exists(p) else ""  # noqa: E731
     rows, outcomes = run_cases(cases, progress)
     print(format_table(rows), file=out)
     if json_path:
+        note = replaced(json_path)
         write_json(rows, json_path)
-        print(f"JSON summary: {json_path}", file=out)
+        print(f"JSON summary: {json_path}{note}", file=out)
     if report_dir:
         from .report import write_report
 
+        note = replaced(os.path.join(report_dir, "report.md"))
         path = write_report(rows, outcomes, report_dir)
-        print(f"report: {path}", file=out)
+        print(f"report: {path}{note}", file=out)
     return 0 if all(r["status"] in ("passed", "skipped") for r in rows) else 1

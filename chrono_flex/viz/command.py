@@ -7,6 +7,22 @@ from .render import max_deflection_frame, render_animation, render_frame, sugges
 from .vtk import write_vtk_series
 
 
+def planned_outputs(out_dir, stem, gif=None, vtk=None):
+    """The paths :func:`render_command` writes for a run named ``stem``, as a dict:
+    "frame" (3D PNG), "gif" (or None), "vtk" (the directory, or None), "pvd" (or None),
+    "plot" (PNG); the command line checks them before the run starts."""
+    out_dir = os.fspath(out_dir)
+    vtk_dir = None if not vtk else os.path.join(out_dir, "vtk" if vtk is True else os.fspath(vtk))
+    return {
+        "frame": os.path.join(out_dir, f"{stem}_max_deflection.png"),
+        "gif": (os.path.join(out_dir, f"{stem}.gif" if gif is True else os.fspath(gif))
+                if gif else None),
+        "vtk": vtk_dir,
+        "pvd": None if vtk_dir is None else os.path.join(vtk_dir, f"{stem}.pvd"),
+        "plot": os.path.join(out_dir, f"{stem}_plot.png"),
+    }
+
+
 def render_command(result, out_dir, scale=None, gif=None, vtk=None, n_frames=100):
     """Write the pictures of a run into ``out_dir``; return the written paths.
 
@@ -16,26 +32,25 @@ def render_command(result, out_dir, scale=None, gif=None, vtk=None, n_frames=100
     True for ``<stem>.gif``, animated with at most ``n_frames`` frames. ``vtk``: a directory
     (relative: inside ``out_dir``) or True for ``<out_dir>/vtk``; the .pvd path is listed.
     ``scale`` None: :func:`~chrono_flex.viz.suggest_scale`. Tubes are coloured by bending
-    strain when the engine gave curvature, else by |deflection|.
+    strain when the engine gave curvature, else by |deflection|. Every file is written
+    atomically (an existing one is replaced only by a complete new one).
     """
     from .plotting import plot_result
 
     os.makedirs(out_dir, exist_ok=True)
     stem = str((result.info or {}).get("case") or "arm")
+    paths = planned_outputs(out_dir, stem, gif, vtk)
     scale = suggest_scale(result) if scale is None else ck.non_negative("scale", scale)
     color_by = "strain" if result.curvature is not None else "deflection"
     written = []
-    png = os.path.join(out_dir, f"{stem}_max_deflection.png")
-    render_frame(result, max_deflection_frame(result), scale=scale, color_by=color_by, path=png)
-    written.append(png)
-    if gif:
-        path = os.path.join(out_dir, f"{stem}.gif" if gif is True else os.fspath(gif))
-        written.append(render_animation(result, path, scale=scale, n_frames=n_frames,
+    render_frame(result, max_deflection_frame(result), scale=scale, color_by=color_by,
+                 path=paths["frame"])
+    written.append(paths["frame"])
+    if paths["gif"]:
+        written.append(render_animation(result, paths["gif"], scale=scale, n_frames=n_frames,
                                         color_by=color_by))
-    if vtk:
-        directory = os.path.join(out_dir, "vtk" if vtk is True else os.fspath(vtk))
-        written.append(write_vtk_series(result, directory, stem=stem))
-    plot = os.path.join(out_dir, f"{stem}_plot.png")
-    plot_result(result, path=plot)
-    written.append(plot)
+    if paths["vtk"]:
+        written.append(write_vtk_series(result, paths["vtk"], stem=stem))
+    plot_result(result, path=paths["plot"])
+    written.append(paths["plot"])
     return written

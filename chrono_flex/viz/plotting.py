@@ -5,7 +5,25 @@ Figures are plain :class:`matplotlib.figure.Figure` objects on an Agg canvas (no
 no window, no display needed); Jupyter shows them, ``path=`` saves them.
 """
 
+import os
+
 import numpy as np
+
+from .._files import atomic_path
+
+
+def save_figure(fig, path, dpi):
+    """``fig.savefig(path)`` through a temporary file that replaces ``path`` only once the
+    picture is complete (the format from the extension of ``path``, as savefig). A file
+    object is handed to savefig as it is."""
+    from matplotlib import rcParams
+
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        fig.savefig(path, dpi=dpi)
+        return
+    ext = os.path.splitext(os.fspath(path))[1][1:].lower()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=dpi, format=ext or rcParams["savefig.format"])
 
 
 def plot_result(result, path=None, title=None):
@@ -65,7 +83,7 @@ def plot_result(result, path=None, title=None):
     info = result.info or {}
     fig.suptitle(title if title is not None else f"{info.get('case', 'run')}  ({result.engine})")
     if path is not None:
-        fig.savefig(path, dpi=120)
+        save_figure(fig, path, 120)
     return fig
 
 def draw_figure(draw, path, title=None, size=(9, 4.5), dpi=90):
@@ -80,7 +98,7 @@ def draw_figure(draw, path, title=None, size=(9, 4.5), dpi=90):
     if title:
         fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=dpi)
+    save_figure(fig, path, dpi)
     return fig
 
 
@@ -102,7 +120,7 @@ def plot_panels(scenario, path=None):
         ax.legend(loc="best", fontsize=8)
     fig.suptitle(f"{scenario.name}: {scenario.description}", fontsize=10)
     if path is not None:
-        fig.savefig(path, dpi=110)
+        save_figure(fig, path, 110)
     return fig
 
 
@@ -134,5 +152,5 @@ def plot_drive(result, path=None, title=None):
     if title:
         fig.suptitle(title)
     if path is not None:
-        fig.savefig(path, dpi=110)
+        save_figure(fig, path, 110)
     return fig

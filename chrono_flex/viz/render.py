@@ -24,7 +24,9 @@ import shutil
 import numpy as np
 
 from .. import _checks as ck
+from .._files import atomic_path
 from ..errors import ParameterError
+from .plotting import save_figure
 
 #: What the tubes can be coloured by.
 COLOR_BY = ("strain", "deflection")
@@ -406,7 +408,7 @@ def render_frame(result, k=None, scale=1.0, color_by="strain", path=None, ax=Non
     scene = _Scene(result, scale, color_by, ax=ax, title=title, view=view)
     scene.update(k)
     if path is not None:
-        scene.fig.savefig(path, dpi=dpi)
+        save_figure(scene.fig, path, dpi)
     return scene.fig
 
 
@@ -444,13 +446,24 @@ def render_animation(result, path, scale=1.0, fps=20, n_frames=None, color_by="s
     One figure is built and its artists are moved frame by frame. ``n_frames`` caps the
     number of frames (evenly spread over the output times; None: all of them). ``fps`` is
     the playback rate in frames per second. Returns ``path``.
+
+    The frames go to a temporary file beside ``path`` that replaces it only when the
+    animation is complete: a failure part-way leaves an existing file untouched.
     """
     path = os.fspath(path)
     writer = animation_writer(path, fps)
     frames = animation_frames(len(result.t), n_frames)
     scene = _Scene(result, scale, color_by, title=title, view=view)
-    with writer.saving(scene.fig, path, dpi):
-        for k in frames:
-            scene.update(int(k))
-            writer.grab_frame()
+    return save_animation(scene, writer, path, frames, dpi)
+
+
+def save_animation(scene, writer, path, frames, dpi):
+    """Grab ``scene.update(k)`` for every k of ``frames`` with ``writer`` (from
+    :func:`animation_writer`) into a temporary file beside ``path`` that replaces
+    ``path`` only when the last frame is written; return ``path``."""
+    with atomic_path(path) as tmp:
+        with writer.saving(scene.fig, tmp, dpi):
+            for k in frames:
+                scene.update(int(k))
+                writer.grab_frame()
     return path

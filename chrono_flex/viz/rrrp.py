@@ -23,8 +23,9 @@ import numpy as np
 
 from .. import _checks as ck
 from ..errors import ParameterError
+from .plotting import save_figure
 from .render import (DPI, FIG_SIZE, animation_frames, animation_writer, format_scale,
-                     frame_box, frame_index, nice_number)
+                     frame_box, frame_index, nice_number, save_animation)
 
 #: Largest true deflection drawn as this fraction of the arm's reach by the automatic scale.
 TARGET_FRACTION = 0.05
@@ -207,7 +208,7 @@ def render_spatial_frame(arm, result, k=None, scale=None, path=None, *, time=Non
     scene = _SpatialScene(arm, result, scale, title=title, view=view)
     scene.update(k)
     if path is not None:
-        scene.fig.savefig(os.fspath(path), dpi=dpi)
+        save_figure(scene.fig, os.fspath(path), dpi)
     return scene.fig
 
 
@@ -223,8 +224,4 @@ def render_spatial_animation(arm, result, path, frames=60, scale=None, fps=15, *
     path = os.fspath(path)
     writer = animation_writer(path, fps)
     scene = _SpatialScene(arm, result, scale, title=title, view=view)
-    with writer.saving(scene.fig, path, dpi):
-        for k in animation_frames(len(result.t), frames):
-            scene.update(int(k))
-            writer.grab_frame()
-    return path
+    return save_animation(scene, writer, path, animation_frames(len(result.t), frames), dpi)

@@ -15,12 +15,18 @@ ParaView, "Warp By Vector" on "deflection" with scale factor K - 1 shows the def
 exaggerated K times, and "Tube" gives the links a thickness.
 """
 
+import contextlib
 import os
+import re
+import shutil
+import tempfile
 from xml.sax.saxutils import quoteattr
 
 import numpy as np
 
 from .. import _checks as ck
+from .. import _files
+from ..errors import ParameterError
 from .render import checked_centerlines
 
 VTK_LINE = 3
@@ -86,31 +92,63 @@ def frame_vtu(points, deflection, link_id_of_point, point_fields):
     ])
 
 
+def _frame_name_pattern(stem):
+    """The names of the frames of a series called ``stem``: ``<stem>_NNNNN.vtu``."""
+    return re.compile(re.escape(stem) + r"_\d{5,}\.vtu")
+
+
 def write_vtk_series(result, directory, stem="arm", every=1):
     """Write every ``every``-th output time as a .vtu file and a .pvd collection of them
-    into ``directory`` (created if needed); return the path of the .pvd."""
+    into ``directory`` (created if needed); return the path of the .pvd.
+
+    The series is written as a whole or not at all: the frames go to a hidden staging
+    directory first, and only when every frame is written are they moved into
+    ``directory`` and the .pvd replaced (atomically), so a failure part-way leaves the
+    previous series as it was and no .vtu without its .pvd. Frames of an earlier series
+    of the same ``stem`` that the new one does not overwrite (``<stem>_NNNNN.vtu`` of
+    a longer run) are removed; other files are left alone.
+    """
     every = ck.positive_int("every", every)
+    stem = str(stem)
+    if not stem or os.sep in stem or (os.altsep and os.altsep in stem):
+        raise ParameterError("stem", stem, "must be a plain file name stem")
     c, r = checked_centerlines(result)
     nt, nl, ns, _ = c.shape
     os.makedirs(directory, exist_ok=True)
     link_id = np.repeat(np.arange(1, nl + 1), ns)
     curvature = None if result.curvature is None else np.asarray(result.curvature, dtype=float)
     strain = None if curvature is None else np.asarray(result.bending_strain, dtype=float)
-    entries = []
-    for k in range(0, nt, every):
-        fields = {}
-        if curvature is not None:
-            fields["bending_strain"] = strain[k].ravel()
-            fields["curvature"] = curvature[k].ravel()
-        text = frame_vtu(c[k].reshape(-1, 3), (c[k] - r[k]).reshape(-1, 3), link_id, fields)
-        name = f"{stem}_{k:05d}.vtu"
-        with open(os.path.join(directory, name), "w") as f:
-            f.write(text)
-        entries.append(f'<DataSet timestep="{float(result.t[k])!r}" group="" part="0" '
-                       f"file={quoteattr(name)}/>")
-    pvd = os.path.join(directory, f"{stem}.pvd")
-    with open(pvd, "w") as f:
-        f.write("\n".join(['<?xml version="1.0"?>',
-                           '<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">',
-                           "<Collection>", *entries, "</Collection>", "</VTKFile>", ""]))
+    entries, names = [], []
+    staging = tempfile.mkdtemp(dir=directory, prefix=f".{stem[:40]}.vtk-")
+    try:
+        for k in range(0, nt, every):
+            fields = {}
+            if curvature is not None:
+                fields["bending_strain"] = strain[k].ravel()
+                fields["curvature"] = curvature[k].ravel()
+            text = frame_vtu(c[k].reshape(-1, 3), (c[k] - r[k]).reshape(-1, 3), link_id, fields)
+            name = f"{stem}_{k:05d}.vtu"
+            with open(os.path.join(staging, name), "w") as f:
+                f.write(text)
+            names.append(name)
+            entries.append(f'<DataSet timestep="{float(result.t[k])!r}" group="" part="0" '
+                           f"file={quoteattr(name)}/>")
+        pvd_text = "\n".join(['<?xml version="1.0"?>',
+                              '<VTKFile type="Collection" version="0.1" '
+                              'byte_order="LittleEndian">',
+                              "<Collection>", *entries, "</Collection>", "</VTKFile>", ""])
+        pvd = os.path.join(directory, f"{stem}.pvd")
+        mode = _files.new_file_mode(pvd)
+        for name in names:
+            os.chmod(os.path.join(staging, name), mode)
+            os.replace(os.path.join(staging, name), os.path.join(directory, name))
+        with _files.atomic_write(pvd, "w") as f:
+            f.write(pvd_text)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    pattern, keep = _frame_name_pattern(stem), set(names)
+    for old in os.listdir(directory):
+        if pattern.fullmatch(old) and old not in keep:
+            with contextlib.suppress(OSError):
+                os.remove(os.path.join(directory, old))
     return pvd
