@@ -71,3 +71,50 @@ def choice(name, value, options):
     if value not in options:
         raise ParameterError(name, value, f"must be one of {sorted(options)}")
     return value
+
+
+#: Smallest relative tolerance scipy's solvers honour (they raise smaller ones to it).
+MIN_RTOL = 100 * np.finfo(float).eps
+
+#: Above this many output samples a run is refused before it starts (memory).
+MAX_OUTPUTS = 10_000_000
+
+
+def solver_settings(method, rtol, atol, max_step, max_nfev, n, methods):
+    """Refuse integrator settings a solver would reject with its own error, clamp or
+    misread, naming the argument: ``method`` not in ``methods``; ``rtol`` below
+    :data:`MIN_RTOL`; ``atol`` negative or not one value per state (``n``);
+    ``max_step`` <= 0; ``max_nfev`` not a whole number >= 1 (or None)."""
+    choice("method", method, methods)
+    if isinstance(rtol, bool) or not isinstance(rtol, (int, float, np.number)) \
+            or not np.isfinite(rtol) or rtol < MIN_RTOL:
+        raise ParameterError("rtol", rtol, f"must be a number >= {MIN_RTOL:.3g} (100 machine "
+                             "epsilons; below it the solvers cannot honour it)")
+    try:
+        a = np.array(np.nan) if isinstance(atol, bool) else np.asarray(atol, dtype=float)
+    except (TypeError, ValueError):
+        a = np.array(np.nan)
+    if a.ndim > 1 or (a.ndim == 1 and a.size != n) or not np.all(np.isfinite(a)) \
+            or np.any(a < 0):
+        raise ParameterError("atol", atol, f"must be >= 0: one number or one per state ({n})")
+    if isinstance(max_step, bool) or not isinstance(max_step, (int, float, np.number)) \
+            or not max_step > 0:
+        raise ParameterError("max_step", max_step, "must be > 0 (math.inf for no bound)")
+    if max_nfev is not None and (isinstance(max_nfev, bool)
+                                 or not isinstance(max_nfev, (int, np.integer))
+                                 or max_nfev < 1):
+        raise ParameterError("max_nfev", max_nfev, "must be a whole number >= 1 (or None)")
+
+
+def output_times(t0, t_end, dt_out):
+    """Output times t0, t0 + dt_out, ... and t_end itself (appended when dt_out does not
+    divide the interval), as an array; more than :data:`MAX_OUTPUTS` is refused."""
+    span = t_end - t0
+    n_out = int(math.floor(span / dt_out + 1e-9)) + 1
+    if n_out > MAX_OUTPUTS:
+        raise ParameterError("dt_out", dt_out, f"gives {n_out} output samples over "
+                             f"{span:g} s; at most {MAX_OUTPUTS} are kept")
+    t = t0 + dt_out * np.arange(n_out)
+    if t[-1] < t_end - 1e-12 * max(1.0, abs(t_end)):
+        t = np.append(t, t_end)
+    return t

@@ -27,13 +27,11 @@ import time
 
 import numpy as np
 
+from ._checks import output_times
 from .errors import ParameterError, SimulationError
 
 #: Relative slack when comparing times: output times are reached when within it.
 TIME_SLACK = 1e-12
-
-#: Above this many output samples a run is refused before it starts (memory).
-MAX_OUTPUTS = 10_000_000
 
 
 class Progress:
@@ -59,20 +57,6 @@ class Progress:
         if self.enabled:
             sys.stderr.write("\r" + " " * 60 + "\r")
             sys.stderr.flush()
-
-
-def output_times(t0, t_end, dt_out):
-    """Output times t0, t0 + dt_out, ... and t_end itself (appended when dt_out does not
-    divide the interval), as an array."""
-    span = t_end - t0
-    n_out = int(math.floor(span / dt_out + 1e-9)) + 1
-    if n_out > MAX_OUTPUTS:
-        raise ParameterError("dt_out", dt_out, f"gives {n_out} output samples over "
-                             f"{span:g} s; at most {MAX_OUTPUTS} are kept")
-    t = t0 + dt_out * np.arange(n_out)
-    if t[-1] < t_end - TIME_SLACK * max(1.0, abs(t_end)):
-        t = np.append(t, t_end)
-    return t
 
 
 def fixed_step_output_times(t_end, dt_out, step):

@@ -23,12 +23,6 @@ DIVERGENCE_LIMIT = 1e12
 #: The methods of scipy.integrate.solve_ivp that :func:`simulate_drive` accepts.
 METHODS = ("Radau", "BDF", "LSODA", "RK45", "RK23", "DOP853")
 
-#: Smallest relative tolerance the solvers honour (scipy raises smaller ones to it).
-MIN_RTOL = 100 * np.finfo(float).eps
-
-#: Most output times a run keeps (dt_out much smaller than t_end would exhaust memory).
-MAX_OUTPUTS = 10_000_000
-
 
 class _Budget(Exception):
     """max_nfev right-hand-side evaluations are spent (caught in simulate_drive)."""
@@ -75,45 +69,6 @@ def checked_signal(name, fn):
         return x
 
     return value
-
-
-def check_solver_settings(method, rtol, atol, max_step, max_nfev, n):
-    """Refuse settings solve_ivp would reject with its own error, clamp or misread, naming
-    the argument: an unknown ``method``; ``rtol`` below :data:`MIN_RTOL` (100 machine
-    epsilons); ``atol`` negative or not one value per state (``n``); ``max_step`` <= 0;
-    ``max_nfev`` not a whole number >= 1 (or None)."""
-    ck.choice("method", method, METHODS)
-    if isinstance(rtol, bool) or not isinstance(rtol, (int, float, np.number)) \
-            or not np.isfinite(rtol) or rtol < MIN_RTOL:
-        raise ParameterError("rtol", rtol, f"must be a number >= {MIN_RTOL:.3g} (100 machine "
-                             "epsilons; below it the solvers cannot honour it)")
-    try:
-        a = np.array(np.nan) if isinstance(atol, bool) else np.asarray(atol, dtype=float)
-    except (TypeError, ValueError):
-        a = np.array(np.nan)
-    if a.ndim > 1 or (a.ndim == 1 and a.size != n) or not np.all(np.isfinite(a)) \
-            or np.any(a < 0):
-        raise ParameterError("atol", atol, f"must be >= 0: one number or one per state ({n})")
-    if isinstance(max_step, bool) or not isinstance(max_step, (int, float, np.number)) \
-            or not max_step > 0:
-        raise ParameterError("max_step", max_step, "must be > 0 (math.inf for no bound)")
-    if max_nfev is not None and (isinstance(max_nfev, bool)
-                                 or not isinstance(max_nfev, (int, np.integer))
-                                 or max_nfev < 1):
-        raise ParameterError("max_nfev", max_nfev, "must be a whole number >= 1 (or None)")
-
-
-def output_times(t_end, dt_out):
-    """0, dt_out, 2 dt_out, ... up to ``t_end``, with t_end appended when dt_out does not
-    divide it (the rule of the planar engines); exact multiples are spaced evenly with
-    t_end itself as the last time."""
-    n = int(math.floor(t_end / dt_out + 1e-9))
-    if n + 2 > MAX_OUTPUTS:
-        raise ParameterError("dt_out", dt_out, f"gives {n + 1} output times over {t_end:g} s; "
-                             f"at most {MAX_OUTPUTS} are kept")
-    if abs(t_end - n * dt_out) <= 1e-9 * dt_out:
-        return np.linspace(0.0, t_end, n + 1)
-    return np.append(dt_out * np.arange(n + 1), t_end)
 
 
 def full_initial_state(drive, x0, theta_out0, omega_out0):
@@ -215,7 +170,7 @@ def simulate_drive(drive, t_end, u=0.0, m_out=0.0, x0=None, theta_out0=0.0, omeg
     u = as_signal("u", u)
     m_out = as_signal("m_out", m_out)
     y0 = full_initial_state(drive, x0, theta_out0, omega_out0)
-    check_solver_settings(method, rtol, atol, max_step, max_nfev, y0.size)
+    ck.solver_settings(method, rtol, atol, max_step, max_nfev, y0.size, METHODS)
     if dt_out is None:
         dt_out = t_end / 1000.0
     else:
@@ -223,7 +178,7 @@ def simulate_drive(drive, t_end, u=0.0, m_out=0.0, x0=None, theta_out0=0.0, omeg
         if dt_out > t_end * (1.0 + 1e-12):
             raise ParameterError("dt_out", dt_out, f"must not exceed t_end = {t_end:g} s "
                                  "(there would be no output between the ends)")
-    t_eval = output_times(t_end, dt_out)
+    t_eval = ck.output_times(0.0, t_end, dt_out)
     inv_J2 = 1.0 / drive.output_inertia
     kern = drive.rates_tuple
     count = [0, 0.0]

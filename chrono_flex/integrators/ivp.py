@@ -11,6 +11,7 @@ import time
 import numpy as np
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau, solve_ivp
 
+from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
 
 STIFF = ("Radau", "BDF", "LSODA")
@@ -105,37 +106,6 @@ def integrate(rhs, t_span, x0, t_eval, method="Radau", rtol=1e-6, atol=1e-9, jac
     return sol
 
 
-#: Smallest relative tolerance the solvers honour (scipy raises smaller ones to it).
-MIN_RTOL = 100 * np.finfo(float).eps
-
-
-def check_settings(method, rtol, atol, max_step, max_nfev, n):
-    """Refuse integrator settings the solvers would reject, clamp or misread, naming the
-    argument: an unknown ``method``; ``rtol`` below :data:`MIN_RTOL` (scipy would raise
-    it silently); ``atol`` negative or not one value per state; ``max_step`` <= 0;
-    ``max_nfev`` not a whole number >= 1."""
-    if method not in _SOLVERS:
-        raise ParameterError("method", method, f"must be one of {STIFF + EXPLICIT}")
-    if isinstance(rtol, bool) or not isinstance(rtol, (int, float, np.number)) \
-            or not np.isfinite(rtol) or rtol < MIN_RTOL:
-        raise ParameterError("rtol", rtol, f"must be a number >= {MIN_RTOL:.3g} (100 machine "
-                             "epsilons; below it the solvers cannot honour it)")
-    try:
-        a = np.array(np.nan) if isinstance(atol, bool) else np.asarray(atol, dtype=float)
-    except (TypeError, ValueError):
-        a = np.array(np.nan)
-    if a.ndim > 1 or (a.ndim == 1 and a.size != n) or not np.all(np.isfinite(a)) \
-            or np.any(a < 0):
-        raise ParameterError("atol", atol, f"must be >= 0: one number or one per state ({n})")
-    if isinstance(max_step, bool) or not isinstance(max_step, (int, float, np.number)) \
-            or not max_step > 0:
-        raise ParameterError("max_step", max_step, "must be > 0 (np.inf for no bound)")
-    if max_nfev is not None and (isinstance(max_nfev, bool)
-                                 or not isinstance(max_nfev, (int, np.integer))
-                                 or max_nfev < 1):
-        raise ParameterError("max_nfev", max_nfev, "must be a whole number >= 1 (or None)")
-
-
 class OdeStepper:
     """One of scipy's adaptive solvers, a step at a time, for :func:`chrono_flex.stepping.run`.
 
@@ -147,7 +117,7 @@ class OdeStepper:
 
     def __init__(self, rhs, t0, x0, t_end, method="Radau", rtol=1e-6, atol=1e-9, jac=None,
                  max_nfev=None, max_step=np.inf):
-        check_settings(method, rtol, atol, max_step, max_nfev, len(x0))
+        ck.solver_settings(method, rtol, atol, max_step, max_nfev, len(x0), STIFF + EXPLICIT)
         self.method, self.max_nfev = method, max_nfev
         self.nfev = 0
         self._t_last = t0
