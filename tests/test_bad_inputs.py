@@ -82,10 +82,8 @@ def write(tmp_path, name, text):
 ])
 def test_swapped_csv_columns_are_refused_naming_the_column(tmp_path, body, column, value):
     path = write(tmp_path, "swapped.csv", body)
-    with pytest.raises(ParameterError) as e:
-        read_efficiency_csv(path)
-    assert e.value.parameter == f"{path}, column {column}"
-    assert e.value.value == value
+    e = pytest.raises(ParameterError, read_efficiency_csv, path)
+    assert (e.value.parameter, e.value.value) == (f"{path}, column {column}", value)
     assert "swapped" in str(e.value)
 
 

@@ -153,6 +153,17 @@ class EfficiencyFit:
         return "\n".join(lines)
 
 
+def _torque_efficiency_data(name, torques, eta):
+    """(torques, eta) checked for an efficiency fit: equal lengths, finite, torques > 0
+    with at least 3 distinct values, eta in (0, 1]; errors name ``name`` or eta."""
+    M = _series(name, torques)
+    eta = _efficiency("eta", eta, M.size)
+    if np.any(M <= 0.0):
+        raise ParameterError(name, float(M[M <= 0.0][0]), "must be > 0")
+    _distinct(name, M)
+    return M, eta
+
+
 def identify_efficiency(M_in, eta):
     """Least squares of [S] eq. 27 on measured (M1', eta) pairs -> :class:`EfficiencyFit`.
 
@@ -161,11 +172,7 @@ def identify_efficiency(M_in, eta):
     Raises ParameterError for fewer than 3 points, fewer than 2 distinct torques (a
     singular fit), mismatched lengths, NaN, M1' <= 0 or eta outside (0, 1].
     """
-    M = _series("M_in", M_in)
-    eta = _efficiency("eta", eta, M.size)
-    if np.any(M <= 0.0):
-        raise ParameterError("M_in", float(M[M <= 0.0][0]), "must be > 0")
-    _distinct("M_in", M)
+    M, eta = _torque_efficiency_data("M_in", M_in, eta)
     A = np.column_stack([np.ones_like(M), 1.0 / M])
     (a, b), *_ = np.linalg.lstsq(A, 1.0 - eta, rcond=None)
     Mc0 = b if b > 0.0 else 1e-3 * float(np.median(M))
@@ -182,11 +189,7 @@ def identify_efficiency_output(M_out, eta):
 
     Start: 1/eta = 1/(1 - K_ML Mc) + Mc / ((1 - K_ML Mc) M_out) is linear in 1/M_out.
     """
-    M = _series("M_out", M_out)
-    eta = _efficiency("eta", eta, M.size)
-    if np.any(M <= 0.0):
-        raise ParameterError("M_out", float(M[M <= 0.0][0]), "must be > 0")
-    _distinct("M_out", M)
+    M, eta = _torque_efficiency_data("M_out", M_out, eta)
     A = np.column_stack([np.ones_like(M), 1.0 / M])
     (p, q), *_ = np.linalg.lstsq(A, 1.0 / eta, rcond=None)
     Mc0 = q / p if p > 0.0 and q > 0.0 else 1e-3 * float(np.median(M))

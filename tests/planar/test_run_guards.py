@@ -74,14 +74,16 @@ def test_a_torque_that_changes_shape_later_is_caught_when_it_does(arm):
 
 
 class ControllerFault(Exception):
-    pass
+    """The user's own exception type, to be found as the cause."""
 
 
 def faulty_controller(t, q, qd):
     """A controller that loses its sensor after 0.2 s."""
-    if t > 0.2:
-        raise ControllerFault("sensor lost")
-    return [0.01]
+    return [0.01] if t <= 0.2 else _lost()
+
+
+def _lost():
+    raise ControllerFault("sensor lost")
 
 
 def test_a_raising_callback_stops_the_run_with_its_name_type_and_time(arm):
