@@ -1,4 +1,5 @@
 """Every validation case; importing this package registers them (order = report order)."""
 
-from . import beam, dynamics, formulations, integrators, spinup, drive, engines, spatial, screw  # noqa: F401
+from . import beam, dynamics, formulations, integrators, spinup  # noqa: F401
+from . import drive, drive_behaviour, drive_arm, engines, spatial, screw  # noqa: F401
 from .. import regression  # noqa: F401
