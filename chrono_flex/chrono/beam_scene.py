@@ -28,9 +28,8 @@ import math
 import numpy as np
 
 from .. import _checks as ck
-from ..errors import ParameterError, SimulationError
+from ..errors import ParameterError
 from ..planar.arm import PlanarArm
-from ._quiet import quiet_swig
 from .directors import JointInputs, JointMotion, beam_function_classes
 from .corotational import (BeamSection, centreline_integral_y, element_mass, element_stiffness,
                            element_strain_energy, hermite_centreline, hub_frame_deflection,

@@ -39,8 +39,11 @@ from scipy.integrate import solve_ivp
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
 from ..planar.shapes import basis_for
-from .screw_algebra import (DELTA, EX, EZ, cross3, cross6, cross_matrix, rot_z, screw_matrix,
-                            screw_matrix_inv, screw_transform, spatial_inertia)
+from .screw_algebra import (DELTA, EX, EZ, cross3, cross6, rot_z, screw_matrix,
+                            screw_matrix_inv, spatial_inertia)
+# the public screw algebra, still reachable here as in 0.1 (chrono_flex.screw.skew, ...)
+from .screw_algebra import (cross_matrix, gravity_wrench, newton_euler_wrench,  # noqa: F401
+                            screw_inverse, screw_transform, skew)
 
 # -- the chain ----------------------------------------------------------------------------
 @dataclass(frozen=True)

@@ -30,3 +30,13 @@ def test_an_unknown_name_is_still_an_attribute_error():
 
     with pytest.raises(AttributeError, match="no_such_name"):
         chrono_flex.drive.no_such_name
+
+
+def test_the_screw_algebra_is_still_reachable_from_the_screw_module():
+    """0.1 users called chrono_flex.screw.skew and friends; the algebra moved to its own
+    module but the names stay on the recursion's module too."""
+    from chrono_flex.formulations import screw, screw_algebra
+
+    for name in ("skew", "screw_transform", "screw_inverse", "spatial_inertia",
+                 "cross_matrix", "newton_euler_wrench", "gravity_wrench", "DELTA"):
+        assert getattr(screw, name) is getattr(screw_algebra, name)

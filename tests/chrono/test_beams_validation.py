@@ -16,7 +16,6 @@ from scipy.integrate import solve_ivp
 
 from chrono_flex import Link, Payload, PlanarArm, PrismaticJoint, RevoluteJoint
 from chrono_flex import SimulationError, scenarios
-from chrono_flex.chrono import beam_scene as bs
 from chrono_flex.chrono import beams as cb
 from chrono_flex.chrono import corotational as cr
 from chrono_flex.planar.shapes import clamped_free_roots
