@@ -20,6 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import invariants as inv
+from . import kernels
 from . import kinematics as kin
 from .shapes import basis_for
 
@@ -107,6 +109,11 @@ class ArmModel:
             m += payload.mass if payload is not None else 0.0
             outboard.append(m)
         self.outboard_mass = tuple(outboard)
+        self.invariants = tuple(
+            inv.link_invariants(lk.rho_A, lk.length, qu.x, qu.w, qu.N, qu.dN, m_out)
+            for lk, qu, m_out in zip(self.links, self.quad, outboard))
+        self.kernel = kernels.backend()
+        self.packed = kernels.pack(self) if self.kernel == "numba" else None
 
 
 @dataclass
@@ -241,12 +248,32 @@ def geometric_stiffness_force(model, q, qd, roots=None):
 
 
 def forcing(model, q, qd, Q):
-    """(M, f) with M q_dd = f = Q - h + Q_g - K q - D q_d [- K_geo e] (virtual-power form)."""
-    M, h, Qg = terms(model, q, qd)
-    f = Q - h + Qg - model.K @ q - model.D @ qd
-    if model.geometric_stiffening:
-        f += geometric_stiffness_force(model, q, qd)
-    return M, f
+    """(M, f) with M q_dd = f = Q - h + Q_g - K q - D q_d [- K_geo e] (virtual-power form),
+    from the inertia invariants in one pass (:mod:`chrono_flex.planar.invariants`; the
+    same integrals as :func:`terms`, which sums them point by point)."""
+    M, r = chain_terms(model, q, qd)
+    return M, Q - r - model.K @ q - model.D @ qd
+
+
+def accelerations(model, q, qd, Q):
+    """q_dd = M^-1 f of the virtual-power form (:func:`forcing`), in one compiled call
+    where numba is present. ``q``, ``qd``, ``Q``: float arrays (nq,)."""
+    if model.packed is not None:
+        return kernels.chain_accelerations(model.packed, q, qd, Q, model.K, model.D,
+                                           model.g_vec, model.geometric_stiffening)
+    M, f = forcing(model, q, qd, Q)
+    return np.linalg.solve(M, f)
+
+
+def chain_terms(model, q, qd, g=None):
+    """(M, r) with r = h - Q_g [+ K_geo e] at (q, q_dot), in-plane gravity ``g`` (default
+    the model's): by the compiled kernel where numba is present, else by numpy
+    (:mod:`chrono_flex.planar.kernels`, :mod:`chrono_flex.planar.invariants`)."""
+    g = model.g_vec if g is None else g
+    if model.packed is not None:
+        return kernels.chain_terms(model.packed, q, qd, g, model.geometric_stiffening)
+    M, r, _ = inv.terms(model, q, qd, g)
+    return M, r
 
 
 def tip_state(model, q, qd=None):

@@ -121,12 +121,13 @@ def plane_terms(model, q, qd, gravity_plane, Q=None):
     """(M, f) of the arm on a parent at rest: M q_dd = f, gravity ``gravity_plane`` (2,)
     in the arm plane. With ``gravity_plane = model.g_vec`` this is
     :func:`chrono_flex.planar.equations.forcing`; it is the q-block of :func:`spatial_terms` for a
-    body at rest (the cheap path of the Chrono element on the ground)."""
+    body at rest (the cheap path of the Chrono element on the ground), evaluated from the
+    inertia invariants (:func:`chrono_flex.planar.equations.chain_terms`)."""
     q = np.asarray(q, dtype=float)
     qd = np.asarray(qd, dtype=float)
-    ev = mdl.evaluate(model, q, qd)
-    M, h, Qg, _ = _plane_block(model, ev, np.asarray(gravity_plane, dtype=float))
-    return M, Qg - h + _elastic_and_applied(model, q, qd, Q)
+    M, r = mdl.chain_terms(model, q, qd, np.asarray(gravity_plane, dtype=float))
+    Q = np.zeros(model.nq) if Q is None else np.asarray(Q, dtype=float)
+    return M, Q - r - model.K @ q - model.D @ qd
 
 
 def spatial_terms(model, q, qd, body_pos, body_rot, body_vel, body_omega_local,

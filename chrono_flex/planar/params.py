@@ -5,7 +5,7 @@ The data flow of chrono_flex starts here: parameters -> shape bases and element 
 trajectory type (:class:`chrono_flex.result.Result`).
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 import math
 
 from .. import _checks as ck

@@ -24,6 +24,7 @@ from ..errors import ParameterError
 from ..integrators.generalized_alpha import GeneralizedAlpha
 from ..integrators.ivp import EXPLICIT, STIFF, OdeStepper, fd_jacobian
 from ..stepping import Progress, Stepper, output_times, run
+from . import equations as mdl
 from .post import arm_result, check_n_samples, deflection_ratio
 
 FORMS = ("virtual_power", "lagrange", "without_mdot")
@@ -191,10 +192,13 @@ class _ForwardProblem:
         tau, rates = self._joint_forces(t, q, qd, x)
         Q = np.zeros(nq)
         Q[arm.joint_index] = tau
-        M, f = arm._forcing(q, qd, Q, self.form)
         dx = np.empty(self.n)
         dx[:nq] = qd
-        dx[nq:2 * nq] = np.linalg.solve(M, f)
+        if self.form == "virtual_power":
+            dx[nq:2 * nq] = mdl.accelerations(arm.model, q, qd, Q)
+        else:
+            M, f = arm._forcing(q, qd, Q, self.form)
+            dx[nq:2 * nq] = np.linalg.solve(M, f)
         dx[2 * nq] = tau @ qd[arm.joint_index]
         dx[2 * nq + 1] = qd @ arm.model.D @ qd
         for s, r in zip(self.drive_slices, rates):

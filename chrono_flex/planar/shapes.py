@@ -15,7 +15,6 @@ indices (for the extended assembly), and the dofs that move the tip.
 """
 
 import math
-from functools import lru_cache
 
 import numpy as np
 from scipy.optimize import brentq
