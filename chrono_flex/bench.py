@@ -74,7 +74,7 @@ def bench_drive_step(n=20000, repeat=3, voltage=12.0):
 
 
 def bench_chrono_element(n_elements_list=(1, 4, 16), t_sim=0.2, step=1e-3,
-                         timestepper="hht", jacobian="step"):
+                         timestepper="hht", jacobian="auto"):
     """Wall time per simulated second of a single [B] link (payload 0.1 kg, torque
     pulse) with n elements, for each n in ``n_elements_list``.
 

@@ -61,14 +61,15 @@ class FlexibleLink:
             joints (a ``ChShaftsMotorPosition`` per joint; the joint torques come from the
             motors' reactions). Excludes ``torque``.
         joint_angles0, joint_rates0, elastic0, elastic_rates0: initial state.
-        jacobian: "step" (default): Chrono's finite-difference K and R (2n + 2 calls of
-            ComputeQ, n velocity coordinates) are rebuilt at the first Newton iteration
-            of each step and kept for the others (a modified Newton method: the
-            residual, with the current Q and M(q), is exact, so the solution is the same
-            to the Newton tolerance, at a fraction of the cost); an integer N: rebuilt
-            every N steps (cheaper still for many elements; Newton needs more
-            iterations as the Jacobian ages); "iteration": at every Newton iteration
-            (full Newton).
+        jacobian: "auto" (default): Chrono's finite-difference K and R (2n + 2 calls of
+            ComputeQ, n velocity coordinates) are kept across Newton iterations and
+            steps, and rebuilt when the last step needed more than
+            ``AUTO_MAX_ITERATIONS`` ComputeQ calls or ``AUTO_MAX_AGE`` steps have passed (a
+            modified Newton method: the residual, with the current Q and M(q), is
+            exact, so the solution is the same to the Newton tolerance, at a fraction
+            of the cost; docs/chrono.md §2). "step": rebuilt at the first Newton
+            iteration of each step; an integer N: every N steps; "iteration": at every
+            Newton iteration (full Newton).
 
     Counters: :attr:`n_compute_q` (ComputeQ calls) and :attr:`n_retries` (Newton attempts
     that failed and that Chrono retried with a halved step, see :func:`configure_system`).
@@ -78,9 +79,16 @@ class FlexibleLink:
     (:mod:`chrono_flex.planar.floating`).
     """
 
+    #: jacobian="auto": rebuild K and R after a step that needed more ComputeQ calls
+    #: than this outside a Jacobian build (with Chrono's HHT a converging step takes 4
+    #: or 5, whatever the Jacobian's age: measured on the Kozlowski link with 16
+    #: elements), or after AUTO_MAX_AGE steps.
+    AUTO_MAX_ITERATIONS = 8
+    AUTO_MAX_AGE = 50
+
     def __init__(self, system, arm, parent_body=None, joint_frame=None, torque=None,
                  joint_motion=None, joint_angles0=None, joint_rates0=None, elastic0=None,
-                 elastic_rates0=None, jacobian="step"):
+                 elastic_rates0=None, jacobian="auto"):
         chrono = require_pychrono()
         self._chrono = chrono
         self.system = system
@@ -106,11 +114,12 @@ class FlexibleLink:
         if joint_motion is not None and not callable(joint_motion):
             raise ParameterError("joint_motion", joint_motion, "must be callable")
         self._joint_motion = joint_motion
-        if jacobian not in ("step", "iteration") and not (
+        if jacobian not in ("auto", "step", "iteration") and not (
                 isinstance(jacobian, (int, np.integer)) and not isinstance(jacobian, bool)
                 and jacobian >= 1):
             raise ParameterError("jacobian", jacobian,
-                                 "must be 'step', 'iteration' or a whole number of steps >= 1")
+                                 "must be 'auto', 'step', 'iteration' or a whole number of "
+                                 "steps >= 1")
 
         self.parent_body = parent_body
         self._moving = parent_body is not None and not parent_body.IsFixed()
@@ -164,7 +173,10 @@ class FlexibleLink:
         self._injected_key = None
         self._last_key = None
         self.jacobian = jacobian
-        self._every = 1 if jacobian in ("step", "iteration") else int(jacobian)
+        self._every = (self.AUTO_MAX_AGE if jacobian == "auto" else
+                       1 if jacobian in ("step", "iteration") else int(jacobian))
+        self._calls_at_step = 0
+        self._built_last_step = True
         self._stiff_now = True
         self._step_time = None
         self._steps_since_jacobian = 0
@@ -269,11 +281,15 @@ class FlexibleLink:
             return True
         if not new_step:
             return False
+        iterations = self.n_compute_q - self._calls_at_step
+        self._calls_at_step = self.n_compute_q
         self._steps_since_jacobian += 1
-        if self._steps_since_jacobian >= self._every:
+        slow = (self.jacobian == "auto" and not self._built_last_step
+                and iterations > self.AUTO_MAX_ITERATIONS)
+        self._built_last_step = slow or self._steps_since_jacobian >= self._every
+        if self._built_last_step:
             self._steps_since_jacobian = 0
-            return True
-        return False
+        return self._built_last_step
 
     def _state_from(self, x, w):
         """(q, qd, body state or None, actuator states) from Chrono's state vectors."""
