@@ -40,7 +40,7 @@ def call_vector(name, fn, n, t, *args):
     if a.shape != (n,):
         raise ParameterError(name, out, f"must return {n} value(s), one per "
                              f"{'joint' if name == 'torque' else 'input'} (at t = {t:.6g} s)")
-    if not np.all(np.isfinite(a)):
+    if not np.isfinite(a).all():
         raise SimulationError(f"the `{name}` callback returned a non-finite value "
                               f"{a.tolist()}", t)
     return a

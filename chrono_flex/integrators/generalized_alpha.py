@@ -61,24 +61,33 @@ def alpha_parameters(rho_inf, family="chung-hulbert"):
 
 
 class GeneralizedAlpha:
-    """Fixed-step generalized-alpha on ``rhs(t, x)``, x = [q (n2), v (n2), z (rest)].
+    """Generalized-alpha on ``rhs(t, x)``, x = [q (n2), v (n2), z (rest)], with a fixed
+    step or with the step controlled by an estimate of the local error.
 
     Args:
         rhs: callable(t, x) -> dx = [v, qdd, zd].
         jac: callable(t, x) -> d(rhs)/dx (n, n), or None for forward differences.
         t0, x0: initial time and state. n2: number of second-order coordinates.
-        step: the step size h, s (the largest; :meth:`advance` takes the h it is given).
+        step: the step size h, s (fixed mode: the largest, :meth:`advance` lands on the
+            targets in equal sub-steps); with ``error_rtol`` the first step.
         rho_inf, family: see :func:`alpha_parameters`.
-        newton_tol: Newton stops when the update of (qdd, zd), weighted by
-            ``atol + rtol |value|``, has an RMS norm below 1 (``rtol``, ``atol``).
+        rtol, atol: Newton stops when the update of the velocities and first-order
+            states it causes, weighted by ``atol + rtol |value|``, has an RMS norm
+            below 1 (:meth:`_update_norm`).
         max_iters: Newton iterations per step before the Jacobian is rebuilt once and,
             failing that, the step fails.
         max_nfev: budget of ``rhs`` evaluations, or None.
-        max_halvings: how often a failed step may be halved (:meth:`advance`).
+        max_halvings: how often a failed step may be halved (fixed mode).
+        error_rtol: None (fixed step), or the tolerance of the step control: the local
+            error of the positions (:meth:`local_error`) is kept below
+            ``error_rtol`` times each coordinate's largest magnitude so far (plus
+            ``error_rtol`` * 1e-6 as a floor).
+        max_step: the largest step the control may take, s.
     """
 
     def __init__(self, rhs, jac, t0, x0, n2, step, rho_inf=0.8, family="chung-hulbert",
-                 rtol=1e-8, atol=1e-10, max_iters=8, max_nfev=None, max_halvings=4):
+                 rtol=1e-8, atol=1e-10, max_iters=8, max_nfev=None, max_halvings=4,
+                 error_rtol=None, max_step=np.inf):
         self.rhs, self.jac = rhs, jac
         self.am, self.af, self.gamma, self.beta = alpha_parameters(rho_inf, family)
         self.rho_inf, self.family = rho_inf, family
@@ -86,12 +95,20 @@ class GeneralizedAlpha:
                 or not step > 0:
             raise ParameterError("step", step, "must be > 0")
         self.step = float(step)
+        if error_rtol is not None and not (isinstance(error_rtol, (int, float, np.number))
+                                           and 0.0 < error_rtol < 1.0):
+            raise ParameterError("rtol", error_rtol, "must lie in (0, 1) for the step control")
+        self.error_rtol = None if error_rtol is None else float(error_rtol)
+        self.max_step = float(max_step)
+        self.h_next = min(self.step, self.max_step)
+        self.n_rejected = 0
         self.n2 = int(n2)
         self.rtol, self.atol, self.max_iters, self.max_nfev = rtol, atol, max_iters, max_nfev
         self.max_halvings = int(max_halvings)
         self.n_retries = 0
         self.t = float(t0)
         self.x = np.array(x0, dtype=float)
+        self.q_scale = np.abs(self.x[:self.n2])
         self.nfev = self.njev = self.nlu = self.n_steps = 0
         d = self._derivs(self.t, self.x)
         self.y = d.copy()          # true derivatives (qdd, zd) at t_n
@@ -181,15 +198,66 @@ class GeneralizedAlpha:
         return self.x.copy()
 
     def advance(self, t_target):
-        """One step towards ``t_target``, no longer than ``step`` and landing on it
-        (:func:`chrono_flex.stepping.fixed_substep`); returns the new time. A step whose
-        Newton iteration fails even with a fresh Jacobian is taken as two half steps,
-        down to ``step`` / 2**max_halvings (Newton can cycle across a kink of a
-        non-smooth law, e.g. friction at a speed reversal); below that the step fails
-        with a SimulationError."""
-        self._take(fixed_substep(self.t, t_target, self.step), self.max_halvings)
+        """One step towards ``t_target``, landing on it; returns the new time.
+
+        Fixed step: no longer than ``step``, in equal sub-steps
+        (:func:`chrono_flex.stepping.fixed_substep`). A step whose Newton iteration
+        fails even with a fresh Jacobian is taken as two half steps, down to
+        ``step`` / 2**max_halvings (Newton can cycle across a kink of a non-smooth law,
+        e.g. friction at a speed reversal); below that the step fails with a
+        SimulationError. With step control (``error_rtol``), see :meth:`_adaptive`."""
+        if self.error_rtol is None:
+            self._take(fixed_substep(self.t, t_target, self.step), self.max_halvings)
+        else:
+            self._adaptive(t_target)
         self.n_steps += 1
         return self.t
+
+    def local_error(self, h, acc_new):
+        """Estimate of the local error of the positions over a step of size h:
+        h^2 (beta - 1/6) (a_{n+1} - a_n), the third-order term the position update
+        leaves out (Zienkiewicz & Xie, Earthq. Eng. Struct. Dyn. 20, 1991, for the
+        Newmark family; the algorithmic accelerations stand in for q_dd)."""
+        n2 = self.n2
+        return (h * h * (self.beta - 1.0 / 6.0)) * (acc_new[:n2] - self.acc[:n2])
+
+    def _adaptive(self, t_target):
+        """One accepted step with the step-size control: the RMS of the local error,
+        weighted by ``error_rtol`` (1e-6 + the largest |q_k| so far), must be <= 1; the
+        next step is h (0.9 / err)^(1/3), within [0.2 h, 2 h] and ``max_step``. A
+        rejected or non-converging step is retried smaller; below 1e-12 of the time
+        scale the run fails with a SimulationError."""
+        while True:
+            remaining = t_target - self.t
+            h = min(self.h_next, remaining)
+            if remaining - h < 0.25 * h:                 # no sliver before the target
+                h = remaining
+            landing = h < self.h_next
+            if h <= 1e-12 * max(1.0, abs(self.t)):
+                raise SimulationError("generalized_alpha: the step control shrank the step "
+                                      f"below {h:.3g} s (a discontinuity, or a tolerance "
+                                      "the model cannot meet)", self.t)
+            cand = self._solve_step(h)
+            if cand is None:                              # Newton failed: smaller step
+                self.n_retries += 1
+                self.h_next = 0.25 * h
+                continue
+            t_new, xn, y, acc_new = cand
+            scale = self.error_rtol * (1e-6 + np.maximum(self.q_scale, np.abs(xn[:self.n2])))
+            z = self.local_error(h, acc_new) / scale
+            err = math.sqrt(float(z @ z) / max(z.size, 1))
+            factor = min(2.0, max(0.2, 0.9 * err ** (-1.0 / 3.0))) if err > 0 else 2.0
+            if err <= 1.0:
+                self._commit(t_new, xn, y, acc_new)
+                self.h_next = min(self.max_step, factor * h if not landing or factor < 1.0
+                                  else self.h_next)
+                return
+            self.n_rejected += 1
+            self.h_next = factor * h
+
+    def _commit(self, t_new, xn, y, acc_new):
+        self.t, self.x, self.y, self.acc = t_new, xn, y, acc_new
+        self.q_scale = np.maximum(self.q_scale, np.abs(xn[:self.n2]))
 
     def _take(self, h, halvings):
         if self._try(h):
@@ -204,6 +272,15 @@ class GeneralizedAlpha:
         self._take(0.5 * h, halvings - 1)
 
     def _try(self, h):
+        cand = self._solve_step(h)
+        if cand is None:
+            return False
+        self._commit(*cand)
+        return True
+
+    def _solve_step(self, h):
+        """(t_{n+1}, x_{n+1}, derivatives, algorithmic accelerations) of a step of size
+        h, or None when Newton fails even with a fresh Jacobian."""
         t_new = self.t + h
         self._prepare(h)
         y = self.y.copy()                          # predictor: the last derivatives
@@ -215,10 +292,9 @@ class GeneralizedAlpha:
                 self._factor(t_new, None, h)
             ok, y, xn, acc_new = self._newton(t_new, h, y)
             if ok:
-                self.t, self.x, self.y, self.acc = t_new, xn, y, acc_new
-                return True
+                return t_new, xn, y, acc_new
             y = self.y.copy()
-        return False
+        return None
 
     def _newton(self, t_new, h, y):
         prev = None
@@ -252,7 +328,8 @@ class GeneralizedAlpha:
 
     def counters(self):
         return dict(nfev=int(self.nfev), njev=int(self.njev), nlu=int(self.nlu),
-                    n_steps=int(self.n_steps), retries=int(self.n_retries))
+                    n_steps=int(self.n_steps), retries=int(self.n_retries),
+                    rejected=int(self.n_rejected))
 
 
 __all__ = ["FAMILIES", "GeneralizedAlpha", "alpha_parameters"]

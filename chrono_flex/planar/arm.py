@@ -249,7 +249,7 @@ class PlanarArm:
     # -- simulation ---------------------------------------------------------------------
     def simulate(self, t_end, joint_angles0=None, joint_rates0=None, elastic0=None,
                  elastic_rates0=None, torque=None, joint_motion=None, drive_input=None,
-                 dt_out=None, t0=0.0, method="Radau", rtol=1e-6, atol=None,
+                 dt_out=None, t0=0.0, method="Radau", rtol=None, atol=None,
                  form="virtual_power", max_step=np.inf, max_nfev=None,
                  max_deflection_ratio=0.5, n_samples=21, progress=None,
                  max_wall_time=None, step=None, rho_inf=0.8, family="chung-hulbert"):
@@ -270,12 +270,15 @@ class PlanarArm:
                 or "generalized_alpha" (fixed step ``step``, numerical dissipation
                 ``rho_inf``; :mod:`chrono_flex.integrators.generalized_alpha`).
             step: the fixed step of "generalized_alpha", s (shortened to land on each
-                output time).
+                output time); None (default): the step is controlled by an estimate of
+                the local error of the positions, kept below ``rtol`` times each
+                coordinate's largest magnitude so far (at most ``max_step``).
             rho_inf: spectral radius at infinite frequency of "generalized_alpha", in
                 [0, 1] (1: trapezoidal rule, no dissipation; default 0.8).
             family: "chung-hulbert" (default) or "hht" (rho_inf in [1/2, 1]).
-            rtol, atol: integrator tolerances (atol default: 1e-9 on positions and
-                elastic coordinates, 1e-7 on rates).
+            rtol, atol: integrator tolerances (rtol default 1e-6, and 1e-3 for the
+                step control of "generalized_alpha"; atol default: 1e-9 on positions
+                and elastic coordinates, 1e-7 on rates, scipy's solvers only).
             form: "virtual_power" (fast) or "lagrange" (Kozlowski's eq. 18, slower).
             max_nfev: budget of right-hand-side evaluations, for every method (default
                 20 million / states for explicit methods, none for implicit ones);

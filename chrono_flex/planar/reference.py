@@ -29,13 +29,18 @@ from .post import arm_result, check_n_samples, deflection_ratio
 
 FORMS = ("virtual_power", "lagrange", "without_mdot")
 
-#: Fixed-step methods of the reference engine (the others are scipy's adaptive solvers).
+#: Methods of the reference engine with a fixed step or their own step control (the
+#: others are scipy's adaptive solvers).
 FIXED_STEP = ("generalized_alpha",)
+
+#: Default tolerance of generalized-alpha's step control (a second-order method: its
+#: local error estimate is meaningful at engineering tolerances, not at Radau's 1e-6).
+GA_RTOL = 1e-3
 
 
 def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=None,
                        elastic_rates0=None, torque=None, joint_motion=None, drive_input=None,
-                       dt_out=None, t0=0.0, method="Radau", rtol=1e-6, atol=None,
+                       dt_out=None, t0=0.0, method="Radau", rtol=None, atol=None,
                        form="virtual_power", max_step=np.inf, max_nfev=None,
                        max_deflection_ratio=0.5, n_samples=21, progress=None,
                        max_wall_time=None, step=None, rho_inf=0.8, family="chung-hulbert"):
@@ -81,13 +86,19 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
     if max_nfev is None and method in EXPLICIT:
         max_nfev = int(2e7 / x0.size)
     t_wall = time.perf_counter()
+    if rtol is None:
+        rtol = GA_RTOL if method in FIXED_STEP else 1e-6
     if method in FIXED_STEP:
-        if step is None:
-            raise ParameterError("step", step, f"is needed by method {method!r} (a fixed "
-                                 "time step in s, e.g. 1e-3)")
-        ode = GeneralizedAlpha(sim.rhs, sim.jac, t0, x0, sim.n2, step, rho_inf=rho_inf,
-                               family=family, max_nfev=max_nfev)
-        settings = dict(step=step, rho_inf=rho_inf, family=family)
+        if step is None:       # step control on the local error, to rtol
+            first = min(max_step, dt_out, t_end - t0) / 10.0
+            ode = GeneralizedAlpha(sim.rhs, sim.jac, t0, x0, sim.n2, first, rho_inf=rho_inf,
+                                   family=family, max_nfev=max_nfev, error_rtol=rtol,
+                                   max_step=max_step)
+            settings = dict(step="adaptive", rtol=rtol, rho_inf=rho_inf, family=family)
+        else:
+            ode = GeneralizedAlpha(sim.rhs, sim.jac, t0, x0, sim.n2, step, rho_inf=rho_inf,
+                                   family=family, max_nfev=max_nfev)
+            settings = dict(step=step, rho_inf=rho_inf, family=family)
     else:
         if step is not None:
             raise ParameterError("step", step, f"is for method 'generalized_alpha'; "

@@ -102,10 +102,28 @@ def test_drive_states_share_the_newton_loop():
 def test_settings_are_checked_by_name():
     arm, kw = scenarios.get("bien-1link-n3").arm_and_kwargs(t_end=0.1)
     with pytest.raises(ParameterError, match="`step`"):
-        arm.simulate(**kw, method="generalized_alpha")
-    with pytest.raises(ParameterError, match="`step`"):
         arm.simulate(**kw, step=1e-3)                            # Radau picks its own
     with pytest.raises(ParameterError, match="`rho_inf`"):
         arm.simulate(**kw, method="generalized_alpha", step=1e-3, rho_inf=2.0)
     with pytest.raises(SimulationError, match="max_nfev = 5"):
         arm.simulate(**kw, method="generalized_alpha", step=1e-3, max_nfev=5)
+
+
+def test_step_control_meets_its_tolerance_and_refines():
+    """Without ``step`` the step follows the local error estimate. Against a tight Radau
+    run, the error in the joint angle must fall when the tolerance falls (the control
+    works) and stay within a few times the tolerance times the angle's range (the
+    estimate is of the local error; a few steps' worth of accumulation is allowed: the
+    factor 20 covers the ~100 steps of this run with the error's sign alternating)."""
+    arm, kw = scenarios.get("bien-1link-n3").arm_and_kwargs(t_end=1.0)
+    ref = arm.simulate(**kw, rtol=1e-9)
+    span = np.ptp(ref.q[:, 0])
+    errs = []
+    for rtol in (1e-2, 1e-3):
+        res = arm.simulate(**kw, method="generalized_alpha", rtol=rtol)
+        assert res.info["step"] == "adaptive" and res.info["rtol"] == rtol
+        errs.append(np.abs(res.q[:, 0] - ref.q[:, 0]).max())
+        assert errs[-1] <= 20 * rtol * span, (rtol, errs[-1], span)
+    assert errs[1] < errs[0]
+    with pytest.raises(ParameterError, match="`rtol`"):
+        arm.simulate(**kw, method="generalized_alpha", rtol=2.0)
