@@ -15,6 +15,7 @@ from scipy.linalg import eigh
 from .. import _checks as ck
 from . import equations as mdl
 from .assembly import ExtendedAssembly
+from .description import arm_arguments, arm_to_dict
 from ..errors import ParameterError, SimulationError
 from .reference import FORMS, simulate_reference
 from .params import Link, Payload, Plane, PrismaticJoint, RevoluteJoint, gravity_magnitude
@@ -70,6 +71,7 @@ class PlanarArm:
             for attr in ("rates", "n_states", "initial_state", "output_inertia"):
                 if not hasattr(d, attr):
                     raise ParameterError(f"drives[{j}]", d, f"has no `{attr}` (not a drive)")
+        self._joints_given = tuple(joints)
         # the drive's output inertia J2 turns with the joint hub
         joints = [RevoluteJoint(jt.hub_inertia + self.drives[k].output_inertia, jt.hub_mass,
                                 jt.angle_offset) if k in self.drives else jt
@@ -82,6 +84,20 @@ class PlanarArm:
         self.assembly = ExtendedAssembly(self.links, self.joints, payload, self.gravity,
                                          hub_inertia, self.geometric_stiffening)
         self.model = self.assembly.red
+
+    # -- as plain data ------------------------------------------------------------------
+    def to_dict(self):
+        """The arm as plain data (numbers, strings, lists, dicts: JSON- and TOML-able),
+        the layout of :mod:`chrono_flex.planar.description`; :meth:`from_dict` rebuilds
+        the arm. ParameterError for a drive that is not a GearDrive."""
+        return arm_to_dict(self.links, self._joints_given, self.payload, self.hub_inertia,
+                           self.gravity, self.geometric_stiffening, self.plane, self.drives)
+
+    @classmethod
+    def from_dict(cls, data):
+        """The arm described by ``data`` (the layout of :meth:`to_dict`; missing keys take
+        their defaults). Errors name the key: ``links[0].EI``, ``joints[1].type``."""
+        return cls(**arm_arguments(data))
 
     # -- sizes and coordinates ----------------------------------------------------------
     @property
