@@ -1,11 +1,15 @@
 """Command line: ``chrono-flex`` (also ``python -m chrono_flex``).
 
     chrono-flex cases
-    chrono-flex run [CASE] [--engine auto|reference|chrono|chrono-beam] [--t-end T] [--out DIR] [--render]
-    chrono-flex render CASE [--engine ...] [--scale K] [--gif FILE] [--vtk DIR] [--blender DIR] [--live]
+    chrono-flex run [CASE] [--engine auto|reference|chrono|chrono-beam] [--t-end T] [--out DIR] [--render] [--quiet]
+    chrono-flex render CASE [--engine ...] [--scale K] [--gif FILE] [--vtk DIR] [--blender DIR] [--live] [--quiet]
     chrono-flex identify efficiency FILE.csv
     chrono-flex bench [render]
-    chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR]
+    chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR] [--quiet]
+
+Long work reports its progress on stderr (simulated time, wall time used and left): a
+line rewritten in place on a terminal, a plain line every few seconds in a log or pipe;
+``--quiet`` silences it.
 
 Every output path is checked before a run starts (a directory under a file, a name too
 long, a missing directory: exit code 2 with one line naming the option). Outputs are
@@ -62,6 +66,18 @@ def cmd_cases(args):
 BEAM_MIN_ELEMENTS = 8
 
 
+def _quietly(command):
+    """``command(args)`` with the progress reports silenced when ``--quiet`` was given."""
+    def run(args):
+        from .stepping import quiet
+
+        with quiet(args.quiet):
+            return command(args)
+    run.__doc__ = command.__doc__
+    return run
+
+
+@_quietly
 def cmd_run(args):
     from . import scenarios
     from . import engines
@@ -120,6 +136,7 @@ def cmd_run(args):
     return 0
 
 
+@_quietly
 def cmd_render(args):
     from . import scenarios
     from . import engines
@@ -222,7 +239,14 @@ def cmd_validate(args):
             check_output_dir("--report", args.report)
             check_output_dir("--report", os.path.join(args.report, "figures"))
     return validate_main(only=args.only, json_path=args.json, report_dir=args.report,
-                         engines=args.engines, list_only=args.list)
+                         engines=args.engines, list_only=args.list,
+                         progress=False if args.quiet else None)
+
+
+def _add_quiet(parser):
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress reports on stderr (by default: a line rewritten "
+                             "in place on a terminal, a line every few seconds in a log)")
 
 
 def build_parser():
@@ -239,6 +263,7 @@ def build_parser():
     r.add_argument("--elements", type=int, default=None, metavar="N",
                    help=f"chrono-beam: beam elements per link (default: the case's, at least "
                         f"{BEAM_MIN_ELEMENTS})")
+    _add_quiet(r)
     r.set_defaults(fn=cmd_run)
     v = sub.add_parser("render", help="run a scenario and render the deforming arm in 3D")
     v.add_argument("case")
@@ -259,6 +284,7 @@ def build_parser():
     v.add_argument("--live", action="store_true",
                    help="show the Chrono run in an Irrlicht/VSG window (needs a display)")
     v.add_argument("--out", default=None)
+    _add_quiet(v)
     v.set_defaults(fn=cmd_render)
     i = sub.add_parser("identify", help="identify drive parameters from measurements")
     isub = i.add_subparsers(dest="what", required=True)
@@ -276,6 +302,7 @@ def build_parser():
     va.add_argument("--report", default=None, help="write a Markdown report with figures here")
     va.add_argument("--engines", default=None, help="comma-separated engines to include")
     va.add_argument("--list", action="store_true", help="list the cases without running them")
+    _add_quiet(va)
     va.set_defaults(fn=cmd_validate)
     return p
 

@@ -302,8 +302,9 @@ class PlanarArm:
                 this fraction of its link length (the small-deformation model has left
                 its validity: instability or divergence).
             n_samples: centreline samples per link in the result.
-            progress: True/False to force the terminal progress line (default: when
-                stderr is a terminal).
+            progress: True/False to force or silence the progress report on stderr
+                (default: on unless inside :func:`chrono_flex.stepping.quiet`; a line
+                rewritten in place on a terminal, a line every 5 s in a log).
         """
         return simulate_reference(self, t_end, joint_angles0=joint_angles0,
                                   joint_rates0=joint_rates0, elastic0=elastic0,
