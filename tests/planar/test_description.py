@@ -145,5 +145,5 @@ def test_chrono_results_carry_their_arm(engine, tmp_path):
     arm = cf.PlanarArm([cf.Link(1.0, 2, EI=2.0, rho_A=0.5)], payload=cf.Payload(0.1))
     res = engines.simulate(arm, engine, t_end=0.01, dt_out=0.005, n_samples=5)
     back = Result.from_npz(res.to_npz(tmp_path / "r.npz"))
-    assert back.engine == engine and back.info == json.loads(json.dumps(back.info))
+    assert back.engine == engine and set(back.info) == set(res.info)
     assert back.model == arm.to_dict()
