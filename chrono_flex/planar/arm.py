@@ -153,7 +153,9 @@ class PlanarArm:
         return self.assembly.element_matrices(self.assembly.expand(self._q(q)))
 
     def forcing(self, t, q, qd, Q=None, form="virtual_power"):
-        """(M, f) with M(q) q_dd = f, in either equation form (docs/planar-link.md §4).
+        """(M, f): the mass matrix (nq, nq) and the right-hand side (nq,) of
+        M(q) q_dd = f, in either equation form (docs/planar-link.md §4). ``Q``: applied
+        generalized forces (nq,), joint torques at ``joint_index``.
 
         ``form="virtual_power"``: Jacobians at quadrature points; ``"lagrange"``:
         Kozlowski's eq. 18 through the extended assembly. They agree to round-off.
@@ -180,7 +182,13 @@ class PlanarArm:
         return np.linalg.solve(M, f)
 
     def inverse_dynamics(self, q, qd, qdd, form="virtual_power"):
-        """Generalized forces Q that produce q_dd at (q, q_d): Q = M q_dd - f(Q = 0)."""
+        """Generalized forces Q that produce q_dd at (q, q_d): Q = M q_dd - f(Q = 0).
+
+        Returns every generalized force (nq,), not only the joints': the joint torques
+        (N m) or forces (N) are ``Q[joint_index]``; ``Q[elastic_index]`` are the forces
+        the elastic coordinates would need, zero when q_dd is a motion of the arm
+        driven at its joints alone (for a prescribed joint motion, the mixed problem
+        ``simulate(joint_motion=...)`` returns the joint torques)."""
         q, qd, qdd = self._q(q), self._q(qd, "qd"), self._q(qdd, "qdd")
         M, f = self.forcing(0.0, q, qd, None, form)
         return M @ qdd - f
