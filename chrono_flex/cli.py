@@ -3,6 +3,7 @@
     chrono-flex cases
     chrono-flex run [CASE] [--engine auto|reference|chrono|chrono-beam] [--t-end T] [--out DIR] [--render] [--quiet]
     chrono-flex render CASE [--engine ...] [--scale K] [--gif FILE] [--vtk DIR] [--blender DIR] [--live] [--quiet]
+    chrono-flex modes MODEL [--n N] [--out DIR]
     chrono-flex identify efficiency FILE.csv
     chrono-flex bench [render]
     chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR] [--quiet]
@@ -194,6 +195,53 @@ def cmd_render(args):
     return 0
 
 
+#: `modes`: how many modes to show when --n is not given (fewer when the model has fewer).
+DEFAULT_MODES = 4
+
+
+def _model_arm(name):
+    """The PlanarArm of a built-in case called ``name``."""
+    from . import scenarios
+
+    if name in _drive_scenarios() and name not in scenarios.all_cases():
+        raise ParameterError("MODEL", name, "is a drive scenario, not an arm (see "
+                                            "`chrono-flex cases`)")
+    return scenarios.get(name).arm_and_kwargs()[0]
+
+
+def cmd_modes(args):
+    from .planar.modes import JOINTS, eigenmodes, natural_modes
+    from .viz.modes import plot_modes
+
+    arm = _model_arm(args.model)                    # an unknown model is named first
+    name = os.path.splitext(os.path.basename(args.model))[0]
+    out = check_output_dir("--out", args.out or os.path.join("out", name))
+    path = check_output_file("--out", os.path.join(out, f"{name}_modes.png"))
+    existed = _existing(path)
+    if args.n is not None:
+        ck.positive_int("--n", args.n)
+    rows = []
+    for joints in JOINTS:
+        n = args.n
+        if n is None:                               # up to DEFAULT_MODES, as many as there are
+            n = min(DEFAULT_MODES, eigenmodes(arm, None, joints=joints)[0].size)
+        rows.append(natural_modes(arm, n, joints=joints) if n else None)
+    print(f"{name}: natural frequencies (Hz) of the arm linearised at rest, all joint "
+          "coordinates zero")
+    print(f"{'mode':>4}  {'joints locked':>14}  {'joints free':>14}")
+    for k in range(max(len(m.frequencies) for m in rows if m is not None)):
+        cells = [f"{m.frequencies[k]:14.6g}" if m is not None and k < len(m.frequencies)
+                 else f"{'-':>14}" for m in rows]
+        print(f"{k + 1:>4}  " + "  ".join(cells))
+    print("locked: each link clamped at its hub; free: joints turn (slide) freely, "
+          "rigid-body modes left out" + ("; gravity included" if arm.gravity else "")
+          + ("; the drives add their output inertia J2 to the hubs, not their gear "
+             "stiffness" if arm.drives else ""))
+    plot_modes([m for m in rows if m is not None], path=path, title=f"{name}: mode shapes")
+    _report_written(path, existed)
+    return 0
+
+
 def cmd_identify(args):
     from .drive.identify import identify_command
 
@@ -286,6 +334,13 @@ def build_parser():
     v.add_argument("--out", default=None)
     _add_quiet(v)
     v.set_defaults(fn=cmd_render)
+    m = sub.add_parser("modes", help="natural frequencies (joints locked and free) and a "
+                                     "figure of the mode shapes")
+    m.add_argument("model", help="a scenario name (see `chrono-flex cases`)")
+    m.add_argument("--n", type=int, default=None,
+                   help=f"number of modes (default: up to {DEFAULT_MODES})")
+    m.add_argument("--out", default=None, help="output directory (default out/MODEL)")
+    m.set_defaults(fn=cmd_modes)
     i = sub.add_parser("identify", help="identify drive parameters from measurements")
     isub = i.add_subparsers(dest="what", required=True)
     e = isub.add_parser("efficiency", help="K_ML and Mc from an efficiency curve (CSV: torque, efficiency)")

@@ -10,12 +10,12 @@ inverse dynamics, linearised natural frequencies and the energy bookkeeping sit 
 """
 
 import numpy as np
-from scipy.linalg import eigh
 
 from .. import _checks as ck
 from . import equations as mdl
 from .assembly import ExtendedAssembly
 from .description import arm_arguments, arm_to_dict
+from .modes import eigenmodes, natural_modes
 from ..errors import ParameterError, SimulationError
 from .reference import FORMS, simulate_reference
 from .params import Link, Payload, Plane, PrismaticJoint, RevoluteJoint, gravity_magnitude
@@ -210,33 +210,17 @@ class PlanarArm:
         ``"free"``: joints free (pinned-free with hub inertia); rigid-body modes of zero
         frequency are left out. Gravity enters through the Hessian of its potential.
         ParameterError when ``n`` exceeds the number of modes the model has (at most one
-        per elastic coordinate, see ``elastic_index``).
+        per elastic coordinate, see ``elastic_index``). :meth:`modes` gives the shapes.
         """
-        n = ck.positive_int("n", n)
-        ck.choice("joints", joints, ("locked", "free"))
-        q = np.zeros(self.nq) if q is None else self._q(q)
-        M = self.mass_matrix(q)
-        Kl = self.model.K.copy()
-        if self.gravity:
-            zero = np.zeros(self.nq)
-            for k in range(self.nq):
-                h = 1e-6
-                qp, qm = q.copy(), q.copy()
-                qp[k] += h
-                qm[k] -= h
-                Kl[:, k] -= (mdl.terms(self.model, qp, zero)[2]
-                             - mdl.terms(self.model, qm, zero)[2]) / (2 * h)
-            Kl = 0.5 * (Kl + Kl.T)
-        keep = self.elastic_index if joints == "locked" else np.arange(self.nq)
-        w2 = eigh(Kl[np.ix_(keep, keep)], M[np.ix_(keep, keep)], eigvals_only=True)
-        scale = max(np.max(np.abs(w2)), 1.0)
-        w2 = w2[w2 > 1e-9 * scale]
-        if n > w2.size:
-            raise ParameterError("n", n, f"must be at most {w2.size}, the number of vibration "
-                                 f"modes this model has with joints {joints} (one per elastic "
-                                 f"coordinate{'' if joints == 'locked' else ' or joint'}, less "
-                                 "rigid-body modes; use more elements or modes per link)")
-        return np.sqrt(w2[:n]) / (2 * np.pi)
+        w2, _ = eigenmodes(self, n, q, joints)
+        return np.sqrt(w2) / (2 * np.pi)
+
+    def modes(self, n=3, q=None, joints="locked", n_samples=41):
+        """The n lowest natural modes about q at rest: a
+        :class:`~chrono_flex.planar.modes.Modes` with ``frequencies`` (Hz), the
+        mass-normalised ``vectors`` (n, nq) and the centrelines' ``shapes``
+        (n, nl, n_samples, 2); ``joints`` as for :meth:`natural_frequencies`."""
+        return natural_modes(self, n, q, joints, n_samples)
 
     def static_deflection(self, joint_angles=None, tip_force=(0.0, 0.0), tip_moment=0.0):
         """Elastic coordinates at static equilibrium with the joints held.
