@@ -99,6 +99,24 @@ class PlanarArm:
         their defaults). Errors name the key: ``links[0].EI``, ``joints[1].type``."""
         return cls(**arm_arguments(data))
 
+    @classmethod
+    def from_file(cls, path):
+        """The arm of a model file (TOML, docs/model-files.md; its inputs and simulation
+        settings are read by :func:`chrono_flex.planar.model_file.read_model`). Errors
+        name the file, the key and its line."""
+        from .model_file import read_model
+
+        return read_model(path).arm
+
+    def to_file(self, path, inputs=None, simulation=None, description=None):
+        """Write the arm as a model file at ``path`` (TOML, atomically), with ``inputs``
+        ({"torque" | "joint_motion" | "drive_input": a profile of
+        :mod:`chrono_flex.inputs`}) and ``simulation`` (simulate's settings) when given,
+        so that ``chrono-flex run path`` runs it; return ``path``."""
+        from .model_file import write_model
+
+        return write_model(path, self, inputs, simulation, description)
+
     # -- sizes and coordinates ----------------------------------------------------------
     @property
     def nq(self):
