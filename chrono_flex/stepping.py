@@ -83,21 +83,24 @@ class Progress:
     run goes at the average pace so far: remaining = elapsed (t_end - t) / (t - t0).
 
     Args:
-        t_end: the simulated end time, s; t0: the start time, s.
+        t_end: the simulated end time, s; t0: the start time, s. (With another ``unit``,
+            the amount of work: frames, cases, ...)
         label: the engine's name, written before the figures.
         enabled: True, False, or None for "unless inside :func:`quiet`".
         every: seconds of wall time between reports.
         stream: where to write (default: ``sys.stderr`` at construction).
         clock: wall clock in seconds (``time.perf_counter``; tests pass a fake).
+        unit: "s" (simulated time: "t = 2.5 / 10 s") or the name of what is counted
+            ("frames": "12 / 100 frames").
     """
 
     def __init__(self, t_end, label="", enabled=None, every=None, stream=None,
-                 clock=time.perf_counter, t0=0.0):
+                 clock=time.perf_counter, t0=0.0, unit="s"):
         self.enabled = progress_wanted(enabled)
         self.stream = sys.stderr if stream is None else stream
         self.terminal = _is_terminal(self.stream)
         self.every = every if every is not None else (0.5 if self.terminal else 5.0)
-        self.t0, self.t_end, self.label = t0, t_end, label
+        self.t0, self.t_end, self.label, self.unit = t0, t_end, label, unit
         self._clock = clock
         self._start = self._last = clock()
         self._shown = False
@@ -108,7 +111,9 @@ class Progress:
         elapsed = now - self._start
         span = self.t_end - self.t0
         done = min(max((t - self.t0) / span, 0.0), 1.0) if span > 0 else 1.0
-        text = (f"{self.label + ': ' if self.label else ''}t = {t:.4g} / {self.t_end:.4g} s "
+        amount = (f"t = {t:.4g} / {self.t_end:.4g} s" if self.unit == "s"
+                  else f"{t:g} / {self.t_end:g} {self.unit}")
+        text = (f"{self.label + ': ' if self.label else ''}{amount} "
                 f"({100 * done:.0f} %), {format_duration(elapsed)} elapsed")
         if 0.0 < done < 1.0:
             text += f", about {format_duration(elapsed * (1.0 - done) / done)} left"

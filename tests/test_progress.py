@@ -128,3 +128,24 @@ def test_validation_writes_a_line_per_case_in_a_log_unless_quiet(monkeypatch, ca
     assert err.startswith("[1/1] p.one ... (0 s elapsed)\n") and "\r" not in err
     assert cli.main(["validate", "--quiet"]) == 0
     assert capsys.readouterr().err == ""
+
+
+def test_counted_work_is_reported_in_its_unit():
+    clock, log = Clock(), io.StringIO()
+    p = Progress(100, "animation", stream=log, clock=clock, unit="frames")
+    clock.now += 6.0
+    p(30)
+    assert log.getvalue() == ("animation: 30 / 100 frames (30 %), 6 s elapsed, "
+                              "about 14 s left\n")
+
+
+def test_a_long_animation_reports_its_frames(tmp_path, monkeypatch, capsys):
+    from _synthetic import two_link_result
+    from chrono_flex.viz import render, render_animation
+
+    ticks = iter(range(0, 1000, 6))               # each reading of the clock: 6 s later
+    monkeypatch.setattr(render, "Progress",
+                        lambda *a, **k: Progress(*a, clock=lambda: next(ticks), **k))
+    render_animation(two_link_result(nt=9, ns=7), str(tmp_path / "a.gif"), n_frames=4)
+    err = capsys.readouterr().err
+    assert "animation: 2 / 4 frames (50 %)" in err and "animation: done in" in err
