@@ -14,7 +14,8 @@ description it was built from, which :func:`profile` turns back into the same pr
 
 ``amplitude`` is one number or one per input (joint or drive). A Python callable named
 ``"module:function"`` (or ``"file.py:function"``, relative to a model file) is a profile
-too; its spec is that string.
+too; its spec is that string. Importing it runs that module's code, as ``import`` does:
+read model files you trust.
 """
 
 import csv
@@ -31,14 +32,19 @@ from .errors import ParameterError
 
 class Profile:
     """A function of time with its description: ``spec`` (a dict, or the
-    "module:function" string of an imported callable)."""
+    "module:function" string of an imported callable) and ``base_dir``, where the files
+    it names are. It pickles as its description (to run in another process)."""
 
-    def __init__(self, spec, fn):
+    def __init__(self, spec, fn, base_dir=None):
         self.spec = spec
+        self.base_dir = base_dir
         self._fn = fn
 
     def __call__(self, t, *state):
         return self._fn(t)
+
+    def __reduce__(self):
+        return profile, (self.spec, self.base_dir)
 
     def __repr__(self):
         return f"Profile({self.spec!r})"
@@ -163,7 +169,7 @@ def table(file, columns=None, base_dir=None):
     spec = {"profile": "table", "file": file}
     if columns is not None:
         spec["columns"] = names
-    return Profile(spec, f)
+    return Profile(spec, f, base_dir)
 
 
 def imported(name, base_dir=None):
@@ -186,7 +192,7 @@ def imported(name, base_dir=None):
     fn = getattr(module, attr, None)
     if not callable(fn):
         raise ParameterError("profile", name, f"names no callable `{attr}` in {module_name}")
-    return _Imported(name, fn)
+    return _Imported(name, fn, base_dir)
 
 
 class _Imported(Profile):

@@ -233,3 +233,18 @@ def test_special_numbers_survive_the_file(tmp_path):
                        simulation=dict(t_end=0.1, max_step=math.inf, rtol=1e-300))
     sim = read_model(path).simulation
     assert sim["max_step"] == math.inf and sim["rtol"] == 1e-300
+
+
+def test_profiles_pickle_as_their_description(tmp_path):
+    import pickle
+
+    (tmp_path / "u.csv").write_text("t,a\n0,0\n1,2\n")
+    (tmp_path / "f.py").write_text("def u(t):\n    return [3.0 * t]\n")
+    for p in (inputs.pulse([0.2, 0.05], 2.0), inputs.spin_up(4.0, 15.0),
+              inputs.table("u.csv", base_dir=str(tmp_path)),
+              inputs.profile("f.py:u", base_dir=str(tmp_path))):
+        again = pickle.loads(pickle.dumps(p))
+        assert again.spec == p.spec
+        for t in (0.0, 0.5, 1.7):
+            np.testing.assert_array_equal(np.asarray(again(t), dtype=float),
+                                          np.asarray(p(t), dtype=float))
