@@ -9,6 +9,7 @@ All return :class:`chrono_flex.result.Result`.
 
 from . import _checks as ck
 from .errors import ParameterError, PyChronoUnavailable
+from .planar.description import run_settings
 from . import scenarios
 
 ENGINES = ("reference", "chrono", "chrono-beam")
@@ -40,12 +41,12 @@ def simulate(arm, engine="reference", **kwargs):
     if not ok:
         raise PyChronoUnavailable(f"engine {engine!r} needs PyChrono: {why}")
     if engine == "chrono":
-        from .chrono.engine import simulate_chrono
-
-        return simulate_chrono(arm, **kwargs)
-    from .chrono.beams import simulate_beams
-
-    return simulate_beams(arm, **kwargs)
+        from .chrono.engine import simulate_chrono as run
+    else:
+        from .chrono.beams import simulate_beams as run
+    res = run(arm, **kwargs)
+    res.info.setdefault("run", run_settings(kwargs))
+    return res
 
 
 def run_case(name, engine="reference", t_end=None, **overrides):

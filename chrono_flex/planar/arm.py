@@ -14,7 +14,7 @@ import numpy as np
 from .. import _checks as ck
 from . import equations as mdl
 from .assembly import ExtendedAssembly
-from .description import arm_arguments, arm_to_dict
+from .description import arm_arguments, arm_to_dict, run_settings
 from .modes import eigenmodes, natural_modes
 from ..errors import ParameterError, SimulationError
 from .reference import FORMS, simulate_reference
@@ -312,17 +312,23 @@ class PlanarArm:
                 this fraction of its link length (the small-deformation model has left
                 its validity: instability or divergence).
             n_samples: centreline samples per link in the result.
+            The result's ``info["run"]`` holds these arguments as data (an input
+            profile of :mod:`chrono_flex.inputs` as its description).
             progress: True/False to force or silence the progress report on stderr
                 (default: on unless inside :func:`chrono_flex.stepping.quiet`; a line
                 rewritten in place on a terminal, a line every 5 s in a log).
         """
-        return simulate_reference(self, t_end, joint_angles0=joint_angles0,
-                                  joint_rates0=joint_rates0, elastic0=elastic0,
-                                  elastic_rates0=elastic_rates0, torque=torque,
-                                  joint_motion=joint_motion, drive_input=drive_input,
-                                  dt_out=dt_out, t0=t0, method=method, rtol=rtol, atol=atol,
-                                  form=form, max_step=max_step, max_nfev=max_nfev,
-                                  max_deflection_ratio=max_deflection_ratio,
-                                  n_samples=n_samples, progress=progress,
-                                  max_wall_time=max_wall_time, step=step, rho_inf=rho_inf,
-                                  family=family)
+        arguments = dict(locals())          # the arguments: no other name is bound yet
+        del arguments["self"]
+        res = simulate_reference(self, t_end, joint_angles0=joint_angles0,
+                                 joint_rates0=joint_rates0, elastic0=elastic0,
+                                 elastic_rates0=elastic_rates0, torque=torque,
+                                 joint_motion=joint_motion, drive_input=drive_input,
+                                 dt_out=dt_out, t0=t0, method=method, rtol=rtol, atol=atol,
+                                 form=form, max_step=max_step, max_nfev=max_nfev,
+                                 max_deflection_ratio=max_deflection_ratio,
+                                 n_samples=n_samples, progress=progress,
+                                 max_wall_time=max_wall_time, step=step, rho_inf=rho_inf,
+                                 family=family)
+        res.info["run"] = run_settings(arguments)
+        return res

@@ -20,6 +20,8 @@ defaults; an unknown key is an error that names it (``links[1].lenght``).
 
 from dataclasses import fields
 
+import numpy as np
+
 from ..drive.gear_drive import DriveParams, GearDrive
 from ..errors import ParameterError
 from .params import Link, Payload, Plane, PrismaticJoint, RevoluteJoint
@@ -146,4 +148,28 @@ def arm_arguments(data):
                 drives=drives)
 
 
-__all__ = ["VERSION", "arm_arguments", "arm_to_dict"]
+#: Arguments of a run that say nothing about its result (display and callbacks).
+NOT_SETTINGS = ("progress", "on_output")
+
+
+def run_settings(kwargs):
+    """The arguments of a run as plain data, for ``Result.info["run"]``: numbers, strings
+    and lists as they are (arrays as lists); an input profile of
+    :mod:`chrono_flex.inputs` as its description (``profile`` rebuilds it); any other
+    callable by its name only ("<callable f>": it cannot be rebuilt from the file)."""
+    out = {}
+    for k, v in kwargs.items():
+        if k in NOT_SETTINGS or v is None:
+            continue
+        if hasattr(v, "spec"):
+            out[k] = v.spec
+        elif callable(v):
+            out[k] = f"<callable {getattr(v, '__qualname__', type(v).__name__)}>"
+        elif isinstance(v, np.ndarray):
+            out[k] = v.tolist()
+        else:
+            out[k] = v
+    return out
+
+
+__all__ = ["VERSION", "arm_arguments", "arm_to_dict", "run_settings"]

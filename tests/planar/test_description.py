@@ -147,3 +147,22 @@ def test_chrono_results_carry_their_arm(engine, tmp_path):
     back = Result.from_npz(res.to_npz(tmp_path / "r.npz"))
     assert back.engine == engine and set(back.info) == set(res.info)
     assert back.model == arm.to_dict()
+
+
+def test_result_keeps_its_run_settings_and_input_profiles(tmp_path):
+    from chrono_flex import inputs
+
+    arm = cf.PlanarArm([cf.Link(1.0, 2, EI=2.0, rho_A=0.5)], payload=cf.Payload(0.1))
+    kw = dict(t_end=0.05, dt_out=0.01, joint_angles0=[0.2], rtol=1e-7, n_samples=5)
+    res = arm.simulate(torque=inputs.pulse(0.2, 0.1), progress=False, **kw)
+    back = Result.from_npz(res.to_npz(tmp_path / "r.npz"))
+    run = back.info["run"]
+    assert run["torque"] == {"profile": "pulse", "amplitude": 0.2, "period": 0.1}
+    assert {k: run[k] for k in kw} == kw and "progress" not in run
+    # the file alone reruns the run: the arm from `model`, the settings from `run`
+    torque = inputs.profile(run.pop("torque"))
+    again = cf.PlanarArm.from_dict(back.model).simulate(torque=torque, progress=False, **run)
+    np.testing.assert_array_equal(again.q, res.q)
+    # a plain function is named, not lost silently
+    res2 = arm.simulate(torque=lambda t, q, qd: [0.0], progress=False, **kw)
+    assert res2.info["run"]["torque"].startswith("<callable ")
