@@ -21,6 +21,7 @@ read model files you trust.
 import csv
 import importlib
 import importlib.util
+import inspect
 import math
 import os
 
@@ -187,8 +188,9 @@ def imported(name, base_dir=None):
             spec.loader.exec_module(module)
         else:
             module = importlib.import_module(module_name)
-    except (ImportError, OSError) as exc:
-        raise ParameterError("profile", name, f"cannot be imported ({exc})") from None
+    except Exception as exc:  # noqa: BLE001 - the user's module: any fault, named
+        raise ParameterError("profile", name, f"cannot be imported ({type(exc).__name__}: "
+                                              f"{exc})") from None
     fn = getattr(module, attr, None)
     if not callable(fn):
         raise ParameterError("profile", name, f"names no callable `{attr}` in {module_name}")
@@ -222,14 +224,14 @@ def profile(spec, base_dir=None):
         raise ParameterError("profile", kind, f"must be one of {', '.join(PROFILES)}")
     build = PROFILES[kind]
     params = {k: v for k, v in spec.items() if k != "profile"}
-    names = build.__code__.co_varnames[:build.__code__.co_argcount]
+    signature = inspect.signature(build).parameters
+    names = [n for n in signature if n != "base_dir"]
     for k in params:
-        if k not in names or k == "base_dir":
+        if k not in names:
             raise ParameterError(k, params[k], f"is not a parameter of the {kind} profile "
-                                 f"(parameters: {', '.join(n for n in names if n != 'base_dir')})")
-    required = names[:len(names) - len(build.__defaults__ or ())]
-    for k in required:
-        if k not in params:
+                                 f"(parameters: {', '.join(names)})")
+    for k in names:
+        if signature[k].default is inspect.Parameter.empty and k not in params:
             raise ParameterError(k, None, f"must be given for the {kind} profile")
     if kind == "table":
         params["base_dir"] = base_dir

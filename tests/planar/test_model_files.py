@@ -248,3 +248,14 @@ def test_profiles_pickle_as_their_description(tmp_path):
         for t in (0.0, 0.5, 1.7):
             np.testing.assert_array_equal(np.asarray(again(t), dtype=float),
                                           np.asarray(p(t), dtype=float))
+
+
+def test_a_broken_input_module_is_named_not_a_traceback(tmp_path, capsys):
+    (tmp_path / "broken.py").write_text("def torque(t, q, qd)\n    return [0.0]\n")
+    path = tmp_path / "m.toml"
+    text = GOOD + '\n[inputs]\ntorque = "broken.py:torque"\n'
+    path.write_text(text)
+    assert cli.main(["run", str(path), "--engine", "reference", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"{path}, line {line_of(text, 'torque =')}: `inputs.torque`" in err
+    assert "SyntaxError" in err and "Traceback" not in err
