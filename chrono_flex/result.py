@@ -93,7 +93,8 @@ class Result:
         link_thickness: section height of each link (nl,), m (drawing and strain).
         extra: further named series (drive currents, LuGre z, ...), each (nt, ...).
         info: engine name, method and settings, case name, solver statistics, wall
-            time, notes.
+            time, notes; ``info["run"]``: the arguments of the run as data (input
+            profiles of :mod:`chrono_flex.inputs` as their description).
         model: the arm that ran, as plain data (``PlanarArm.to_dict()``; rebuild it with
             ``PlanarArm.from_dict(res.model)``), or None where the engine gave none.
 
