@@ -52,8 +52,8 @@ def test_case_file_reads_back_to_the_case(name):
 @pytest.mark.parametrize("name", ["bien-2link", "spinup-4-stiffening", "drive-bien-1link"])
 def test_running_the_file_gives_the_case_s_trajectory(name):
     # one of each input kind: joint torques, a prescribed motion, a drive input
-    from_case = engines.run_case(name, "reference", t_end=0.1)
-    from_file = engines.run_case(str(MODELS / f"{name}.toml"), "reference", t_end=0.1)
+    from_case = engines.run_case(name, "reference", t_end=0.03)
+    from_file = engines.run_case(str(MODELS / f"{name}.toml"), "reference", t_end=0.03)
     np.testing.assert_array_equal(from_file.q, from_case.q)
     np.testing.assert_array_equal(from_file.joint_torque, from_case.joint_torque)
     assert from_file.info["case"] == name and from_file.model == from_case.model
@@ -86,7 +86,7 @@ def test_written_model_simulates_identically(tmp_path):
     arm = arm_with_everything()
     ins = {"torque": inputs.sine([0.05, 0.0], 2.0, phase=0.3),
            "drive_input": inputs.step(0.8, t_start=0.01)}
-    settings = dict(t_end=0.05, dt_out=0.01, joint_angles0=[-0.2, 0.4], rtol=1e-7,
+    settings = dict(t_end=0.02, dt_out=0.005, joint_angles0=[-0.2, 0.4], rtol=1e-7,
                     n_samples=5)
     path = arm.to_file(tmp_path / "arm.toml", inputs=ins, simulation=settings)
     model = read_model(path)
