@@ -1,11 +1,16 @@
 """Command line: ``chrono-flex`` (also ``python -m chrono_flex``).
 
     chrono-flex cases
-    chrono-flex run [CASE] [--engine auto|reference|chrono|chrono-beam] [--t-end T] [--out DIR] [--render]
-    chrono-flex render CASE [--engine ...] [--scale K] [--gif FILE] [--vtk DIR] [--blender DIR] [--live]
+    chrono-flex run [CASE | MODEL.toml] [--engine auto|reference|chrono|chrono-beam] [--t-end T] [--out DIR] [--render] [--quiet]
+    chrono-flex render CASE|MODEL.toml [--engine ...] [--scale K] [--gif FILE] [--vtk DIR] [--blender DIR] [--live] [--quiet]
+    chrono-flex modes CASE|MODEL.toml [--n N] [--out DIR]
     chrono-flex identify efficiency FILE.csv
     chrono-flex bench [render]
-    chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR]
+    chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR] [--quiet]
+
+Long work reports its progress on stderr (simulated time, wall time used and left): a
+line rewritten in place on a terminal, a plain line every few seconds in a log or pipe;
+``--quiet`` silences it.
 
 Every output path is checked before a run starts (a directory under a file, a name too
 long, a missing directory: exit code 2 with one line naming the option). Outputs are
@@ -62,6 +67,18 @@ def cmd_cases(args):
 BEAM_MIN_ELEMENTS = 8
 
 
+def _quietly(command):
+    """``command(args)`` with the progress reports silenced when ``--quiet`` was given."""
+    def run(args):
+        from .stepping import quiet
+
+        with quiet(args.quiet):
+            return command(args)
+    run.__doc__ = command.__doc__
+    return run
+
+
+@_quietly
 def cmd_run(args):
     from . import scenarios
     from . import engines
@@ -70,7 +87,8 @@ def cmd_run(args):
     scen = _drive_scenarios()
     drive_case = name in scen and name not in scenarios.all_cases()
     if not drive_case:
-        scenarios.get(name)                         # an unknown case is named first
+        case = scenarios.get(name)          # an unknown case or a bad model file: named first
+        name = case.name
         engine = engines.resolve(args.engine)
     out = check_output_dir("--out", args.out or os.path.join("out", name))
     if drive_case:
@@ -96,19 +114,19 @@ def cmd_run(args):
         print("PyChrono not found: running on the built-in reference engine "
               f"({engines.pychrono_available()[1]})")
     overrides = {}
-    if engine == "chrono-beam" and name in scenarios.all_cases():
-        n_min = min(lk.n_elements for lk in scenarios.get(name).arm_and_kwargs()[0].links)
+    if engine == "chrono-beam":
+        n_min = min(lk.n_elements for lk in case.arm_and_kwargs(args.t_end)[0].links)
         if args.elements is not None:
             overrides["n_elements"] = args.elements
         elif n_min < BEAM_MIN_ELEMENTS:
             overrides["n_elements"] = BEAM_MIN_ELEMENTS
             print(f"chrono-beam: the case's links have {n_min} element(s); using "
                   f"{BEAM_MIN_ELEMENTS} beam elements per link (--elements N to change)")
-    res = engines.run_case(name, engine, t_end=args.t_end, **overrides)
+    res = engines.run_case(case, engine, t_end=args.t_end, **overrides)
     csv_path, npz_path = res.save(out, stem=stem)
     plot_path = paths[2]
     res.plot(plot_path, title=f"{name} ({engine})")
-    print(f"case {name}")
+    print(f"model file {case.model_file.path}" if case.model_file else f"case {name}")
     print(res.summary())
     for p in (csv_path, npz_path, plot_path):
         _report_written(p, existed)
@@ -120,6 +138,7 @@ def cmd_run(args):
     return 0
 
 
+@_quietly
 def cmd_render(args):
     from . import scenarios
     from . import engines
@@ -128,10 +147,11 @@ def cmd_render(args):
 
     chrono_hooks = args.blender is not None or args.live
     ck.positive_int("--frames", args.frames)
-    scenarios.get(args.case)                        # an unknown case is named first
+    case = scenarios.get(args.case)     # an unknown case or a bad model file: named first
+    name = case.name
     # every output path is checked before the run
-    out = check_output_dir("--out", args.out or os.path.join("out", args.case))
-    planned = planned_outputs(out, args.case, gif=args.gif or True, vtk=args.vtk)
+    out = check_output_dir("--out", args.out or os.path.join("out", name))
+    planned = planned_outputs(out, name, gif=args.gif or True, vtk=args.vtk)
     for p in (planned["frame"], planned["plot"]):
         check_output_file("--out", p)
     _check_animation_path("--gif", planned["gif"])
@@ -153,19 +173,19 @@ def cmd_render(args):
     if args.blender is not None:
         from .chrono.blender import BlenderExporter
 
-        t_end = scenarios.get(args.case).arm_and_kwargs(args.t_end)[1]["t_end"]
+        t_end = case.arm_and_kwargs(args.t_end)[1]["t_end"]
         exporter = BlenderExporter(args.blender, scale=args.blender_scale,
-                                   dt=t_end / args.frames, stem=args.case,
-                                   title=f"{args.case} ({engine})")
+                                   dt=t_end / args.frames, stem=name,
+                                   title=f"{name} ({engine})")
         hooks.append(exporter)
     if args.live:
         from .chrono.live import LiveWindow
 
-        hooks.append(LiveWindow(scale=args.blender_scale, title=f"{args.case} ({engine})"))
+        hooks.append(LiveWindow(scale=args.blender_scale, title=f"{name} ({engine})"))
     overrides = {}
     if hooks:
         overrides["on_output"] = lambda system, t: [h(system, t) for h in hooks]
-    res = engines.run_case(args.case, engine, t_end=args.t_end, **overrides)
+    res = engines.run_case(case, engine, t_end=args.t_end, **overrides)
     if args.blender is not None:
         print(f"wrote {len(exporter.frames)} Blender frames: {exporter.assets_path} "
               f"(+ {os.path.dirname(exporter.state_path(0))}/state*.py); import it with "
@@ -174,6 +194,53 @@ def cmd_render(args):
                            n_frames=args.frames)
     for p in paths:
         _report_written(p, existed)
+    return 0
+
+
+#: `modes`: how many modes to show when --n is not given (fewer when the model has fewer).
+DEFAULT_MODES = 4
+
+
+def _model_case(name):
+    """The Case of a built-in case or a model file (``name`` ending with .toml)."""
+    from . import scenarios
+
+    if name in _drive_scenarios() and name not in scenarios.all_cases():
+        raise ParameterError("MODEL", name, "is a drive scenario, not an arm (see "
+                                            "`chrono-flex cases`)")
+    return scenarios.get(name)
+
+
+def cmd_modes(args):
+    from .planar.modes import JOINTS, eigenmodes, natural_modes
+    from .viz.modes import plot_modes
+
+    case = _model_case(args.model)          # an unknown model or a bad file: named first
+    arm, name = case.build()[0], case.name
+    out = check_output_dir("--out", args.out or os.path.join("out", name))
+    path = check_output_file("--out", os.path.join(out, f"{name}_modes.png"))
+    existed = _existing(path)
+    if args.n is not None:
+        ck.positive_int("--n", args.n)
+    rows = []
+    for joints in JOINTS:
+        n = args.n
+        if n is None:                               # up to DEFAULT_MODES, as many as there are
+            n = min(DEFAULT_MODES, eigenmodes(arm, None, joints=joints)[0].size)
+        rows.append(natural_modes(arm, n, joints=joints) if n else None)
+    print(f"{name}: natural frequencies (Hz) of the arm linearised at rest, all joint "
+          "coordinates zero")
+    print(f"{'mode':>4}  {'joints locked':>14}  {'joints free':>14}")
+    for k in range(max(len(m.frequencies) for m in rows if m is not None)):
+        cells = [f"{m.frequencies[k]:14.6g}" if m is not None and k < len(m.frequencies)
+                 else f"{'-':>14}" for m in rows]
+        print(f"{k + 1:>4}  " + "  ".join(cells))
+    print("locked: each link clamped at its hub; free: joints turn (slide) freely, "
+          "rigid-body modes left out" + ("; gravity included" if arm.gravity else "")
+          + ("; the drives add their output inertia J2 to the hubs, not their gear "
+             "stiffness" if arm.drives else ""))
+    plot_modes([m for m in rows if m is not None], path=path, title=f"{name}: mode shapes")
+    _report_written(path, existed)
     return 0
 
 
@@ -222,7 +289,14 @@ def cmd_validate(args):
             check_output_dir("--report", args.report)
             check_output_dir("--report", os.path.join(args.report, "figures"))
     return validate_main(only=args.only, json_path=args.json, report_dir=args.report,
-                         engines=args.engines, list_only=args.list)
+                         engines=args.engines, list_only=args.list,
+                         progress=False if args.quiet else None)
+
+
+def _add_quiet(parser):
+    parser.add_argument("-q", "--quiet", action="store_true",
+                        help="no progress reports on stderr (by default: a line rewritten "
+                             "in place on a terminal, a line every few seconds in a log)")
 
 
 def build_parser():
@@ -230,7 +304,8 @@ def build_parser():
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("cases", help="list the named scenarios").set_defaults(fn=cmd_cases)
     r = sub.add_parser("run", help="run a scenario, write trajectory (CSV, NPZ) and plots")
-    r.add_argument("case", nargs="?", help="scenario name (default: the default case)")
+    r.add_argument("case", nargs="?", help="scenario name (default: the default case) or a "
+                                           "model file (.toml, docs/model-files.md)")
     r.add_argument("--engine", default="auto",
                    help="auto (chrono if PyChrono is present, else reference), reference, chrono, chrono-beam")
     r.add_argument("--t-end", type=float, default=None, help="end time (s) instead of the case's")
@@ -239,9 +314,10 @@ def build_parser():
     r.add_argument("--elements", type=int, default=None, metavar="N",
                    help=f"chrono-beam: beam elements per link (default: the case's, at least "
                         f"{BEAM_MIN_ELEMENTS})")
+    _add_quiet(r)
     r.set_defaults(fn=cmd_run)
     v = sub.add_parser("render", help="run a scenario and render the deforming arm in 3D")
-    v.add_argument("case")
+    v.add_argument("case", help="scenario name or model file (.toml)")
     v.add_argument("--engine", default=None,
                    help="reference (default), chrono or chrono-beam (default chrono with "
                         "--blender or --live)")
@@ -259,7 +335,16 @@ def build_parser():
     v.add_argument("--live", action="store_true",
                    help="show the Chrono run in an Irrlicht/VSG window (needs a display)")
     v.add_argument("--out", default=None)
+    _add_quiet(v)
     v.set_defaults(fn=cmd_render)
+    m = sub.add_parser("modes", help="natural frequencies (joints locked and free) and a "
+                                     "figure of the mode shapes")
+    m.add_argument("model", help="a scenario name (see `chrono-flex cases`) or a model file "
+                                 "(.toml)")
+    m.add_argument("--n", type=int, default=None,
+                   help=f"number of modes (default: up to {DEFAULT_MODES})")
+    m.add_argument("--out", default=None, help="output directory (default out/MODEL)")
+    m.set_defaults(fn=cmd_modes)
     i = sub.add_parser("identify", help="identify drive parameters from measurements")
     isub = i.add_subparsers(dest="what", required=True)
     e = isub.add_parser("efficiency", help="K_ML and Mc from an efficiency curve (CSV: torque, efficiency)")
@@ -276,6 +361,7 @@ def build_parser():
     va.add_argument("--report", default=None, help="write a Markdown report with figures here")
     va.add_argument("--engines", default=None, help="comma-separated engines to include")
     va.add_argument("--list", action="store_true", help="list the cases without running them")
+    _add_quiet(va)
     va.set_defaults(fn=cmd_validate)
     return p
 

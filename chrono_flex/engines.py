@@ -9,6 +9,7 @@ All return :class:`chrono_flex.result.Result`.
 
 from . import _checks as ck
 from .errors import ParameterError, PyChronoUnavailable
+from .planar.description import run_settings
 from . import scenarios
 
 ENGINES = ("reference", "chrono", "chrono-beam")
@@ -40,25 +41,33 @@ def simulate(arm, engine="reference", **kwargs):
     if not ok:
         raise PyChronoUnavailable(f"engine {engine!r} needs PyChrono: {why}")
     if engine == "chrono":
-        from .chrono.engine import simulate_chrono
-
-        return simulate_chrono(arm, **kwargs)
-    from .chrono.beams import simulate_beams
-
-    return simulate_beams(arm, **kwargs)
+        from .chrono.engine import simulate_chrono as run
+    else:
+        from .chrono.beams import simulate_beams as run
+    res = run(arm, **kwargs)
+    res.info.setdefault("run", run_settings(kwargs))
+    return res
 
 
 def run_case(name, engine="reference", t_end=None, **overrides):
-    """Build the named case and run it on ``engine``; returns the Result."""
-
-    case = scenarios.get(name)
+    """Build the case (a name, a model file "FILE.toml", or a
+    :class:`~chrono_flex.scenarios.Case`) and run it on ``engine``; returns the Result.
+    A bad setting read from a model file is reported with the file, key and line."""
+    case = name if isinstance(name, scenarios.Case) else scenarios.get(name)
     engine = resolve(engine)
     if engine not in case.engines:
-        raise ParameterError("engine", engine, f"cannot run case {name!r} (it runs on {case.engines})")
+        raise ParameterError("engine", engine, f"cannot run case {case.name!r} (it runs on "
+                                               f"{case.engines})")
     arm, kw = case.arm_and_kwargs(t_end)
     kw.update(overrides)
-    res = simulate(arm, engine, **kw)
-    res.info["case"] = name
+    try:
+        res = simulate(arm, engine, **kw)
+    except ParameterError as exc:
+        located = exc if case.model_file is None else case.model_file.located(exc)
+        if located is exc:
+            raise
+        raise located from None
+    res.info["case"] = case.name
     return res
 
 

@@ -22,6 +22,20 @@ class ParameterError(ChronoFlexError, ValueError):
         super().__init__(f"`{parameter}` {requirement}, got {value!r}")
 
 
+class ModelFileError(ParameterError):
+    """A model file is not valid TOML, or a key in it has a bad value.
+
+    ``path`` is the file, ``line`` the line of the key (None where unknown), ``parameter``
+    the key's full name (``links[1].EI``, ``simulation.t_end``).
+    """
+
+    def __init__(self, path, line, parameter, value, requirement):
+        super().__init__(parameter, value, requirement)
+        self.path, self.line = path, line
+        where = f"{path}, line {line}" if line else f"{path}"
+        self.args = (f"{where}: {self.args[0]}",)
+
+
 class SimulationError(ChronoFlexError, RuntimeError):
     """A simulation could not go on: divergence, NaN, a step the model cannot take.
 

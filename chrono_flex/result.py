@@ -6,12 +6,36 @@ nl = links, ns = centreline samples per link.
 
 from dataclasses import dataclass, field
 import csv
+import json
 import os
 
 import numpy as np
 
 from ._files import atomic_write
 from .planar.params import Plane
+
+
+#: The array attributes of :class:`Result` that :meth:`Result.to_npz` stores as they are.
+ARRAY_FIELDS = ("q", "qd", "joint_angles", "joint_rates", "tip_position", "tip_deflection",
+                "joint_torque", "centerline", "centerline_rigid", "curvature",
+                "link_thickness")
+
+
+def _plain(value):
+    """``value`` with numpy scalars and arrays as Python numbers and lists, tuples as
+    lists, dict keys as strings: what :func:`json.dumps` writes. Anything else is
+    written as its ``repr`` (a note in ``info`` stays readable rather than lost)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _plain(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return repr(value)
 
 
 @dataclass
@@ -68,7 +92,14 @@ class Result:
         plane: the arm plane in 3D.
         link_thickness: section height of each link (nl,), m (drawing and strain).
         extra: further named series (drive currents, LuGre z, ...), each (nt, ...).
-        info: engine name, case name, solver statistics, wall time, notes.
+        info: engine name, method and settings, case name, solver statistics, wall
+            time, notes; ``info["run"]``: the arguments of the run as data (input
+            profiles of :mod:`chrono_flex.inputs` as their description).
+        model: the arm that ran, as plain data (``PlanarArm.to_dict()``; rebuild it with
+            ``PlanarArm.from_dict(res.model)``), or None where the engine gave none.
+
+    :meth:`to_npz` keeps all of it (``info`` and ``model`` as JSON inside the file) and
+    :meth:`from_npz` reads it back.
     """
 
     t: np.ndarray
@@ -87,6 +118,26 @@ class Result:
     link_thickness: np.ndarray = None
     extra: dict = field(default_factory=dict)
     info: dict = field(default_factory=dict)
+    model: dict = None
+
+    def __repr__(self):
+        method = self.info.get("method") or self.info.get("timestepper")
+        engine = f"{self.engine} ({method})" if method else self.engine
+        tip = ", ".join(f"{1e3 * w:+.4g}" for w in self.tip_deflection[-1])
+        return (f"<Result {self.title!r} on {engine}: t = {self.t[0]:.4g} .. "
+                f"{self.t[-1]:.4g} s, {self.t.size} samples, nq = {self.q.shape[1]}, "
+                f"final tip deflection [{tip}] mm>")
+
+    @property
+    def title(self):
+        """A short name for figures and listings: the case's name, else the arm's links
+        and joints ("2-link revolute-revolute arm")."""
+        if self.info.get("case"):
+            return str(self.info["case"])
+        if self.model is not None and self.model.get("joints"):
+            kinds = "-".join(j.get("type", "revolute") for j in self.model["joints"])
+            return f"{self.n_links}-link {kinds} arm"
+        return f"{self.n_links}-link arm"
 
     @property
     def n_links(self):
@@ -147,36 +198,42 @@ class Result:
         return path
 
     def to_npz(self, path):
-        """Write every array (including centrelines) to a compressed NPZ file at exactly
-        ``path`` (no ".npz" is appended; atomically, as :meth:`to_csv`); return ``path``."""
+        """Write every array (including centrelines and ``extra``), ``info`` and ``model``
+        (as JSON text) to a compressed NPZ file at exactly ``path`` (no ".npz" is
+        appended; atomically, as :meth:`to_csv`); return ``path``."""
         arrays = {k: np.asarray(v) for k, v in self.series().items()}
-        for k in ("q", "qd", "joint_angles", "joint_rates", "tip_position", "tip_deflection",
-                  "joint_torque", "centerline", "centerline_rigid", "curvature", "link_thickness"):
+        for k in ARRAY_FIELDS:
             v = getattr(self, k)
             if v is not None:
                 arrays[f"array_{k}"] = np.asarray(v)
+        for name, v in self.extra.items():
+            arrays[f"extra_{name}"] = np.asarray(v)
         arrays["plane"] = np.array([self.plane.origin, self.plane.x_axis, self.plane.y_axis])
+        meta = {"info": self.info, "model": self.model, "extra": list(self.extra)}
+        arrays["meta_json"] = np.array(json.dumps(_plain(meta)))
         with atomic_write(path, "wb") as f:
             np.savez_compressed(f, **arrays)
         return path
 
     @classmethod
     def from_npz(cls, path, info=None):
-        """Read back a file written by :meth:`to_npz`."""
-        d = np.load(path)
-        get = lambda k: d[f"array_{k}"] if f"array_{k}" in d else None  # noqa: E731
-        energy = None
-        if "energy_kinetic" in d:
-            energy = Energy(*(d[f"energy_{k}"] for k in
-                              ("kinetic", "elastic", "gravity", "input_work", "dissipated")))
-        p = d["plane"]
-        return cls(t=d["t"], q=get("q"), qd=get("qd"), joint_angles=get("joint_angles"),
-                   joint_rates=get("joint_rates"), tip_position=get("tip_position"),
-                   tip_deflection=get("tip_deflection"), energy=energy,
-                   joint_torque=get("joint_torque"), centerline=get("centerline"),
-                   centerline_rigid=get("centerline_rigid"), curvature=get("curvature"),
-                   plane=Plane(tuple(p[0]), tuple(p[1]), tuple(p[2])),
-                   link_thickness=get("link_thickness"), info=dict(info or {}))
+        """Read back a file written by :meth:`to_npz`: arrays, ``extra``, ``info`` (updated
+        with the ``info`` given here) and ``model``. Files written before ``info`` and
+        ``model`` were stored read with ``info`` as given and ``model`` None."""
+        with np.load(path) as d:
+            get = lambda k: d[f"array_{k}"] if f"array_{k}" in d else None  # noqa: E731
+            energy = None
+            if "energy_kinetic" in d:
+                energy = Energy(*(d[f"energy_{k}"] for k in
+                                  ("kinetic", "elastic", "gravity", "input_work", "dissipated")))
+            meta = json.loads(str(d["meta_json"])) if "meta_json" in d else {}
+            extra = {name: d[f"extra_{name}"] for name in meta.get("extra", ())}
+            p = d["plane"]
+            arrays = {k: get(k) for k in ARRAY_FIELDS}
+            t = d["t"]
+        return cls(t=t, energy=energy, plane=Plane(tuple(p[0]), tuple(p[1]), tuple(p[2])),
+                   extra=extra, info={**meta.get("info", {}), **(info or {})},
+                   model=meta.get("model"), **arrays)
 
     def save(self, directory, stem="trajectory"):
         """Write CSV and NPZ into ``directory``; return their paths."""

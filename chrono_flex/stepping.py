@@ -21,6 +21,7 @@ from it is the engine's last act (:func:`chrono_flex.planar.post.arm_result` for
 whose state is the arm's generalized coordinates).
 """
 
+from contextlib import contextmanager
 import math
 import sys
 import time
@@ -34,29 +35,116 @@ from .errors import ParameterError, SimulationError
 TIME_SLACK = 1e-12
 
 
-class Progress:
-    """Prints simulated time to a terminal (stderr) at most every ``every`` seconds of
-    wall time; silent when stderr is not a terminal (CI logs) or when disabled."""
+#: Progress reports when nobody asked for or against them (see :func:`quiet`).
+_REPORT_BY_DEFAULT = [True]
 
-    def __init__(self, t_end, label="", enabled=None, every=0.5):
-        if enabled is None:
-            enabled = sys.stderr.isatty()
-        self.enabled, self.t_end, self.label, self.every = enabled, t_end, label, every
-        self._last = 0.0
+
+@contextmanager
+def quiet(silent=True):
+    """Within the block, :class:`Progress` reports that were not asked for explicitly
+    (``enabled=None``) stay silent: the command line's ``--quiet``."""
+    before = _REPORT_BY_DEFAULT[0]
+    _REPORT_BY_DEFAULT[0] = not silent
+    try:
+        yield
+    finally:
+        _REPORT_BY_DEFAULT[0] = before
+
+
+def progress_wanted(enabled=None):
+    """``enabled`` as a bool: None means "unless inside :func:`quiet`"."""
+    return _REPORT_BY_DEFAULT[0] if enabled is None else bool(enabled)
+
+
+def format_duration(seconds):
+    """A wall-clock duration for people: "8 s", "2 min 05 s", "1 h 04 min"."""
+    s = int(round(max(seconds, 0.0)))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60} min {s % 60:02d} s"
+    return f"{s // 3600} h {s % 3600 // 60:02d} min"
+
+
+def _is_terminal(stream):
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):      # no isatty, or a closed stream
+        return False
+
+
+class Progress:
+    """Reports how far a run has come and the wall time it still needs (stderr).
+
+    On a terminal, one line rewritten in place at most every ``every`` s (default
+    0.5 s); elsewhere (a log file, a pipe, CI) a plain line every ``every`` s (default
+    5 s), so that a long run shows in the log while it goes on. Nothing is written for
+    a run shorter than ``every``. The estimate of the time left assumes the rest of the
+    run goes at the average pace so far: remaining = elapsed (t_end - t) / (t - t0).
+
+    Args:
+        t_end: the simulated end time, s; t0: the start time, s. (With another ``unit``,
+            the amount of work: frames, cases, ...)
+        label: the engine's name, written before the figures.
+        enabled: True, False, or None for "unless inside :func:`quiet`".
+        every: seconds of wall time between reports.
+        stream: where to write (default: ``sys.stderr`` at construction).
+        clock: wall clock in seconds (``time.perf_counter``; tests pass a fake).
+        unit: "s" (simulated time: "t = 2.5 / 10 s") or the name of what is counted
+            ("frames": "12 / 100 frames").
+    """
+
+    def __init__(self, t_end, label="", enabled=None, every=None, stream=None,
+                 clock=time.perf_counter, t0=0.0, unit="s"):
+        self.enabled = progress_wanted(enabled)
+        self.stream = sys.stderr if stream is None else stream
+        self.terminal = _is_terminal(self.stream)
+        self.every = every if every is not None else (0.5 if self.terminal else 5.0)
+        self.t0, self.t_end, self.label, self.unit = t0, t_end, label, unit
+        self._clock = clock
+        self._start = self._last = clock()
+        self._shown = False
+        self._width = 0
+
+    def line(self, t, now):
+        """The report at simulated time ``t`` and wall time ``now``."""
+        elapsed = now - self._start
+        span = self.t_end - self.t0
+        done = min(max((t - self.t0) / span, 0.0), 1.0) if span > 0 else 1.0
+        amount = (f"t = {t:.4g} / {self.t_end:.4g} s" if self.unit == "s"
+                  else f"{t:g} / {self.t_end:g} {self.unit}")
+        text = (f"{self.label + ': ' if self.label else ''}{amount} "
+                f"({100 * done:.0f} %), {format_duration(elapsed)} elapsed")
+        if 0.0 < done < 1.0:
+            text += f", about {format_duration(elapsed * (1.0 - done) / done)} left"
+        return text
 
     def __call__(self, t):
         if not self.enabled:
             return
-        now = time.perf_counter()
-        if now - self._last >= self.every:
-            self._last = now
-            sys.stderr.write(f"\r  {self.label} t = {t:.4g} / {self.t_end:.4g} s ")
-            sys.stderr.flush()
+        now = self._clock()
+        if now - self._last < self.every:
+            return
+        self._last = now
+        text = self.line(t, now)
+        if self.terminal:
+            self.stream.write("\r  " + text.ljust(self._width))
+            self._width = max(self._width, len(text))
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+        self._shown = True
 
     def close(self):
-        if self.enabled:
-            sys.stderr.write("\r" + " " * 60 + "\r")
-            sys.stderr.flush()
+        """End the report: clear the terminal line, or write how long the run took."""
+        if not (self.enabled and self._shown):
+            return
+        if self.terminal:
+            self.stream.write("\r" + " " * (self._width + 2) + "\r")
+        else:
+            took = format_duration(self._clock() - self._start)
+            self.stream.write(f"{self.label + ': ' if self.label else ''}done in {took}\n")
+        self.stream.flush()
 
 
 def fixed_step_output_times(t_end, dt_out, step):
@@ -213,4 +301,4 @@ def run(stepper, t_out, *, max_deflection_ratio=0.5, on_output=None, progress=No
 
 
 __all__ = ["Progress", "Recording", "Stepper", "fixed_step_output_times", "fixed_substep",
-           "output_times", "run"]
+           "format_duration", "output_times", "progress_wanted", "quiet", "run"]

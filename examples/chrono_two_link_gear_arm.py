@@ -17,13 +17,22 @@ Expected result: the shoulder turns forwards and the elbow backwards (the signs 
 voltages), and the joint angles are those of the reference engine (the same arm and
 drives integrated by scipy's Radau) to the integrator's accuracy (~1e-4 of the angle at
 a 0.5 ms step); the turntable spins up forwards.
+
+Needs PyChrono (without it the script says so and exits with status 1). Run as a script
+(``python examples/chrono_two_link_gear_arm.py [DIR]``) to write
+``chrono_two_link_gear_arm.png`` into DIR (default: the current directory); its path is
+printed.
 """
 
 import math
+import os
+import sys
 
 import numpy as np
 
 from chrono_flex import scenarios
+from chrono_flex.engines import pychrono_available
+from chrono_flex.errors import PyChronoUnavailable
 from chrono_flex.planar.arm import PlanarArm
 from chrono_flex.drive import DriveParams, GearDrive
 from chrono_flex.planar.params import Payload
@@ -31,6 +40,14 @@ from chrono_flex.planar.params import Payload
 TURNTABLE_VOLTAGE = 1.0  # V
 VOLTAGES = (1.5, -1.0)   # V, shoulder and elbow
 T_RAMP = 0.05            # s
+
+
+def output_path(name):
+    """Where the script writes ``name``: the directory given as its first argument, else
+    the current directory (made if missing), as an absolute path to print."""
+    folder = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.getcwd())
+    os.makedirs(folder, exist_ok=True)
+    return os.path.join(folder, name)
 
 
 def voltages(t):
@@ -51,8 +68,12 @@ def run(t_end=0.2, step=5e-4, reference=True):
     Keys: t (s), joint_angles (nt, 2) rad, currents (nt, 2) A, tip (nt, 3) world tip
     position (m, the tool box follows it), turntable_angle (nt,) rad; with
     ``reference``: reference_joint_angles (nt, 2), the same arm and inputs in the
-    reference engine (Radau).
+    reference engine (Radau). PyChronoUnavailable without PyChrono.
     """
+    ok, why = pychrono_available()
+    if not ok:
+        raise PyChronoUnavailable(f"this example builds a Chrono system and needs PyChrono "
+                                  f"({why})")
     import pychrono as chrono
 
     from chrono_flex.chrono import (FlexibleLink, GearDriveLink, configure_system, quiet_swig,
@@ -114,16 +135,20 @@ def run(t_end=0.2, step=5e-4, reference=True):
     return out
 
 
-if __name__ == "__main__":
-    res = run()
+def main():
+    try:
+        res = run()
+    except PyChronoUnavailable as exc:
+        sys.exit(f"{os.path.basename(__file__)}: {exc}")
     t = res["t"]
-    print(f"two-link gear arm beside a geared turntable, {t[-1]:.3g} s")
-    print(f"joint angles at the end: {np.degrees(res['joint_angles'][-1])} deg "
-          f"(fixed base, reference engine: "
-          f"{np.degrees(res['reference_joint_angles'][-1])} deg)")
-    print(f"motor currents at the end: {res['currents'][-1]} A")
-    print(f"tip at the end: {res['tip'][-1]} m; turntable: "
-          f"{res['turntable_angle'][-1]:+.4f} rad")
+    deg = lambda a: ", ".join(f"{x:+.4f}" for x in np.degrees(a))  # noqa: E731
+    print(f"two-link gear arm beside a geared turntable, {t[-1]:.3g} s simulated")
+    print(f"joint angles at the end: {deg(res['joint_angles'][-1])} deg "
+          f"(reference engine, fixed base: {deg(res['reference_joint_angles'][-1])} deg)")
+    print("motor currents at the end: "
+          + ", ".join(f"{i:+.4f}" for i in res["currents"][-1]) + " A")
+    print("tip at the end: (" + ", ".join(f"{x:.4f}" for x in res["tip"][-1]) + ") m; "
+          f"turntable: {res['turntable_angle'][-1]:+.4f} rad")
     from matplotlib import pyplot as plt
 
     fig, ax = plt.subplots(3, 1, sharex=True, figsize=(7, 7))
@@ -138,5 +163,10 @@ if __name__ == "__main__":
     for a in ax:
         a.grid(True, alpha=0.3)
     ax[0].legend(fontsize=8)
-    fig.savefig("chrono_two_link_gear_arm.png", dpi=110)
-    print("wrote chrono_two_link_gear_arm.png")
+    path = output_path("chrono_two_link_gear_arm.png")
+    fig.savefig(path, dpi=110)
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()

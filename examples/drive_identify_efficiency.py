@@ -5,6 +5,10 @@ The "measurement" is synthetic: the curve of the [S] drive (K_ML = 3.266 1/(N m)
 Mc = 0.0405 N m) at 25 torques from 0.1 to 2 N m with efficiency noise of 0.005 (seeded).
 Expected: K_ML = 3.27 +- 0.12 and Mc = 0.0405 +- 0.001 N m (95 % intervals), both
 containing the true values.
+
+Run as a script, it writes the measurement to a CSV file in a temporary directory (named
+in the first line printed, removed when the script ends) and prints what
+``chrono-flex identify efficiency`` prints for it.
 """
 
 import os

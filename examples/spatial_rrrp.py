@@ -20,11 +20,14 @@ below 0.17 m). After the slew the arm rings at its lowest modes (~0.7 and ~1.4 H
 damping in the model). The energy balance (kinetic + elastic + gravity - work of the
 inputs) holds to round-off relative to the energy exchanged. About 35 s of CPU.
 
-Run as a script to write ``spatial_rrrp.png`` (the frame of largest deflection) and
-``spatial_rrrp.gif`` in the current directory.
+Run as a script (``python examples/spatial_rrrp.py [DIR]``) to write
+``spatial_rrrp.png`` (the frame of largest deflection) and ``spatial_rrrp.gif`` into DIR
+(default: the current directory); their paths are printed.
 """
 
 import math
+import os
+import sys
 import time
 
 import numpy as np
@@ -41,6 +44,14 @@ T_END = 5.0                     # s
 #: for a (the slew's centrifugal pull on arm 3 would otherwise run a off its stroke).
 KP = np.array([1.6e5, 1.6e5, 3.4e4, 2.0e4])
 KD = np.array([5.1e4, 5.1e4, 1.1e4, 1.2e3])
+
+
+def output_path(name):
+    """Where the script writes ``name``: the directory given as its first argument, else
+    the current directory (made if missing), as an absolute path to print."""
+    folder = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.getcwd())
+    os.makedirs(folder, exist_ok=True)
+    return os.path.join(folder, name)
 
 
 def _profile(t):
@@ -106,6 +117,12 @@ def summarize(arm, result):
     )
 
 
+#: Units of the numbers :func:`summarize` returns.
+UNITS = dict(tip_deflection_peak="m", initial_sag="m", sag_end="m", lag_min="m", lag_max="m",
+             theta1_error_peak="rad", a_error_peak="m", modal_peak="m",
+             energy_balance_error="(relative)", t_end="s", wall_time="s")
+
+
 def run(t_end=T_END):
     """Simulate the manoeuvre up to ``t_end`` and return its numbers (dict of floats):
 
@@ -126,8 +143,9 @@ if __name__ == "__main__":
 
     arm, result = simulate()
     for k, v in summarize(arm, result).items():
-        print(f"{k:22s} {v: .6g}")
-    render_spatial_frame(arm, result, None, path="spatial_rrrp.png")
-    print("wrote spatial_rrrp.png")
-    render_spatial_animation(arm, result, "spatial_rrrp.gif", frames=60)
-    print("wrote spatial_rrrp.gif")
+        print(f"{k:22s} {v: .6g} {UNITS[k]}")
+    frame, gif = output_path("spatial_rrrp.png"), output_path("spatial_rrrp.gif")
+    render_spatial_frame(arm, result, None, path=frame)
+    print(f"wrote {frame}")
+    render_spatial_animation(arm, result, gif, frames=60)
+    print(f"wrote {gif}")

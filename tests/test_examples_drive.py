@@ -38,3 +38,27 @@ def test_bench_reports_microseconds_per_step():
 
 def test_scenarios_example_imports():
     assert load("drive_scenarios").results == {}      # work happens under __main__ only
+
+
+def test_step_example_as_a_script_says_where_it_writes(tmp_path):
+    import os
+    import re
+    import subprocess
+    import sys
+
+    root = EXAMPLES.parent
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")]))
+    out = tmp_path / "figures"
+    done = subprocess.run([sys.executable, str(EXAMPLES / "drive_step_realtime.py"), str(out)],
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr
+    written = re.findall(r"^wrote (.+)$", done.stdout, re.M)
+    assert written == [str(out / "drive_step_realtime.png")]
+    assert os.path.getsize(written[0]) > 10_000
+    assert os.listdir(tmp_path) == ["figures"]          # nothing in the working directory
+    # every number printed carries its unit
+    for line in done.stdout.splitlines():
+        if line.startswith("wrote") or line.startswith("drive run"):
+            continue
+        for number in re.findall(r"[-+]?\d+\.?\d*(?:e[-+]?\d+)?(?=\s|$|,|;)", line):
+            assert re.search(re.escape(number) + r" (s|rad/s|A|N m|us|steps)\b", line), (number, line)

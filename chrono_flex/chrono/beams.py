@@ -42,7 +42,7 @@ import numpy as np
 
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
-from ..planar.post import check_n_samples
+from ..planar.post import check_n_samples, describe
 from ..result import Energy, Result
 from ..stepping import Progress, Stepper, fixed_step_output_times, fixed_substep, run
 from ._quiet import quiet_swig
@@ -192,6 +192,7 @@ def simulate_beams(arm, t_end, joint_angles0=None, joint_rates0=None, torque=Non
         notes=notes,
         wall_time=round(time.perf_counter() - t_wall, 4),
     )
+    model, info = describe(arm, info)
     Q, QD = rec["q"], rec["qd"]
     ji = arm.joint_index
     energy = Energy(rec["kinetic"], rec["elastic"], rec["gravity"], rec["work_in"],
@@ -201,7 +202,8 @@ def simulate_beams(arm, t_end, joint_angles0=None, joint_rates0=None, torque=Non
                   tip_deflection=rec["deflection"], energy=energy, joint_torque=rec["tau"],
                   centerline=rec["centerline"], centerline_rigid=rec["centerline_rigid"],
                   curvature=rec["curvature"], plane=arm.plane,
-                  link_thickness=np.array([lk.thickness for lk in arm.links]), info=info)
+                  link_thickness=np.array([lk.thickness for lk in arm.links]), info=info,
+                  model=model)
 
 
 

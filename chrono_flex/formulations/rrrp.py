@@ -498,7 +498,7 @@ class RRRPArm:
         inputs: callable(t, eta, eta_d) -> (tau1, tau2, tau3, F_a) (N m, N m, N m, N), or
         None for free motion. The work done by the inputs is integrated as an extra state.
         method: "RK45" (default; [W] used a variable-step 4(5) Runge-Kutta) or any
-        scipy method ("Radau", ...). progress: None (terminal only), a bool, or a
+        scipy method ("Radau", ...). progress: None (on unless quiet), a bool, or a
         :class:`chrono_flex.stepping.Progress`. Raises SimulationError on NaN, a singular
         mass matrix, a modal coordinate beyond ``max_deflection`` or ``a`` leaving the stroke.
         """

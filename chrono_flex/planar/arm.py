@@ -10,11 +10,12 @@ inverse dynamics, linearised natural frequencies and the energy bookkeeping sit 
 """
 
 import numpy as np
-from scipy.linalg import eigh
 
 from .. import _checks as ck
 from . import equations as mdl
 from .assembly import ExtendedAssembly
+from .description import arm_arguments, arm_to_dict, run_settings
+from .modes import eigenmodes, natural_modes
 from ..errors import ParameterError, SimulationError
 from .reference import FORMS, simulate_reference
 from .params import Link, Payload, Plane, PrismaticJoint, RevoluteJoint, gravity_magnitude
@@ -70,6 +71,7 @@ class PlanarArm:
             for attr in ("rates", "n_states", "initial_state", "output_inertia"):
                 if not hasattr(d, attr):
                     raise ParameterError(f"drives[{j}]", d, f"has no `{attr}` (not a drive)")
+        self._joints_given = tuple(joints)
         # the drive's output inertia J2 turns with the joint hub
         joints = [RevoluteJoint(jt.hub_inertia + self.drives[k].output_inertia, jt.hub_mass,
                                 jt.angle_offset) if k in self.drives else jt
@@ -82,6 +84,38 @@ class PlanarArm:
         self.assembly = ExtendedAssembly(self.links, self.joints, payload, self.gravity,
                                          hub_inertia, self.geometric_stiffening)
         self.model = self.assembly.red
+
+    # -- as plain data ------------------------------------------------------------------
+    def to_dict(self):
+        """The arm as plain data (numbers, strings, lists, dicts: JSON- and TOML-able),
+        the layout of :mod:`chrono_flex.planar.description`; :meth:`from_dict` rebuilds
+        the arm. ParameterError for a drive that is not a GearDrive."""
+        return arm_to_dict(self.links, self._joints_given, self.payload, self.hub_inertia,
+                           self.gravity, self.geometric_stiffening, self.plane, self.drives)
+
+    @classmethod
+    def from_dict(cls, data):
+        """The arm described by ``data`` (the layout of :meth:`to_dict`; missing keys take
+        their defaults). Errors name the key: ``links[0].EI``, ``joints[1].type``."""
+        return cls(**arm_arguments(data))
+
+    @classmethod
+    def from_file(cls, path):
+        """The arm of a model file (TOML, docs/model-files.md; its inputs and simulation
+        settings are read by :func:`chrono_flex.planar.model_file.read_model`). Errors
+        name the file, the key and its line."""
+        from .model_file import read_model
+
+        return read_model(path).arm
+
+    def to_file(self, path, inputs=None, simulation=None, description=None):
+        """Write the arm as a model file at ``path`` (TOML, atomically), with ``inputs``
+        ({"torque" | "joint_motion" | "drive_input": a profile of
+        :mod:`chrono_flex.inputs`}) and ``simulation`` (simulate's settings) when given,
+        so that ``chrono-flex run path`` runs it; return ``path``."""
+        from .model_file import write_model
+
+        return write_model(path, self, inputs, simulation, description)
 
     # -- sizes and coordinates ----------------------------------------------------------
     @property
@@ -137,7 +171,9 @@ class PlanarArm:
         return self.assembly.element_matrices(self.assembly.expand(self._q(q)))
 
     def forcing(self, t, q, qd, Q=None, form="virtual_power"):
-        """(M, f) with M(q) q_dd = f, in either equation form (docs/planar-link.md §4).
+        """(M, f): the mass matrix (nq, nq) and the right-hand side (nq,) of
+        M(q) q_dd = f, in either equation form (docs/planar-link.md §4). ``Q``: applied
+        generalized forces (nq,), joint torques at ``joint_index``.
 
         ``form="virtual_power"``: Jacobians at quadrature points; ``"lagrange"``:
         Kozlowski's eq. 18 through the extended assembly. They agree to round-off.
@@ -164,7 +200,13 @@ class PlanarArm:
         return np.linalg.solve(M, f)
 
     def inverse_dynamics(self, q, qd, qdd, form="virtual_power"):
-        """Generalized forces Q that produce q_dd at (q, q_d): Q = M q_dd - f(Q = 0)."""
+        """Generalized forces Q that produce q_dd at (q, q_d): Q = M q_dd - f(Q = 0).
+
+        Returns every generalized force (nq,), not only the joints': the joint torques
+        (N m) or forces (N) are ``Q[joint_index]``; ``Q[elastic_index]`` are the forces
+        the elastic coordinates would need, zero when q_dd is a motion of the arm
+        driven at its joints alone (for a prescribed joint motion, the mixed problem
+        ``simulate(joint_motion=...)`` returns the joint torques)."""
         q, qd, qdd = self._q(q), self._q(qd, "qd"), self._q(qdd, "qdd")
         M, f = self.forcing(0.0, q, qd, None, form)
         return M @ qdd - f
@@ -186,33 +228,17 @@ class PlanarArm:
         ``"free"``: joints free (pinned-free with hub inertia); rigid-body modes of zero
         frequency are left out. Gravity enters through the Hessian of its potential.
         ParameterError when ``n`` exceeds the number of modes the model has (at most one
-        per elastic coordinate, see ``elastic_index``).
+        per elastic coordinate, see ``elastic_index``). :meth:`modes` gives the shapes.
         """
-        n = ck.positive_int("n", n)
-        ck.choice("joints", joints, ("locked", "free"))
-        q = np.zeros(self.nq) if q is None else self._q(q)
-        M = self.mass_matrix(q)
-        Kl = self.model.K.copy()
-        if self.gravity:
-            zero = np.zeros(self.nq)
-            for k in range(self.nq):
-                h = 1e-6
-                qp, qm = q.copy(), q.copy()
-                qp[k] += h
-                qm[k] -= h
-                Kl[:, k] -= (mdl.terms(self.model, qp, zero)[2]
-                             - mdl.terms(self.model, qm, zero)[2]) / (2 * h)
-            Kl = 0.5 * (Kl + Kl.T)
-        keep = self.elastic_index if joints == "locked" else np.arange(self.nq)
-        w2 = eigh(Kl[np.ix_(keep, keep)], M[np.ix_(keep, keep)], eigvals_only=True)
-        scale = max(np.max(np.abs(w2)), 1.0)
-        w2 = w2[w2 > 1e-9 * scale]
-        if n > w2.size:
-            raise ParameterError("n", n, f"must be at most {w2.size}, the number of vibration "
-                                 f"modes this model has with joints {joints} (one per elastic "
-                                 f"coordinate{'' if joints == 'locked' else ' or joint'}, less "
-                                 "rigid-body modes; use more elements or modes per link)")
-        return np.sqrt(w2[:n]) / (2 * np.pi)
+        w2, _ = eigenmodes(self, n, q, joints)
+        return np.sqrt(w2) / (2 * np.pi)
+
+    def modes(self, n=3, q=None, joints="locked", n_samples=41):
+        """The n lowest natural modes about q at rest: a
+        :class:`~chrono_flex.planar.modes.Modes` with ``frequencies`` (Hz), the
+        mass-normalised ``vectors`` (n, nq) and the centrelines' ``shapes``
+        (n, nl, n_samples, 2); ``joints`` as for :meth:`natural_frequencies`."""
+        return natural_modes(self, n, q, joints, n_samples)
 
     def static_deflection(self, joint_angles=None, tip_force=(0.0, 0.0), tip_moment=0.0):
         """Elastic coordinates at static equilibrium with the joints held.
@@ -289,16 +315,23 @@ class PlanarArm:
                 this fraction of its link length (the small-deformation model has left
                 its validity: instability or divergence).
             n_samples: centreline samples per link in the result.
-            progress: True/False to force the terminal progress line (default: when
-                stderr is a terminal).
+            The result's ``info["run"]`` holds these arguments as data (an input
+            profile of :mod:`chrono_flex.inputs` as its description).
+            progress: True/False to force or silence the progress report on stderr
+                (default: on unless inside :func:`chrono_flex.stepping.quiet`; a line
+                rewritten in place on a terminal, a line every 5 s in a log).
         """
-        return simulate_reference(self, t_end, joint_angles0=joint_angles0,
-                                  joint_rates0=joint_rates0, elastic0=elastic0,
-                                  elastic_rates0=elastic_rates0, torque=torque,
-                                  joint_motion=joint_motion, drive_input=drive_input,
-                                  dt_out=dt_out, t0=t0, method=method, rtol=rtol, atol=atol,
-                                  form=form, max_step=max_step, max_nfev=max_nfev,
-                                  max_deflection_ratio=max_deflection_ratio,
-                                  n_samples=n_samples, progress=progress,
-                                  max_wall_time=max_wall_time, step=step, rho_inf=rho_inf,
-                                  family=family)
+        arguments = dict(locals())          # the arguments: no other name is bound yet
+        del arguments["self"]
+        res = simulate_reference(self, t_end, joint_angles0=joint_angles0,
+                                 joint_rates0=joint_rates0, elastic0=elastic0,
+                                 elastic_rates0=elastic_rates0, torque=torque,
+                                 joint_motion=joint_motion, drive_input=drive_input,
+                                 dt_out=dt_out, t0=t0, method=method, rtol=rtol, atol=atol,
+                                 form=form, max_step=max_step, max_nfev=max_nfev,
+                                 max_deflection_ratio=max_deflection_ratio,
+                                 n_samples=n_samples, progress=progress,
+                                 max_wall_time=max_wall_time, step=step, rho_inf=rho_inf,
+                                 family=family)
+        res.info["run"] = run_settings(arguments)
+        return res

@@ -47,13 +47,26 @@ def arm_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, extra=None, info
         pts, curv[k] = mdl.centerlines(m, q, n_samples)
         cl[k] = arm.plane.to_world(pts)
         clr[k] = arm.plane.to_world(mdl.centerlines(m, q, n_samples, rigid=True)[0])
+    model, info = describe(arm, info)
     ji = arm.joint_index
     return Result(t=t, q=Q, qd=QD, joint_angles=Q[:, ji].copy(),
                   joint_rates=QD[:, ji].copy(), tip_position=tip, tip_deflection=defl,
                   energy=Energy(kin_e, el_e, gr_e, w_in, w_diss), joint_torque=torques,
                   centerline=cl, centerline_rigid=clr, curvature=curv, plane=arm.plane,
                   link_thickness=np.array([lk.thickness for lk in arm.links]),
-                  extra=extra or {}, info=dict(info or {}))
+                  extra=extra or {}, info=info, model=model)
+
+
+def describe(arm, info=None):
+    """(``arm.to_dict()``, a copy of ``info``) for a Result; where the arm cannot be
+    described as data (a drive other than GearDrive) the model is None and
+    ``info["model"]`` says why."""
+    info = dict(info or {})
+    try:
+        return arm.to_dict(), info
+    except ParameterError as exc:
+        info["model"] = f"not stored: {exc}"
+        return None, info
 
 
 def check_n_samples(n_samples):
@@ -71,4 +84,4 @@ def deflection_ratio(arm, q):
     return float(np.max(d / np.array([lk.length for lk in m.links])))
 
 
-__all__ = ["arm_result", "check_n_samples", "deflection_ratio"]
+__all__ = ["arm_result", "check_n_samples", "deflection_ratio", "describe"]

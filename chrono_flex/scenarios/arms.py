@@ -17,14 +17,13 @@ Input profiles the papers do not give numerically (documented choices):
   omega(t) = (Omega/T)(t - (T/2 pi) sin(2 pi t/T)) for t < T, Omega afterwards.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 import math
 
-import numpy as np
-
+from ..inputs import bang_bang, pulse, spin_up
 from ..planar.arm import PlanarArm
 from ..errors import ParameterError
-from ..planar.params import Link, Payload, PrismaticJoint, RevoluteJoint
+from ..planar.params import Link, Payload, PrismaticJoint
 
 
 @dataclass(frozen=True)
@@ -41,46 +40,43 @@ class Case:
     build: object
     engines: tuple = ("reference", "chrono", "chrono-beam")
     tags: tuple = ()
+    model_file: object = None
 
     def arm_and_kwargs(self, t_end=None):
         arm, kw = self.build()
         kw = dict(kw)
         if t_end is not None:
             kw["t_end"] = t_end
+        if "t_end" not in kw:
+            if self.model_file is not None:
+                raise self.model_file.error("simulation.t_end", None, "must be given to run "
+                                            "the model (or --t-end on the command line)")
+            raise ParameterError("t_end", None, f"must be given: case {self.name!r} has none")
         return arm, kw
 
+    def to_file(self, path):
+        """Write the case as a model file (docs/model-files.md): its arm, inputs,
+        simulation settings, description, source and engines; return ``path``.
+        ``chrono-flex run path`` then runs the same as ``chrono-flex run NAME``."""
+        from ..planar.model_file import INPUT_KEYS, write_model
 
-def pulse(amplitude, period):
-    """One smooth accelerate-brake cycle: tau(t) = A sin(w t) (1 - cos(w t))/2 for
-    0 <= t < T (w = 2 pi/T), else 0.
-
-    tau and its first two derivatives vanish at t = 0 and t = T (tau ~ t^3 there), so
-    the pulse excites the high bending modes far less than a plain sine with kinks.
-    """
-    amplitude = np.atleast_1d(np.asarray(amplitude, dtype=float))
-    w = 2 * math.pi / period
-
-    def f(t, q=None, qd=None):
-        if not 0.0 <= t < period:
-            return 0.0 * amplitude
-        return amplitude * (math.sin(w * t) * (1 - math.cos(w * t)) / 2)
-    return f
+        arm, kw = self.arm_and_kwargs()
+        inputs = {k: kw.pop(k) for k in INPUT_KEYS if k in kw}
+        return write_model(path, arm, inputs, kw, description=self.description,
+                           source=self.source, engines=self.engines)
 
 
-def spin_up(Omega, T):
-    """Kane-Ryan-Banerjee hub motion (J. Guidance 10(2) 1987, eq. 60):
-    theta_d = (Omega/T)(t - (T/2pi) sin(2 pi t/T)) for t < T, Omega after; returns
-    callable(t) -> (theta, theta_d, theta_dd) arrays of one joint."""
-    def f(t):
-        if t < T:
-            th = Omega / T * (t * t / 2 + (T / (2 * math.pi)) ** 2 * (math.cos(2 * math.pi * t / T) - 1))
-            thd = Omega / T * (t - T / (2 * math.pi) * math.sin(2 * math.pi * t / T))
-            thdd = Omega / T * (1 - math.cos(2 * math.pi * t / T))
-        else:
-            th = Omega / T * (T * T / 2) + Omega * (t - T)
-            thd, thdd = Omega, 0.0
-        return np.array([th]), np.array([thd]), np.array([thdd])
-    return f
+def case_from_file(path):
+    """The :class:`Case` of a model file (named after the file's stem; engines from its
+    ``engines`` key, else all). Errors name the file, the key and the line."""
+    from ..planar.model_file import read_model
+
+    model = read_model(path)
+
+    def build():
+        return model.arm, dict(model.simulation, **model.inputs)
+    return Case(model.name, model.description or f"model file {path}", model.source, build,
+                engines=model.engines or Case.engines, model_file=model)
 
 
 def bien_link(L, n):
@@ -170,12 +166,9 @@ for _Om in (4.0, 6.0, 10.0):
                   tags=("spinup",)))
 
 def voltage_pulse(volts, period):
-    """u(t) = +V for t < T/2, -V for T/2 <= t < T, then 0 (accelerate, brake, coast)."""
-    def u(t):
-        if t < period / 2:
-            return [volts]
-        return [-volts] if t < period else [0.0]
-    return u
+    """u(t) = +V for t < T/2, -V for T/2 <= t < T, then 0 (accelerate, brake, coast): the
+    ``bang-bang`` profile of :mod:`chrono_flex.inputs`."""
+    return bang_bang(volts, period)
 
 
 def _drive_link():
@@ -194,8 +187,15 @@ register(Case("drive-bien-1link", "[B] single flexible link (3 elements) driven 
 DEFAULT_CASE = "bien-2link"
 
 
+#: Where the built-in cases are written as model files (:func:`write_case_files`).
+MODEL_FILE_SUFFIX = ".toml"
+
+
 def get(name):
-    """The Case called ``name`` (ParameterError listing the names otherwise)."""
+    """The Case called ``name``, or the model file ``name`` when it ends with ".toml"
+    (:func:`case_from_file`); ParameterError listing the names otherwise."""
+    if isinstance(name, str) and name.endswith(MODEL_FILE_SUFFIX):
+        return case_from_file(name)
     if name not in CASES:
         raise ParameterError("case", name, f"is not a known case; known: {', '.join(sorted(CASES))}")
     return CASES[name]
@@ -204,3 +204,12 @@ def get(name):
 def all_cases():
     """Name -> Case of every registered scenario."""
     return dict(CASES)
+
+
+def write_case_files(directory):
+    """Write every registered case as ``directory/<name>.toml``; return the paths."""
+    import os
+
+    os.makedirs(directory, exist_ok=True)
+    return [case.to_file(os.path.join(directory, name + MODEL_FILE_SUFFIX))
+            for name, case in sorted(CASES.items())]

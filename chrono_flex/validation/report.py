@@ -10,6 +10,15 @@ def _fmt(value):
     return "n/a" if value is None else f"{value:.6g}"
 
 
+def cell(value):
+    """``value`` as the text of one Markdown table cell: a ``|`` would end the cell and a
+    line break the row, so pipes are escaped (``\\|``, GitHub's table syntax; backslashes
+    doubled first so that a backslash before a pipe stays a backslash) and line breaks
+    become spaces."""
+    text = " ".join(str(value).splitlines())
+    return text.replace("\\", "\\\\").replace("|", "\\|")
+
+
 def _slug(name):
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)
 
@@ -28,9 +37,11 @@ def write_report(rows, outcomes, directory):
              "|---|---|---|---|---|---|---|---|"]
     for r in rows:
         val = "" if r["value"] is None else f"{r['value']:.4g}"
-        lines.append(f"| [{r['name']}](#{_slug(r['name']).lower().replace('.', '')}) | "
-                     f"{r['kind']} | {r['status']} | {val} | {r['tolerance_text']} | "
-                     f"{r['metric']} | {', '.join(r['engines'])} | {r['seconds']:.1f} |")
+        anchor = _slug(r["name"]).lower().replace(".", "")
+        cells = [f"[{cell(r['name'])}](#{anchor})", r["kind"], r["status"], val,
+                 r["tolerance_text"], r["metric"], ", ".join(r["engines"]),
+                 f"{r['seconds']:.1f}"]
+        lines.append("| " + " | ".join(cell(c) if k else c for k, c in enumerate(cells)) + " |")
     lines.append("")
     for r in rows:
         lines += [f"## {r['name']}", "",

@@ -3,7 +3,8 @@
 Used by ``chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR]``. A case
 that raises is reported as failed with the error; a case needing PyChrono where it is
 absent is reported as skipped with the reason. The exit code is 1 when any case failed.
-Progress (case by case) goes to stderr only when stderr is a terminal.
+Progress goes to stderr: a line as each case starts (also in a log or a pipe) and, on a
+terminal, notes from inside long cases; ``progress=False`` (``--quiet``) silences it.
 """
 
 import json
@@ -13,6 +14,7 @@ import time
 import traceback
 
 from .._files import atomic_write
+from ..stepping import format_duration, progress_wanted
 from .core import select
 
 
@@ -20,12 +22,13 @@ class Context:
     """What a case may use besides its own models: progress output and engine status."""
 
     def __init__(self, progress=None):
-        self.progress = sys.stderr.isatty() if progress is None else bool(progress)
+        self.progress = progress_wanted(progress)
+        self.terminal = sys.stderr.isatty()
         self.case_name = ""
 
     def note(self, text):
-        """A progress line for a long case (terminal only)."""
-        if self.progress:
+        """A progress line for a long case (terminal only: rewritten in place)."""
+        if self.progress and self.terminal:
             sys.stderr.write(f"\r    {self.case_name}: {text}" + " " * 10)
             sys.stderr.flush()
 
@@ -38,6 +41,7 @@ def run_cases(cases, progress=None):
     have_chrono, why = pychrono_available()
     ctx = Context(progress)
     rows, outcomes = [], {}
+    t_start = time.perf_counter()
     for k, c in enumerate(cases, 1):
         row = dict(name=c.name, kind=c.kind, quantity=c.quantity, metric=c.metric,
                    tolerance=c.tolerance, tolerance_text=c.tolerance_text(),
@@ -45,7 +49,9 @@ def run_cases(cases, progress=None):
                    source=c.source, value=None, passed=None, status="", seconds=0.0,
                    message="")
         if ctx.progress:
-            sys.stderr.write(f"\r[{k}/{len(cases)}] {c.name} ..." + " " * 30 + "\n")
+            elapsed = format_duration(time.perf_counter() - t_start)
+            line = f"[{k}/{len(cases)}] {c.name} ... ({elapsed} elapsed)"
+            sys.stderr.write(f"\r{line:<70}\n" if ctx.terminal else line + "\n")
             sys.stderr.flush()
         if c.needs_pychrono and not have_chrono:
             row.update(status="skipped", message=f"needs PyChrono: {why}")
@@ -67,7 +73,7 @@ def run_cases(cases, progress=None):
                        details=list(out.details))
             outcomes[c.name] = out
         row["seconds"] = round(time.perf_counter() - t0, 3)
-        if ctx.progress:
+        if ctx.progress and ctx.terminal:
             sys.stderr.write("\r" + " " * 100 + "\r")
         rows.append(row)
     return rows, outcomes

@@ -80,8 +80,7 @@ def plot_result(result, path=None, title=None):
         if a.get_legend_handles_labels()[0]:
             a.legend(loc="upper right", fontsize=8, ncol=3)
     axes[-1].set_xlabel("time (s)")
-    info = result.info or {}
-    fig.suptitle(title if title is not None else f"{info.get('case', 'run')}  ({result.engine})")
+    fig.suptitle(title if title is not None else f"{result.title}  ({result.engine})")
     if path is not None:
         save_figure(fig, path, 120)
     return fig

@@ -26,6 +26,7 @@ import numpy as np
 from .. import _checks as ck
 from .._files import atomic_path
 from ..errors import ParameterError
+from ..stepping import Progress
 from .plotting import save_figure
 
 #: What the tubes can be coloured by.
@@ -460,10 +461,16 @@ def render_animation(result, path, scale=1.0, fps=20, n_frames=None, color_by="s
 def save_animation(scene, writer, path, frames, dpi):
     """Grab ``scene.update(k)`` for every k of ``frames`` with ``writer`` (from
     :func:`animation_writer`) into a temporary file beside ``path`` that replaces
-    ``path`` only when the last frame is written; return ``path``."""
-    with atomic_path(path) as tmp:
-        with writer.saving(scene.fig, tmp, dpi):
-            for k in frames:
-                scene.update(int(k))
-                writer.grab_frame()
+    ``path`` only when the last frame is written; return ``path``. Long animations
+    report their progress (:class:`chrono_flex.stepping.Progress`)."""
+    progress = Progress(len(frames), "animation", unit="frames")
+    try:
+        with atomic_path(path) as tmp:
+            with writer.saving(scene.fig, tmp, dpi):
+                for done, k in enumerate(frames, 1):
+                    scene.update(int(k))
+                    writer.grab_frame()
+                    progress(done)
+    finally:
+        progress.close()
     return path

@@ -1,0 +1,242 @@
+"""Input profiles: joint torques, drive inputs and prescribed joint motions as functions of
+time that also describe themselves as data (for model files).
+
+Each profile is a :class:`Profile`: callable as ``p(t)`` (and as ``p(t, q, qd)``, the
+torque signature; the state is not used) and carrying ``p.spec``, the plain-data
+description it was built from, which :func:`profile` turns back into the same profile::
+
+    step       amplitude, t_start = 0        0 before t_start, amplitude from it on
+    pulse      amplitude, period             A sin(w t)(1 - cos(w t))/2 for 0 <= t < T
+    sine       amplitude, frequency (Hz), phase = 0 (rad), offset = 0
+    bang-bang  amplitude, period             +A for t < T/2, -A until T, then 0
+    table      file, columns = all           linear interpolation in a CSV file
+    spin-up    Omega (rad/s), T (s)          a prescribed hub motion (theta, theta_d, theta_dd)
+
+``amplitude`` is one number or one per input (joint or drive). A Python callable named
+``"module:function"`` (or ``"file.py:function"``, relative to a model file) is a profile
+too; its spec is that string. Importing it runs that module's code, as ``import`` does:
+read model files you trust.
+"""
+
+import csv
+import importlib
+import importlib.util
+import inspect
+import math
+import os
+
+import numpy as np
+
+from . import _checks as ck
+from .errors import ParameterError
+
+
+class Profile:
+    """A function of time with its description: ``spec`` (a dict, or the
+    "module:function" string of an imported callable) and ``base_dir``, where the files
+    it names are. It pickles as its description (to run in another process)."""
+
+    def __init__(self, spec, fn, base_dir=None):
+        self.spec = spec
+        self.base_dir = base_dir
+        self._fn = fn
+
+    def __call__(self, t, *state):
+        return self._fn(t)
+
+    def __reduce__(self):
+        return profile, (self.spec, self.base_dir)
+
+    def __repr__(self):
+        return f"Profile({self.spec!r})"
+
+
+def _amplitude(amplitude):
+    a = np.atleast_1d(np.asarray(amplitude, dtype=float))
+    if a.ndim != 1 or a.size == 0 or not np.all(np.isfinite(a)):
+        raise ParameterError("amplitude", amplitude, "must be a finite number or a list of them")
+    return a
+
+
+def _spec(kind, **values):
+    """The plain-data spec: numbers as floats, vectors as lists."""
+    out = {"profile": kind}
+    for k, v in values.items():
+        v = np.asarray(v, dtype=float) if not isinstance(v, str) else v
+        out[k] = v if isinstance(v, str) else (float(v) if v.ndim == 0 else v.tolist())
+    return out
+
+
+def step(amplitude, t_start=0.0):
+    """0 for t < t_start, ``amplitude`` from t_start on."""
+    a = _amplitude(amplitude)
+    t_start = ck.real("t_start", t_start)
+    return Profile(_spec("step", amplitude=a if a.size > 1 else a[0], t_start=t_start),
+                   lambda t: a if t >= t_start else 0.0 * a)
+
+
+def pulse(amplitude, period):
+    """One smooth accelerate-brake cycle: A sin(w t) (1 - cos(w t))/2 for 0 <= t < T
+    (w = 2 pi/T), else 0.
+
+    It and its first two derivatives vanish at t = 0 and t = T (it grows as t^3 there),
+    so the pulse excites the high bending modes far less than a plain sine with kinks.
+    """
+    a = _amplitude(amplitude)
+    period = ck.positive("period", period)
+    w = 2 * math.pi / period
+
+    def f(t):
+        if not 0.0 <= t < period:
+            return 0.0 * a
+        return a * (math.sin(w * t) * (1 - math.cos(w * t)) / 2)
+    return Profile(_spec("pulse", amplitude=a if a.size > 1 else a[0], period=period), f)
+
+
+def sine(amplitude, frequency, phase=0.0, offset=0.0):
+    """offset + A sin(2 pi f t + phase); f in Hz, phase in rad."""
+    a = _amplitude(amplitude)
+    frequency = ck.positive("frequency", frequency)
+    phase, offset = ck.real("phase", phase), ck.real("offset", offset)
+    w = 2 * math.pi * frequency
+    return Profile(_spec("sine", amplitude=a if a.size > 1 else a[0], frequency=frequency,
+                         phase=phase, offset=offset),
+                   lambda t: offset + a * math.sin(w * t + phase))
+
+
+def bang_bang(amplitude, period):
+    """+A for 0 <= t < T/2, -A for T/2 <= t < T, then 0 (accelerate, brake, coast)."""
+    a = _amplitude(amplitude)
+    period = ck.positive("period", period)
+
+    def f(t):
+        if t < period / 2:
+            return a
+        return -a if t < period else 0.0 * a
+    return Profile(_spec("bang-bang", amplitude=a if a.size > 1 else a[0], period=period), f)
+
+
+def spin_up(Omega, T):
+    """Kane-Ryan-Banerjee hub motion (J. Guidance 10(2) 1987, eq. 60):
+    theta_d = (Omega/T)(t - (T/2pi) sin(2 pi t/T)) for t < T, Omega after; a prescribed
+    joint motion: p(t) -> (theta, theta_d, theta_dd), arrays of one joint."""
+    Omega, T = ck.real("Omega", Omega), ck.positive("T", T)
+
+    def f(t):
+        if t < T:
+            th = Omega / T * (t * t / 2 + (T / (2 * math.pi)) ** 2 * (math.cos(2 * math.pi * t / T) - 1))
+            thd = Omega / T * (t - T / (2 * math.pi) * math.sin(2 * math.pi * t / T))
+            thdd = Omega / T * (1 - math.cos(2 * math.pi * t / T))
+        else:
+            th = Omega / T * (T * T / 2) + Omega * (t - T)
+            thd, thdd = Omega, 0.0
+        return np.array([th]), np.array([thd]), np.array([thdd])
+    return Profile(_spec("spin-up", Omega=Omega, T=T), f)
+
+
+def table(file, columns=None, base_dir=None):
+    """Linear interpolation in a CSV file: a header row, then rows of numbers; the first
+    column is the time (s, increasing), the others the inputs (``columns``: their names,
+    default all). Before the first time and after the last the end values hold."""
+    path = file if base_dir is None else os.path.join(base_dir, file)
+    try:
+        with open(path, newline="") as f:
+            rows = [r for r in csv.reader(f) if r and any(c.strip() for c in r)]
+    except OSError as exc:
+        raise ParameterError("file", file, f"cannot be read ({exc.strerror or exc})") from None
+    if len(rows) < 3:
+        raise ParameterError("file", file, "must hold a header row and at least two rows "
+                             "of numbers")
+    header = [h.strip() for h in rows[0]]
+    try:
+        data = np.array([[float(c) for c in r] for r in rows[1:]])
+    except ValueError as exc:
+        raise ParameterError("file", file, f"must hold numbers below its header ({exc})") from None
+    if data.ndim != 2 or data.shape[1] != len(header) or len(header) < 2:
+        raise ParameterError("file", file, "must have the same number (>= 2) of columns in "
+                             "every row: the time, then the inputs")
+    t = data[:, 0]
+    if not np.all(np.diff(t) > 0):
+        raise ParameterError("file", file, "must have increasing times in its first column")
+    names = header[1:] if columns is None else list(columns)
+    for name in names:
+        if name not in header[1:]:
+            raise ParameterError("columns", name, f"is not a column of {file} "
+                                 f"(columns: {', '.join(header[1:])})")
+    values = data[:, [header.index(n) for n in names]]
+
+    def f(tt):
+        return np.array([np.interp(tt, t, v) for v in values.T])
+    spec = {"profile": "table", "file": file}
+    if columns is not None:
+        spec["columns"] = names
+    return Profile(spec, f, base_dir)
+
+
+def imported(name, base_dir=None):
+    """The callable called ``"module:function"`` (an importable module) or
+    ``"file.py:function"`` (a file, relative to ``base_dir``) as a Profile."""
+    module_name, sep, attr = str(name).rpartition(":")
+    if not sep or not module_name or not attr:
+        raise ParameterError("profile", name, 'must be "module:function" or "file.py:function"')
+    try:
+        if module_name.endswith(".py"):
+            path = module_name if base_dir is None else os.path.join(base_dir, module_name)
+            spec = importlib.util.spec_from_file_location(
+                os.path.splitext(os.path.basename(path))[0], path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(module_name)
+    except Exception as exc:  # noqa: BLE001 - the user's module: any fault, named
+        raise ParameterError("profile", name, f"cannot be imported ({type(exc).__name__}: "
+                                              f"{exc})") from None
+    fn = getattr(module, attr, None)
+    if not callable(fn):
+        raise ParameterError("profile", name, f"names no callable `{attr}` in {module_name}")
+    return _Imported(name, fn, base_dir)
+
+
+class _Imported(Profile):
+    """A user's callable: called with every argument it is given (t, or t, q, qd)."""
+
+    def __call__(self, t, *state):
+        return self._fn(t, *state)
+
+
+#: name -> builder(**parameters) of the built-in profiles.
+PROFILES = {"step": step, "pulse": pulse, "sine": sine, "bang-bang": bang_bang,
+            "spin-up": spin_up, "table": table}
+
+
+def profile(spec, base_dir=None):
+    """The Profile described by ``spec``: a dict with ``profile`` (one of
+    :data:`PROFILES`) and its parameters, or a "module:function" string. Files
+    (``table``, "file.py:function") are found relative to ``base_dir``.
+    Errors name the key (``profile``, ``amplitude``, ...)."""
+    if isinstance(spec, str):
+        return imported(spec, base_dir)
+    if not isinstance(spec, dict) or "profile" not in spec:
+        raise ParameterError("profile", spec, "must be a table with `profile` (one of "
+                             f"{', '.join(PROFILES)}) or a \"module:function\" string")
+    kind = spec["profile"]
+    if kind not in PROFILES:
+        raise ParameterError("profile", kind, f"must be one of {', '.join(PROFILES)}")
+    build = PROFILES[kind]
+    params = {k: v for k, v in spec.items() if k != "profile"}
+    signature = inspect.signature(build).parameters
+    names = [n for n in signature if n != "base_dir"]
+    for k in params:
+        if k not in names:
+            raise ParameterError(k, params[k], f"is not a parameter of the {kind} profile "
+                                 f"(parameters: {', '.join(names)})")
+    for k in names:
+        if signature[k].default is inspect.Parameter.empty and k not in params:
+            raise ParameterError(k, None, f"must be given for the {kind} profile")
+    if kind == "table":
+        params["base_dir"] = base_dir
+    return build(**params)
+
+
+__all__ = ["PROFILES", "Profile", "bang_bang", "imported", "profile", "pulse", "sine",
+           "spin_up", "step", "table"]

@@ -1,0 +1,338 @@
+"""Model files: an arm, its inputs and its simulation settings in one TOML file.
+
+The layout (docs/model-files.md)::
+
+    description = "two flexible links ..."      # optional: description, source, engines
+    version = 1
+    gravity = 0.0                                # the arm's own keys (planar.description)
+    [simulation]                                 # PlanarArm.simulate's settings
+    t_end = 10.0
+    dt_out = 0.02
+    [inputs]                                     # torque, joint_motion, drive_input
+    torque = { profile = "pulse", amplitude = [0.2, 0.05], period = 2.0 }
+    [payload]
+    mass = 0.15
+    [[links]]                                    # one table per link, in order
+    length = 1.0
+    ...
+    [[joints]]
+    type = "revolute"
+
+Files are read with the standard library's ``tomllib`` (``tomli`` before Python 3.11).
+An error names the file, the key (``links[1].EI``) and, where the key is in the file,
+its line: :class:`~chrono_flex.errors.ModelFileError`. Files are written atomically.
+"""
+
+from dataclasses import dataclass, field
+import inspect
+import json
+import math
+import os
+import re
+
+import numpy as np
+
+from .._files import atomic_write
+from ..errors import ModelFileError, ParameterError
+from ..inputs import profile
+from .description import ARM_DEFAULTS, arm_arguments
+
+try:
+    import tomllib
+except ModuleNotFoundError:              # Python < 3.11: the same parser, as a package
+    import tomli as tomllib
+
+#: Keys of a model file besides the arm's.
+META_KEYS = ("description", "source", "engines")
+INPUT_KEYS = ("torque", "joint_motion", "drive_input")
+
+
+def simulation_keys():
+    """The keys of ``[simulation]``: PlanarArm.simulate's arguments but the inputs."""
+    from .arm import PlanarArm
+
+    return tuple(p for p in inspect.signature(PlanarArm.simulate).parameters
+                 if p not in ("self", "progress") + INPUT_KEYS)
+
+
+@dataclass
+class ModelFile:
+    """A model file, read: the arm, its input profiles and simulation settings.
+
+    Attributes:
+        path: the file. name: its stem (the run's name).
+        arm: the :class:`~chrono_flex.planar.arm.PlanarArm`.
+        inputs: {"torque" | "joint_motion" | "drive_input": a
+            :class:`~chrono_flex.inputs.Profile`}.
+        simulation: PlanarArm.simulate's keyword arguments from ``[simulation]``.
+        description, source: text; engines: the engines it runs on (empty: any).
+        lines: key -> line number in the file (for messages).
+    """
+
+    path: str
+    arm: object
+    inputs: dict = field(default_factory=dict)
+    simulation: dict = field(default_factory=dict)
+    description: str = ""
+    source: str = ""
+    engines: tuple = ()
+    lines: dict = field(default_factory=dict)
+
+    @property
+    def name(self):
+        return os.path.splitext(os.path.basename(self.path))[0]
+
+    def error(self, key, value, requirement):
+        """A ModelFileError for ``key`` with its line (or its table's) in this file."""
+        return ModelFileError(self.path, find_line(self.lines, key), key, value, requirement)
+
+    def simulate_kwargs(self, t_end=None):
+        """The settings and inputs as PlanarArm.simulate's keyword arguments (``t_end``
+        replaces the file's)."""
+        kw = dict(self.simulation, **self.inputs)
+        if t_end is not None:
+            kw["t_end"] = t_end
+        if "t_end" not in kw:
+            raise self.error("simulation.t_end", None, "must be given to run the model")
+        return kw
+
+    def located(self, exc):
+        """``exc`` (a ParameterError from a run of this model) as a ModelFileError when it
+        names a key of ``[simulation]`` or ``[inputs]``; else ``exc`` itself."""
+        for table, keys in (("simulation", self.simulation), ("inputs", self.inputs)):
+            if isinstance(exc, ParameterError) and exc.parameter in keys:
+                return self.error(f"{table}.{exc.parameter}", exc.value, exc.requirement)
+        return exc
+
+
+# -- reading -------------------------------------------------------------------------------
+_HEADER = re.compile(r"^\s*(\[\[?)\s*([A-Za-z0-9_.\-\"' ]+?)\s*\]\]?\s*(#.*)?$")
+_KEY = re.compile(r"^\s*([A-Za-z0-9_\-]+|\"[^\"]*\")\s*=")
+_INLINE_KEY = re.compile(r"[{,]\s*([A-Za-z0-9_\-]+)\s*=")
+
+
+def key_lines(text):
+    """{full key: line number} of the keys and table headers in TOML ``text``: "gravity",
+    "links[1]", "links[1].EI", "inputs.torque", "inputs.torque.amplitude"."""
+    lines, counts, table = {}, {}, ""
+    for number, line in enumerate(text.splitlines(), 1):
+        m = _HEADER.match(line)
+        if m:
+            name = m.group(2).strip().strip("\"'")
+            if m.group(1) == "[[":
+                counts[name] = counts.get(name, -1) + 1
+                table = f"{name}[{counts[name]}]"
+            else:
+                table = name
+            lines.setdefault(table, number)
+            continue
+        m = _KEY.match(line)
+        if m:
+            key = m.group(1).strip('"')
+            full = f"{table}.{key}" if table else key
+            lines.setdefault(full, number)
+            for sub in _INLINE_KEY.findall(line[m.end():]):
+                lines.setdefault(f"{full}.{sub}", number)
+    return lines
+
+
+def find_line(lines, key):
+    """The line of ``key``, else of the nearest enclosing key or table; None if none."""
+    while key:
+        if key in lines:
+            return lines[key]
+        cut = max(key.rfind("."), key.rfind("["))
+        key = key[:cut] if cut > 0 else ""
+    return None
+
+
+def _syntax_line(exc):
+    m = re.search(r"line (\d+)", str(exc))
+    return int(m.group(1)) if m else getattr(exc, "lineno", None)
+
+
+def read_model(path):
+    """Read the model file at ``path``: a :class:`ModelFile`. ParameterError when the file
+    cannot be read; ModelFileError (file, key, line) for bad TOML or a bad value."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as exc:
+        raise ParameterError("model", path, f"cannot be read ({exc.strerror or exc})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ModelFileError(path, None, "model", path, "must be a text file (TOML, UTF-8)") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        line = _syntax_line(exc)
+        shown = text.splitlines()[line - 1].strip() if line and line <= len(text.splitlines()) else ""
+        raise ModelFileError(path, line, "TOML", shown, f"is not valid: {exc}") from None
+    model = ModelFile(path=path, arm=None, lines=key_lines(text))
+    base_dir = os.path.dirname(os.path.abspath(path))
+    known = set(META_KEYS) | {"inputs", "simulation", "links", "version"} | set(ARM_DEFAULTS)
+    for k in data:
+        if k not in known:
+            raise model.error(k, data[k], f"is not a key of a model file (known: "
+                                          f"{', '.join(sorted(known))})")
+    for k in ("description", "source"):
+        if not isinstance(data.get(k, ""), str):
+            raise model.error(k, data[k], "must be a string")
+    engines = data.get("engines", [])
+    if not isinstance(engines, list) or not all(isinstance(e, str) for e in engines):
+        raise model.error("engines", engines, "must be a list of engine names")
+    model.description, model.source = data.get("description", ""), data.get("source", "")
+    model.engines = tuple(engines)
+    arm_data = {k: v for k, v in data.items() if k not in META_KEYS + ("inputs", "simulation")}
+    from .arm import PlanarArm
+
+    try:
+        model.arm = PlanarArm(**arm_arguments(arm_data))
+    except ModelFileError:
+        raise
+    except ParameterError as exc:
+        raise model.error(exc.parameter, exc.value, exc.requirement) from None
+    model.simulation = _simulation(model, data.get("simulation", {}))
+    model.inputs = _inputs(model, data.get("inputs", {}), base_dir)
+    return model
+
+
+def _table(model, key, value):
+    if not isinstance(value, dict):
+        raise model.error(key, value, "must be a table")
+    return value
+
+
+def _simulation(model, table):
+    table = _table(model, "simulation", table)
+    keys = simulation_keys()
+    for k, v in table.items():
+        if k not in keys:
+            raise model.error(f"simulation.{k}", v, f"is not a simulation setting (known: "
+                                                    f"{', '.join(keys)})")
+    return dict(table)
+
+
+def _inputs(model, table, base_dir):
+    table = _table(model, "inputs", table)
+    out = {}
+    for k, spec in table.items():
+        if k not in INPUT_KEYS:
+            raise model.error(f"inputs.{k}", spec, f"is not an input (known: "
+                                                   f"{', '.join(INPUT_KEYS)})")
+        try:
+            out[k] = profile(spec, base_dir)
+        except ParameterError as exc:
+            name = f"inputs.{k}" if exc.parameter == "profile" and isinstance(spec, str) \
+                else f"inputs.{k}.{exc.parameter}"
+            raise model.error(name, exc.value, exc.requirement) from None
+    return out
+
+
+# -- writing -------------------------------------------------------------------------------
+_BARE = re.compile(r"^[A-Za-z0-9_\-]+$")
+
+
+def _key(k):
+    return k if _BARE.match(k) else json.dumps(k)
+
+
+def _value(v, where):
+    """A TOML value for a number, string, bool, list or (inline) table."""
+    if isinstance(v, (bool, np.bool_)):
+        return "true" if v else "false"
+    if isinstance(v, (int, np.integer)):
+        return str(int(v))
+    if isinstance(v, (float, np.floating)):
+        x = float(v)
+        if math.isnan(x):
+            return "nan"
+        return repr(x) if math.isfinite(x) else ("inf" if x > 0 else "-inf")
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)      # TOML basic strings share JSON's escapes
+    if isinstance(v, np.ndarray):
+        v = v.tolist()
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_value(x, where) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{_key(k)} = {_value(x, where)}" for k, x in v.items()
+                                if x is not None) + " }"
+    raise ParameterError(where, v, "cannot be written to a model file (numbers, strings, "
+                                   "lists and tables only)")
+
+
+def dumps(data, header=()):
+    """TOML text of ``data``: top-level values first, then tables (``[name]``, their
+    nested tables inline), then lists of tables (``[[name]]``). None values are left out."""
+    out = [f"# {line}" if line else "#" for line in header]
+    scalars = {k: v for k, v in data.items() if v is not None and not isinstance(v, dict)
+               and not (isinstance(v, list) and v and all(isinstance(x, dict) for x in v))}
+    tables = {k: v for k, v in data.items() if isinstance(v, dict)}
+    arrays = {k: v for k, v in data.items() if isinstance(v, list) and v
+              and all(isinstance(x, dict) for x in v)}
+    for k, v in scalars.items():
+        out.append(f"{_key(k)} = {_value(v, k)}")
+    for name, table in tables.items():
+        out += ["", f"[{_key(name)}]"]
+        out += [f"{_key(k)} = {_value(v, f'{name}.{k}')}" for k, v in table.items()
+                if v is not None]
+    for name, items in arrays.items():
+        for i, table in enumerate(items):
+            out += ["", f"[[{_key(name)}]]"]
+            out += [f"{_key(k)} = {_value(v, f'{name}[{i}].{k}')}" for k, v in table.items()
+                    if v is not None]
+    return "\n".join(out) + "\n"
+
+
+def model_data(arm, inputs=None, simulation=None, description=None, source=None,
+               engines=None):
+    """The plain data a model file holds (see :func:`write_model`)."""
+    data = {"description": description, "source": source,
+            "engines": list(engines) if engines else None}
+    arm_data = arm.to_dict()
+    data.update({k: v for k, v in arm_data.items() if not isinstance(v, (dict, list))})
+    if simulation:
+        keys = simulation_keys()
+        sim = {}
+        for k, v in simulation.items():
+            if k not in keys:
+                raise ParameterError(f"simulation.{k}", v, f"is not a simulation setting "
+                                                           f"(known: {', '.join(keys)})")
+            sim[k] = v.tolist() if isinstance(v, np.ndarray) else v
+        data["simulation"] = sim
+    if inputs:
+        spec = {}
+        for k, p in inputs.items():
+            if k not in INPUT_KEYS:
+                raise ParameterError(f"inputs.{k}", p, f"is not an input (known: "
+                                                       f"{', '.join(INPUT_KEYS)})")
+            if p is None:
+                continue
+            if not hasattr(p, "spec"):
+                raise ParameterError(f"inputs.{k}", p, "cannot be written to a model file: "
+                                     "give a profile of chrono_flex.inputs (step, pulse, "
+                                     "sine, bang_bang, table, spin_up, imported)")
+            spec[k] = p.spec
+        data["inputs"] = spec
+    data.update({k: v for k, v in arm_data.items() if isinstance(v, dict) or
+                 (isinstance(v, list) and v)})
+    return data
+
+
+def write_model(path, arm, inputs=None, simulation=None, description=None, source=None,
+                engines=None):
+    """Write ``arm`` (and optionally its ``inputs``, profiles of :mod:`chrono_flex.inputs`,
+    and ``simulation`` settings) as a model file at ``path``, atomically; return ``path``.
+    :func:`read_model` reads it back to the same arm, inputs and settings."""
+    data = model_data(arm, inputs, simulation, description, source, engines)
+    header = ["chrono_flex model file: an arm, its inputs and simulation settings",
+              "(docs/model-files.md). Run it: chrono-flex run THIS_FILE"]
+    with atomic_write(path, "w") as f:
+        f.write(dumps(data, header))
+    return path
+
+
+__all__ = ["INPUT_KEYS", "META_KEYS", "ModelFile", "dumps", "find_line", "key_lines",
+           "model_data", "read_model", "simulation_keys", "write_model"]

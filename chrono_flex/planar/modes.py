@@ -1,0 +1,125 @@
+"""Natural modes of an arm linearised about a configuration at rest (numpy/scipy).
+
+About q0 with q_d = 0 the equations M(q) q_dd = Q - h - K q + Q_g(q) reduce to
+M(q0) dq_dd + K_l dq = 0 with K_l = K - dQ_g/dq (q0): the elastic stiffness and the
+Hessian of the gravity potential (taken here by central differences of Q_g). The modes
+solve the symmetric generalized eigenproblem K_l phi = omega^2 M phi (scipy's ``eigh``),
+over the elastic coordinates when the joints are locked (each link clamped at its hub)
+or over all coordinates when they are free (pinned, with hub inertia and payload);
+rigid-body modes of zero frequency are left out. A mode's shape is what it does to the
+centrelines: d(points)/dq . phi, by central differences of the kinematics
+(docs/planar-link.md §1).
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import eigh
+
+from .. import _checks as ck
+from . import equations as mdl
+from ..errors import ParameterError
+from .post import check_n_samples
+
+JOINTS = ("locked", "free")
+
+#: Relative size of a zero-frequency eigenvalue: omega^2 below this times the largest
+#: |omega^2| is a rigid-body mode (eigh's round-off is ~1e-16 of the largest).
+RIGID_BODY_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class Modes:
+    """The lowest natural modes of an arm about a configuration at rest.
+
+    Attributes:
+        frequencies: natural frequencies, Hz (n,), increasing.
+        vectors: each mode in the arm's generalized coordinates (n, nq), mass-normalised
+            (phi^T M phi = 1); zero at the joints when ``joints == "locked"``.
+        joints: "locked" (each link clamped at its hub) or "free".
+        q: the configuration (nq,).
+        centerline: the arm's centrelines at q in its plane, m (nl, ns, 2).
+        shapes: each mode's displacement of those points (n, nl, ns, 2), scaled so that
+            the largest displacement is 1 and positive (a shape: multiply by an
+            amplitude in m).
+    """
+
+    frequencies: np.ndarray
+    vectors: np.ndarray
+    joints: str
+    q: np.ndarray
+    centerline: np.ndarray
+    shapes: np.ndarray
+
+
+def linear_stiffness(arm, q):
+    """K_l = K - dQ_g/dq at q (nq, nq), symmetric: the stiffness of small motions at rest."""
+    Kl = arm.model.K.copy()
+    if arm.gravity:
+        zero = np.zeros(arm.nq)
+        h = 1e-6                   # central differences of Q_g: error ~h^2, far below K
+        for k in range(arm.nq):
+            qp, qm = q.copy(), q.copy()
+            qp[k] += h
+            qm[k] -= h
+            Kl[:, k] -= (mdl.terms(arm.model, qp, zero)[2]
+                         - mdl.terms(arm.model, qm, zero)[2]) / (2 * h)
+        Kl = 0.5 * (Kl + Kl.T)
+    return Kl
+
+
+def eigenmodes(arm, n=3, q=None, joints="locked"):
+    """(omega^2 (n,), vectors (n, nq)) of the n lowest vibration modes about q (all of
+    them for ``n=None``).
+
+    ParameterError when ``n`` exceeds the number of vibration modes the model has (one
+    per elastic coordinate, with free joints one per coordinate, less rigid-body modes).
+    """
+    n = None if n is None else ck.positive_int("n", n)
+    ck.choice("joints", joints, JOINTS)
+    q = np.zeros(arm.nq) if q is None else ck.vector("q", q, arm.nq)
+    M = arm.mass_matrix(q)
+    Kl = linear_stiffness(arm, q)
+    keep = arm.elastic_index if joints == "locked" else np.arange(arm.nq)
+    w2, phi = eigh(Kl[np.ix_(keep, keep)], M[np.ix_(keep, keep)])
+    scale = max(np.max(np.abs(w2)), 1.0)
+    vibrating = w2 > RIGID_BODY_TOLERANCE * scale
+    w2, phi = w2[vibrating], phi[:, vibrating]
+    n = w2.size if n is None else n
+    if n > w2.size:
+        raise ParameterError("n", n, f"must be at most {w2.size}, the number of vibration "
+                             f"modes this model has with joints {joints} (one per elastic "
+                             f"coordinate{'' if joints == 'locked' else ' or joint'}, less "
+                             "rigid-body modes; use more elements or modes per link)")
+    vectors = np.zeros((n, arm.nq))
+    vectors[:, keep] = phi[:, :n].T
+    return w2[:n], vectors
+
+
+def mode_shape(arm, q, vector, n_samples=41):
+    """The centreline displacement (nl, ns, 2) of a small motion ``vector`` (nq,) about
+    q: central differences of :func:`~chrono_flex.planar.equations.centerlines`."""
+    size = np.max(np.abs(vector))
+    h = 1e-6 / size                # error ~h^2 of the joint rotations' curvature
+    plus = mdl.centerlines(arm.model, q + h * vector, n_samples)[0]
+    minus = mdl.centerlines(arm.model, q - h * vector, n_samples)[0]
+    return (plus - minus) / (2 * h)
+
+
+def natural_modes(arm, n=3, q=None, joints="locked", n_samples=41):
+    """The n lowest natural modes of ``arm`` about q at rest (default q = 0): a
+    :class:`Modes` with the frequencies (Hz), the mass-normalised vectors and the
+    shapes of the centrelines (``n_samples`` points per link)."""
+    n_samples = check_n_samples(n_samples)
+    q = np.zeros(arm.nq) if q is None else ck.vector("q", q, arm.nq)
+    w2, vectors = eigenmodes(arm, n, q, joints)
+    shapes = np.array([mode_shape(arm, q, v, n_samples) for v in vectors])
+    for k, s in enumerate(shapes):     # the largest displacement 1 and positive
+        largest = s.reshape(-1)[np.argmax(np.abs(s))]
+        s /= largest
+        vectors[k] *= np.sign(largest)
+    return Modes(frequencies=np.sqrt(w2) / (2 * np.pi), vectors=vectors, joints=joints, q=q,
+                 centerline=mdl.centerlines(arm.model, q, n_samples)[0], shapes=shapes)
+
+
+__all__ = ["JOINTS", "Modes", "eigenmodes", "linear_stiffness", "mode_shape", "natural_modes"]

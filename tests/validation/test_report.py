@@ -1,0 +1,66 @@
+"""The validation report's summary table keeps its columns whatever the cells hold."""
+
+from pathlib import Path
+import re
+
+import pytest
+
+from chrono_flex.validation.report import cell, write_report
+
+COLUMNS = 8
+
+
+def row(name, metric, tolerance_text="<= 0.1", message=""):
+    return dict(name=name, kind="verification", status="passed", value=0.05,
+                tolerance_text=tolerance_text, metric=metric, engines=["reference"],
+                seconds=1.0, quantity="q", reason="r", needs_pychrono=False, message=message)
+
+
+ROWS = [row("plain.case", "max relative error"),
+        row("pipes.case", "max |e| / max |y|", tolerance_text="|x| <= 0.1"),
+        row("break.case", "first line\nsecond line | with a pipe"),
+        row("backslash.case", "a \\| b, a \\ c")]
+
+
+def table_rows(path):
+    lines = path.read_text().splitlines()
+    start = next(k for k, line in enumerate(lines) if line.startswith("| case |"))
+    end = lines.index("", start)
+    return lines[start + 2:end]
+
+
+def test_every_row_has_the_header_s_columns(tmp_path):
+    rows = table_rows(Path(write_report(ROWS, {}, str(tmp_path))))
+    assert len(rows) == len(ROWS)
+    for line in rows:
+        # unescaped pipes: not preceded by an odd number of backslashes
+        bars = re.findall(r"(?<!\\)(?:\\\\)*\|", line)
+        assert len(bars) == COLUMNS + 1, line
+
+
+def test_cell_escapes_pipes_and_joins_lines():
+    assert cell("max |e|") == "max \\|e\\|"
+    assert cell("one\ntwo") == "one two"
+    assert cell("a \\| b") == "a \\\\\\| b"
+
+
+def test_a_markdown_reader_sees_the_cells_as_written(tmp_path):
+    markdown_it = pytest.importorskip("markdown_it", reason="markdown-it-py reads the table")
+    md = markdown_it.MarkdownIt("commonmark").enable("table")
+    path = write_report(ROWS, {}, str(tmp_path))
+    tokens = md.parse(open(path).read())
+    cells, current = [], None
+    for tok in tokens:
+        if tok.type == "tr_open":
+            current = []
+        elif tok.type == "inline" and current is not None:
+            current.append("".join(c.content for c in tok.children if c.type == "text"))
+        elif tok.type == "tr_close":
+            cells.append(current)
+            current = None
+    assert all(len(c) == COLUMNS for c in cells)
+    body = {c[0]: c for c in cells[1:]}
+    assert body["pipes.case"][5] == "max |e| / max |y|"
+    assert body["pipes.case"][4] == "|x| <= 0.1"
+    assert body["break.case"][5] == "first line second line | with a pipe"
+    assert body["backslash.case"][5] == "a \\| b, a \\ c"
