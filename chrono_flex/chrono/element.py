@@ -37,6 +37,7 @@ from .._callbacks import call_vector
 from ..errors import ParameterError, SimulationError
 from ..planar.params import Plane
 from ._detect import require_pychrono
+from .attachment import Attachment, body_state, body_state_from, check_attachment
 from .directors import PositionFunction, flexible_link_load_class
 from .system import REGISTRY_ATTR, matrix_to_quat, quat_to_matrix, vector
 
@@ -172,6 +173,8 @@ class FlexibleLink:
         self.n_retries = 0             # failed Newton attempts retried with a halved step
         self._last_update_time = None
         self._gravity = self._system_gravity()
+        self.attachments = []       # see attach
+        self._bodies = []           # the attached bodies, each once, in the load's order
         self._build_load()
 
         self.tip_body = chrono.ChBody()
@@ -197,10 +200,14 @@ class FlexibleLink:
         for _, _, _, shafts in self.actuators:
             for sh in shafts:
                 items.append(sh)
+        for b in self._bodies:
+            items.append(b)
         self._n_body = floating.N_BODY if self._moving else 0
         self._n_act = sum(len(s) for _, _, _, s in self.actuators)
-        self._nw = self._n_body + self.nq + self._n_act
-        self._nx = (7 if self._moving else 0) + self.nq + self._n_act
+        self._nw_arm = self._n_body + self.nq + self._n_act
+        self._nx_arm = (7 if self._moving else 0) + self.nq + self._n_act
+        self._nw = self._nw_arm + 6 * len(self._bodies)
+        self._nx = self._nx_arm + 7 * len(self._bodies)
         self.load = flexible_link_load_class(chrono)(self, items)
         if getattr(self, "container", None) is not None:
             self.system.Remove(self.container)
@@ -257,6 +264,81 @@ class FlexibleLink:
         self._build_load()
         self.initialize_accelerations()
 
+    def attach(self, body, link=-1, s=None, frame=None, stiffness_ratio=floating.BUSHING_RATIO,
+               damping_ratio=0.0):
+        """Weld a free ``ChBody`` to link ``link`` at arc length ``s``, both ways.
+
+        The body (with its own mass and inertia, in the same system) is held by a stiff
+        bushing (docs/chrono.md §8) in all six relative directions: whatever Chrono
+        applies to it (joints, motors, springs, contacts, gravity, ``AddForce``) bends
+        the link, and the link carries it. Several bodies may be welded to one link, and
+        one body to several links (a closed loop).
+
+        Args:
+            body: a free ``ChBody`` of this link's system (not its parent, not fixed).
+            link: link number (0-based; negative counts from the last), default the last.
+            s: arc length along the undeformed link, 0 <= s <= L (m); default L, the tip.
+            frame: the attachment frame in the body's frame, a ``ChFramed``: its origin
+                is the welded point, its X axis meets the link's tangent, its Z axis the
+                plane normal. Default None: the body is welded where it is now (no
+                initial gap).
+            stiffness_ratio: the bushing is this many times stiffer than one element of
+                the link (:func:`chrono_flex.planar.floating.bushing_stiffness`); the gap
+                is |F| / k_p.
+            damping_ratio: zeta of the bushing's dampers, c = 2 zeta sqrt(k m) with the
+                body's mass (and its inertia about the plane normal); 0 (default) keeps
+                the bushing conservative; the dampers' work is
+                :attr:`Attachment.dissipated`.
+
+        Returns:
+            an :class:`~chrono_flex.chrono.attachment.Attachment` (gap, angle, force and
+            moment transmitted, energy). Call it before the first step, or after
+            changing states by hand; the load is rebuilt with the body.
+        """
+        body, link, s, offset, rot = check_attachment(self._chrono, self, body, link, s, frame)
+        ratio = float(stiffness_ratio)
+        if not np.isfinite(ratio) or ratio <= 0:
+            raise ParameterError("stiffness_ratio", stiffness_ratio, "must be a positive number")
+        zeta = float(damping_ratio)
+        if not np.isfinite(zeta) or zeta < 0:
+            raise ParameterError("damping_ratio", damping_ratio, "must be >= 0")
+        lk = self.arm.links[link]
+        b = self.model.bases[link]
+        ell = b.length / len(b.elements) if getattr(b, "elements", None) else b.length
+        k_p, k_r = floating.bushing_stiffness(lk.EI, ell, ratio)
+        n = self._placement_state()[1] @ floating.plane_normal(self._placement_state()[5])
+        A = np.asarray(body.GetRotMat().to_numpy(), dtype=float)
+        J_n = float(n @ A @ np.asarray(body.GetInertia().to_numpy(), dtype=float) @ A.T @ n)
+        c_p = 2.0 * zeta * np.sqrt(k_p * body.GetMass())
+        c_r = 2.0 * zeta * np.sqrt(k_r * J_n)
+        att = Attachment(self, body, link, s, offset, rot, (k_p, k_r), (c_p, c_r))
+        ids = [b.GetIdentifier() for b in self._bodies]
+        if body.GetIdentifier() not in ids:
+            self._bodies.append(body)
+            ids.append(body.GetIdentifier())
+        att.index = ids.index(body.GetIdentifier())
+        self.attachments.append(att)
+        self._build_load()
+        self.initialize_accelerations()
+        att._after_step(self.system.GetChTime())
+        return att
+
+    def _attachment_forces(self, q, qd, parent, bodies):
+        """Generalized forces of the attachments: (on the arm's rows (nw_arm,), on the
+        attached bodies (6 per body)), from the states Chrono passes."""
+        f_arm = np.zeros(self._nw_arm)
+        f_bodies = np.zeros(6 * len(self._bodies))
+        placement = self._placement_state(parent) if self._moving else self._placement_state()
+        nb = self._n_body
+        for att in self.attachments:
+            k = att.index
+            t = att.terms(q, qd, bodies[k], placement)
+            f_arm[nb:nb + self.nq] += t["Q_q"]
+            if self._moving:
+                f_arm[:nb] += t["Q_parent"]
+            f_bodies[6 * k:6 * k + 6] += t["Q_body"]
+        return f_arm, f_bodies
+
     # -- the callback -------------------------------------------------------------------
     def _wants_jacobian(self, time, missing):
         """Whether this Update rebuilds K and R (see ``jacobian``): at the first Update of
@@ -276,17 +358,20 @@ class FlexibleLink:
         return False
 
     def _state_from(self, x, w):
-        """(q, qd, body state or None, actuator states) from Chrono's state vectors."""
-        nb, nq = self._n_body, self.nq
+        """(q, qd, body state or None, actuator states, attached bodies' states) from
+        Chrono's state vectors."""
+        nq, nx, nw = self.nq, self._nx_arm, self._nw_arm
         if self._moving:
             body = (x[0:3], quat_to_matrix(*x[3:7]), w[0:3], w[3:6])
             q, qd = x[7:7 + nq], w[6:6 + nq]
-            z = w[6 + nq:]
+            z = w[6 + nq:nw]
         else:
             body = None
-            q, qd = x[:nq], w[nb:nb + nq]
-            z = w[nq:]
-        return q, qd, body, z
+            q, qd = x[:nq], w[:nq]
+            z = w[nq:nw]
+        bodies = [body_state_from(x[nx + 7 * k:nx + 7 * k + 7], w[nw + 6 * k:nw + 6 * k + 6])
+                  for k in range(len(self._bodies))]
+        return q, qd, body, z, bodies
 
     def _joint_forces(self, t, q, qd, z):
         """Generalized forces on q (nq,) and the actuator state rates."""
@@ -335,8 +420,12 @@ class FlexibleLink:
         self.n_compute_q += 1
         x = state_x.GetVectorData(self._nx)
         w = state_w.GetVectorData(self._nw)
-        q, qd, body, z = self._state_from(np.asarray(x), np.asarray(w))
+        q, qd, body, z, bodies = self._state_from(np.asarray(x), np.asarray(w))
         M, f = self._terms(self._time, q, qd, body, z)
+        if self.attachments:
+            f_arm, f_bodies = self._attachment_forces(q, qd, body, bodies)
+            f = np.concatenate([f + f_arm, f_bodies])
+            M = np.pad(M, ((0, f_bodies.size), (0, f_bodies.size)))
         if not np.all(np.isfinite(f)):
             raise FloatingPointError("non-finite generalized forces (the state has diverged)")
         # Inject M(x) once per Update, at the unperturbed state. In an Update that builds
@@ -371,6 +460,8 @@ class FlexibleLink:
         body = self._body_state()
         z = np.concatenate(self.actuator_states() or [np.zeros(0)])
         M, f = self._terms(self.system.GetChTime(), q, qd, body, z, self._system_gravity())
+        if self.attachments:
+            f = f + self._attachment_forces(q, qd, body, [body_state(b) for b in self._bodies])[0]
         nb = self._n_body
         if body is not None:
             b = self.parent_body
@@ -435,6 +526,9 @@ class FlexibleLink:
         self.tip_body.SetPos(chrono.ChVector3d(*pos))
         self.tip_body.SetRot(chrono.ChQuaterniond(*matrix_to_quat(R)))
         self.tip_body.SetPosDt(chrono.ChVector3d(*self.tip_velocity()))
+        t = self.system.GetChTime()
+        for att in self.attachments:
+            att._after_step(t)
 
     # -- reading the state --------------------------------------------------------------
     def q(self):
@@ -480,6 +574,21 @@ class FlexibleLink:
                 np.asarray(b.GetRotMat().to_numpy(), dtype=float),
                 np.asarray(b.GetPosDt().to_numpy(), dtype=float),
                 np.asarray(b.GetAngVelLocal().to_numpy(), dtype=float))
+
+    def _placement_state(self, body=None):
+        """(p_B, A_B, v_B, omega_B, o, P) of the plane (a parent at rest: the world), for
+        :func:`chrono_flex.planar.floating.attachment_terms`; ``body``: the parent's state
+        (default: now)."""
+        body = self._body_state() if body is None else body
+        if body is None:
+            z = np.zeros(3)
+            return z, np.eye(3), z, z, self._ground_o, self._ground_P
+        return body[0], body[1], body[2], body[3], self._o, self._P
+
+    def _station_pose(self, link, s):
+        """World position and rotation of the station frame at abscissa s of a link now."""
+        r, _, phi, _ = floating.station(self.model, self.q(), self.qd(), link, s)
+        return floating.plane_pose(r, phi, *self._placement())
 
     def _placement(self):
         """(body position, rotation, plane origin, plane axes) of the plane now."""
