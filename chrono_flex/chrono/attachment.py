@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..planar import floating
-from .system import quat_to_matrix
+from .system import REGISTRY_ATTR, quat_to_matrix
 
 
 def body_state(body):
@@ -125,6 +125,37 @@ class Attachment:
         self._last = (time, power)
 
 
+def start_body_acceleration(chrono, system, body):
+    """Give an attached body the accelerations of gravity and of every weld on it.
+
+    Chrono's HHT starts from the accelerations stored in the items; a body left at zero
+    acceleration makes the whole run first order in the step (docs/chrono.md §2), and a
+    welded payload shows it. Newton-Euler for the body's centre of mass, with the
+    bushing forces F_k and moments M_k of every :class:`Attachment` on it (every
+    FlexibleLink of the system, so a body closing a loop gets all of them):
+
+        m a = m g + sum F_k,     J alpha = A^T sum (M_k + (A d_k) x F_k) - omega x J omega
+
+    (J, omega, alpha in the body frame). Forces of Chrono joints, motors and ChForces
+    are not known here.
+    """
+    g = np.asarray(system.GetGravitationalAcceleration().to_numpy(), dtype=float)
+    m = body.GetMass()
+    x, A, _, w = body_state(body)
+    J = np.asarray(body.GetInertia().to_numpy(), dtype=float)
+    F = m * g
+    T = -np.cross(w, J @ w)
+    for owner in getattr(system, REGISTRY_ATTR, ()):
+        for att in getattr(owner, "attachments", ()):
+            if att.body.GetIdentifier() != body.GetIdentifier():
+                continue
+            t = att.terms()
+            F = F + t["Q_body"][:3]
+            T = T + t["Q_body"][3:]
+    body.SetPosDt2(chrono.ChVector3d(*(F / m)))
+    body.SetAngAccLocal(chrono.ChVector3d(*np.linalg.solve(J, T)))
+
+
 def check_attachment(chrono, owner, body, link, s, frame):
     """Checked (body, link, s, offset, frame_rot) for :meth:`FlexibleLink.attach`; the
     default frame welds the body where it is now."""
@@ -169,4 +200,4 @@ def _same(a, b):
 
 
 __all__ = ["Attachment", "body_state", "body_state_from", "check_attachment",
-           "system_address"]
+           "start_body_acceleration", "system_address"]

@@ -37,7 +37,8 @@ from .._callbacks import call_vector
 from ..errors import ParameterError, SimulationError
 from ..planar.params import Plane
 from ._detect import require_pychrono
-from .attachment import Attachment, body_state, body_state_from, check_attachment
+from .attachment import (Attachment, body_state, body_state_from, check_attachment,
+                         start_body_acceleration)
 from .directors import PositionFunction, flexible_link_load_class
 from .system import REGISTRY_ATTR, matrix_to_quat, quat_to_matrix, vector
 
@@ -455,6 +456,11 @@ class FlexibleLink:
         with prescribed joints, the elastic rows with theta_dd given) with the parent
         body's current acceleration, and stores q_dd in the shafts. Called when the link
         is built; call it again after changing the state by hand.
+
+        Attached bodies (:meth:`attach`) get the accelerations of gravity and of the
+        welds' bushings (:func:`~chrono_flex.chrono.attachment.start_body_acceleration`);
+        give a body that Chrono joints or forces also hold its consistent acceleration
+        by hand (``SetPosDt2``, ``SetAngAccLocal``) after this call.
         """
         q, qd = self.q(), self.qd()
         body = self._body_state()
@@ -489,6 +495,8 @@ class FlexibleLink:
             tau = M[a] @ acc - f[a]
             for motor, tau_j in zip(self.motors, tau):
                 motor.IntStateScatterReactions(0, vector(self._chrono, [tau_j]))
+        for body in self._bodies:
+            start_body_acceleration(self._chrono, self.system, body)
         return acc[:self.nq]
 
     # -- after each step ----------------------------------------------------------------

@@ -280,10 +280,14 @@ def station(model, q, qd, link, s, shapes=None):
     """
     q = np.asarray(q, dtype=float)
     qd = np.asarray(qd, dtype=float)
-    roots, _ = kin.chain_frames(model.layout, q, qd)
+    frame = kin.base_frame(model.nq)
+    for lk in model.layout.links[:link]:        # the chain up to this link's root only
+        frame = kin.tip_frame(kin.child_frame(frame, lk, q, qd), lk, q, qd)
+    lk = model.layout.links[link]
+    frame = kin.child_frame(frame, lk, q, qd)
     x = np.array([float(s)])
     N, dN = model.bases[link].values(x)[:2] if shapes is None else shapes
-    r, J, _, phi, Jphi, _ = kin.points(roots[link], model.layout.links[link], x, (N, dN), q, qd)
+    r, J, _, phi, Jphi, _ = kin.points(frame, lk, x, (N, dN), q, qd)
     return r[0], J[0], phi[0], Jphi[0]
 
 
