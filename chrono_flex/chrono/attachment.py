@@ -70,6 +70,7 @@ class Attachment:
         self._last = None           # (time, power) at the last step
         self._shapes = owner.model.bases[self.link].values(np.array([self.s]))[:2]
         self.index = None           # the body's place among the load's bodies (set by the link)
+        self._kin_key, self._kin = None, None
 
     @property
     def gains(self):
@@ -78,11 +79,19 @@ class Attachment:
     def terms(self, q=None, qd=None, body=None, placement=None):
         """:func:`chrono_flex.planar.floating.attachment_terms` now (or at given states)."""
         lk = self.owner
+        q = lk.q() if q is None else np.asarray(q, dtype=float)
+        qd = lk.qd() if qd is None else np.asarray(qd, dtype=float)
+        # the station's kinematics depend on (q, qd) only: kept for the Jacobian's
+        # perturbations of the body's coordinates
+        key = q.tobytes() + qd.tobytes()
+        if key != self._kin_key:
+            self._kin = floating.station(lk.model, q, qd, self.link, self.s, self._shapes)
+            self._kin_key = key
         return floating.attachment_terms(
-            lk.model, lk.q() if q is None else q, lk.qd() if qd is None else qd,
-            self.link, self.s, lk._placement_state() if placement is None else placement,
+            lk.model, q, qd, self.link, self.s,
+            lk._placement_state() if placement is None else placement,
             body_state(self.body) if body is None else body, self.offset, self.frame_rot,
-            self.gains, self._shapes)
+            self.gains, kinematics=self._kin)
 
     def error(self):
         """(position gap |e| in m, angle of the relative rotation in rad) now."""

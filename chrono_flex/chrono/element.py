@@ -176,6 +176,7 @@ class FlexibleLink:
         self._gravity = self._system_gravity()
         self.attachments = []       # see attach
         self._bodies = []           # the attached bodies, each once, in the load's order
+        self._arm_key, self._arm_terms = None, None
         self._build_load()
 
         self.tip_body = chrono.ChBody()
@@ -421,12 +422,22 @@ class FlexibleLink:
         self.n_compute_q += 1
         x = state_x.GetVectorData(self._nx)
         w = state_w.GetVectorData(self._nw)
-        q, qd, body, z, bodies = self._state_from(np.asarray(x), np.asarray(w))
-        M, f = self._terms(self._time, q, qd, body, z)
+        x, w = np.asarray(x), np.asarray(w)
+        q, qd, body, z, bodies = self._state_from(x, w)
         if self.attachments:
+            # the arm's own terms do not depend on the attached bodies: kept for the
+            # Jacobian's perturbations of the bodies' coordinates
+            arm_key = (self._time, x[:self._nx_arm].tobytes(), w[:self._nw_arm].tobytes())
+            if arm_key != self._arm_key:
+                self._arm_terms = self._terms(self._time, q, qd, body, z)
+                self._arm_key = arm_key
+            M_arm, f = self._arm_terms
             f_arm, f_bodies = self._attachment_forces(q, qd, body, bodies)
             f = np.concatenate([f + f_arm, f_bodies])
-            M = np.pad(M, ((0, f_bodies.size), (0, f_bodies.size)))
+            M = np.zeros((self._nw, self._nw))
+            M[:self._nw_arm, :self._nw_arm] = M_arm
+        else:
+            M, f = self._terms(self._time, q, qd, body, z)
         if not np.all(np.isfinite(f)):
             raise FloatingPointError("non-finite generalized forces (the state has diverged)")
         # Inject M(x) once per Update, at the unperturbed state. In an Update that builds

@@ -253,7 +253,7 @@ def gravity_potential(model, q, body_pos, body_rot, plane_origin_local, plane_ax
 
 #: Default ratio of an attachment bushing's stiffness to the link's element stiffness
 #: (:func:`bushing_stiffness`).
-BUSHING_RATIO = 1.0e3
+BUSHING_RATIO = 1.0e4
 
 
 def _cross3(a, b):
@@ -353,7 +353,7 @@ def rotation_angle(rot):
 
 
 def attachment_terms(model, q, qd, link, s, placement, body, offset, frame_rot, gains,
-                     shapes=None):
+                     shapes=None, kinematics=None):
     """Generalized forces of a bushing between link ``link`` at abscissa ``s`` and a body.
 
     Args:
@@ -371,6 +371,7 @@ def attachment_terms(model, q, qd, link, s, placement, body, offset, frame_rot, 
             plane normal) when the weld is closed.
         gains: (k_p, k_r, c_p, c_r) of :func:`bushing_wrench`.
         shapes: (N, N') at s, if known (:func:`station`).
+        kinematics: :func:`station`'s result at (q, qd), if known.
 
     The station moves as (module doc, s_L = o + P r)
 
@@ -399,7 +400,8 @@ def attachment_terms(model, q, qd, link, s, placement, body, offset, frame_rot, 
     d = np.asarray(offset, dtype=float)
     Fr = np.asarray(frame_rot, dtype=float)
     qd = np.asarray(qd, dtype=float)
-    r, J, phi, Jphi = station(model, q, qd, link, s, shapes)
+    r, J, phi, Jphi = (station(model, q, qd, link, s, shapes) if kinematics is None
+                       else kinematics)
     n = _cross3(P[:, 0], P[:, 1])
     sL = o + P @ r
     RL = pB + AB @ sL
