@@ -40,7 +40,8 @@ from ._detect import require_pychrono
 from .attachment import (Attachment, body_state, body_state_from, check_attachment,
                          start_body_acceleration)
 from .directors import PositionFunction, flexible_link_load_class
-from .system import REGISTRY_ATTR, matrix_to_quat, quat_to_matrix, vector
+from .system import (NEWTON_ATTR, REGISTRY_ATTR, matrix_to_quat, quat_to_matrix, vector,
+                     weld_tolerance_floor)
 
 class FlexibleLink:
     """A planar flexible-link arm (docs/planar-link.md) as a Chrono item, on the ground or a body.
@@ -295,7 +296,10 @@ class FlexibleLink:
         Returns:
             an :class:`~chrono_flex.chrono.attachment.Attachment` (gap, angle, force and
             moment transmitted, energy). Call it before the first step, or after
-            changing states by hand; the load is rebuilt with the body.
+            changing states by hand; the load is rebuilt with the body. The body takes
+            the velocity and angular velocity of the station (a weld moves both as one;
+            set the link's state first), and the accelerations of
+            :meth:`initialize_accelerations`.
         """
         body, link, s, offset, rot = check_attachment(self._chrono, self, body, link, s, frame)
         ratio = float(stiffness_ratio)
@@ -314,6 +318,17 @@ class FlexibleLink:
         c_p = 2.0 * zeta * np.sqrt(k_p * body.GetMass())
         c_r = 2.0 * zeta * np.sqrt(k_r * J_n)
         att = Attachment(self, body, link, s, offset, rot, (k_p, k_r), (c_p, c_r))
+        # a weld moves the two as one: the body takes the station's velocity
+        _, _, v, w = floating.station_motion(self.model, self.q(), self.qd(), link, s,
+                                             self._placement_state())
+        v_com = v + np.cross(w, -(A @ offset))
+        body.SetPosDt(self._chrono.ChVector3d(*v_com))
+        body.SetAngVelLocal(self._chrono.ChVector3d(*(A.T @ w)))
+        settings = getattr(self.system, NEWTON_ATTR, None)
+        if settings is not None:
+            reach = np.linalg.norm(body.GetPos().to_numpy()) + sum(lk.length for lk in self.arm.links)
+            inertia = min(np.linalg.eigvalsh(np.asarray(body.GetInertia().to_numpy(), dtype=float)))
+            settings.raise_floor(weld_tolerance_floor(k_p, k_r, body.GetMass(), inertia, reach))
         ids = [b.GetIdentifier() for b in self._bodies]
         if body.GetIdentifier() not in ids:
             self._bodies.append(body)

@@ -106,12 +106,20 @@ class _NewtonSettings:
     def __init__(self, ts, abs_tol, max_halvings):
         self.ts, self.abs_tol, self.max_halvings = ts, abs_tol, max_halvings
         self.dt = None
+        #: lowest absolute tolerance the items need whatever the step (raised by
+        #: FlexibleLink.attach: a stiff weld's round-off, see weld_tolerance_floor)
+        self.floor = 0.0
+
+    def raise_floor(self, value):
+        if value > self.floor:
+            self.floor = float(value)
+            self.dt = None
 
     def prepare(self, dt):
         if dt == self.dt:
             return
         self.dt = dt
-        self.ts.SetAbsTolerances(max(self.abs_tol, ABS_TOL_FLOOR / (dt * dt)))
+        self.ts.SetAbsTolerances(max(self.abs_tol, ABS_TOL_FLOOR / (dt * dt), self.floor))
         if self.max_halvings:
             # Chrono throws when the halved step drops below h_min
             self.ts.SetMinStepSize(dt * 0.5 ** self.max_halvings * (1.0 - 1e-9))
@@ -137,6 +145,16 @@ def step(system, dt, sync=True):
         link.raise_pending()
         if sync:
             link.sync()
+
+
+def weld_tolerance_floor(k_p, k_r, mass, inertia, reach):
+    """Lowest absolute Newton tolerance (accelerations) a weld of stiffnesses k_p, k_r on
+    a body of ``mass`` and smallest ``inertia`` at distance ``reach`` from the origin can
+    meet: its gap and relative rotation are known to a few machine epsilons eps of
+    ``reach`` and of 1, so its accelerations carry a round-off of k_p eps reach / m and
+    k_r eps / J. As ABS_TOL_FLOOR: 50 epsilons."""
+    eps = 50 * np.finfo(float).eps
+    return eps * max(k_p * max(reach, 1.0) / mass, k_r / inertia)
 
 
 def note_update(owner, time):
@@ -186,4 +204,5 @@ def matrix_to_quat(R):
 
 
 __all__ = ["ABS_TOL_FLOOR", "MAX_HALVINGS", "REGISTRY_ATTR", "TIMESTEPPERS", "configure_system",
-           "matrix_to_quat", "note_update", "quat_to_matrix", "step", "vector"]
+           "matrix_to_quat", "note_update", "quat_to_matrix", "step", "vector",
+           "weld_tolerance_floor"]

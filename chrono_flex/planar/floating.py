@@ -352,6 +352,20 @@ def rotation_angle(rot):
     return float(np.arctan2(sin_t, (np.trace(R) - 1.0) / 2.0))
 
 
+def station_motion(model, q, qd, link, s, placement):
+    """World position R_L (3,), rotation A_L (3, 3), velocity v_L (3,) and angular
+    velocity omega_L (3,) of the station frame at abscissa s of link ``link``
+    (``placement`` and the formulas: :func:`attachment_terms`)."""
+    pB, AB, vB, wB, o, P = (np.asarray(v, dtype=float) for v in placement)
+    qd = np.asarray(qd, dtype=float)
+    r, J, phi, Jphi = station(model, q, qd, link, s)
+    n = _cross3(P[:, 0], P[:, 1])
+    sL = o + P @ r
+    R, A = plane_pose(r, phi, pB, AB, o, P)
+    return (R, A, vB + AB @ (_cross3(wB, sL) + P @ (J @ qd)),
+            AB @ (wB + n * (Jphi @ qd)))
+
+
 def attachment_terms(model, q, qd, link, s, placement, body, offset, frame_rot, gains,
                      shapes=None, kinematics=None):
     """Generalized forces of a bushing between link ``link`` at abscissa ``s`` and a body.
@@ -424,4 +438,4 @@ def attachment_terms(model, q, qd, link, s, placement, body, offset, frame_rot, 
 __all__ = ["plane_terms", "spatial_terms", "spatial_points", "plane_pose", "tip_pose", "gravity_potential",
            "plane_normal", "V_BLOCK", "W_BLOCK", "N_BODY"]
 __all__ += ["attachment_terms", "bushing_stiffness", "bushing_wrench", "rotation_angle",
-            "station", "BUSHING_RATIO"]
+            "station", "station_motion", "BUSHING_RATIO"]
