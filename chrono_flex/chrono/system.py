@@ -10,7 +10,7 @@ drive link and the visuals.
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import ParameterError, SimulationError
 from ._detect import require_pychrono
 
 #: Timesteppers :func:`configure_system` knows.
@@ -136,10 +136,19 @@ def step(system, dt, sync=True):
         settings.prepare(float(dt))
     try:
         system.DoStepDynamics(dt)
-    except RuntimeError:
+    except RuntimeError as exc:
         # a callback error explains a failed step better than "Newton did not converge"
-        for link in getattr(system, REGISTRY_ATTR, ()):
+        links = getattr(system, REGISTRY_ATTR, ())
+        for link in links:
             link.raise_pending()
+        welded = [lk for lk in links if getattr(lk, "attachments", None)
+                  and lk.jacobian != "iteration"]
+        if welded and "Newton" in str(exc):
+            raise SimulationError(
+                f"{exc} A body is welded to a flexible link whose Jacobian is kept over "
+                "the step (jacobian='step'): in a fast-turning scene the weld's stiffness "
+                "needs jacobian='iteration' or a smaller stiffness_ratio (docs/chrono.md "
+                "section 8)", time=system.GetChTime()) from exc
         raise
     for link in getattr(system, REGISTRY_ATTR, ()):
         link.raise_pending()

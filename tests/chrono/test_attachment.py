@@ -228,3 +228,21 @@ def test_the_parent_body_cannot_be_welded_to_its_own_link():
     link = FlexibleLink(system, arm(), parent_body=parent)
     with pytest.raises(ParameterError, match="parent"):
         link.attach(parent)
+
+
+def test_a_weld_too_stiff_for_modified_newton_says_what_to_change():
+    """A 20 g pin welded (ratio 1e4) to the tip of a rod turning at 8 rad/s on a
+    spinning crank: the kept Jacobian's error k_p omega h |s| exceeds m / (beta h^2)
+    (docs/chrono.md §8) and Newton fails; the error names the two ways out."""
+    from chrono_flex.errors import SimulationError
+
+    system = scenes.new_system()
+    crank = scenes.free_body(system, 0.5, (2e-3,) * 3, (0.0, 0.0, 0.0))
+    crank.SetAngVelLocal(chrono.ChVector3d(0, 0, 2 * math.pi))
+    rod = cf.PlanarArm([cf.Link(length=0.5, n_elements=4, EI=5.0, rho_A=0.5)])
+    link = FlexibleLink(system, rod, parent_body=crank,
+                        joint_frame=((0.15, 0, 0), (1, 0, 0), (0, 1, 0)))
+    pin = scenes.free_body(system, 0.3, (1e-3,) * 3, (0.65, 0.0, 0.0))
+    link.attach(pin, stiffness_ratio=1e4)
+    with pytest.raises(SimulationError, match="jacobian='iteration' or a smaller stiffness_ratio"):
+        scenes.run(system, 1e-3, 0.01, lambda: 0.0)
