@@ -94,5 +94,89 @@ def run(system, h, t_end, read):
     return np.array(out)
 
 
-__all__ = ["clamped_link", "free_body", "new_system", "pin_to_ground", "run", "settle",
+class SliderCrank:
+    """A slider-crank whose connecting rod is a FlexibleLink (docs/chrono.md §8).
+
+    A rigid crank (radius ``crank_radius``, inertia ``crank_inertia`` about its pivot at
+    the origin) turns at ``omega`` about world Z, its angle omega t prescribed by a
+    ``ChLinkMotorRotationAngle``. The rod (``rod_length``, ``EI``, ``rho_A``,
+    ``n_elements``) is a FlexibleLink on the crank, its joint a free revolute at the
+    crank pin. Its tip is welded to a small pin body that turns on a
+    ``ChLinkLockRevolute`` in the slider, which runs along world X on a
+    ``ChLinkLockPrismatic``. No gravity. Starts at top dead centre with the rigid
+    mechanism's velocities and the slider's acceleration -r omega^2 (1 + r / l).
+    """
+
+    def __init__(self, crank_radius=0.15, rod_length=0.5, omega=2 * np.pi, EI=5.0,
+                 rho_A=0.5, n_elements=4, slider_mass=0.3, pin_mass=0.02, pin_inertia=1e-5,
+                 crank_inertia=2e-3, stiffness_ratio=100.0, jacobian="step"):
+        import chrono_flex as cf
+
+        chrono = require_pychrono()
+        r, l = float(crank_radius), float(rod_length)
+        self.r, self.l, self.omega = r, l, float(omega)
+        self.system = system = new_system()
+        ground = chrono.ChBody()
+        ground.SetFixed(True)
+        system.Add(ground)
+        self.crank = free_body(system, 0.5, (crank_inertia,) * 3, (0.0, 0.0, 0.0))
+        self.crank.SetAngVelLocal(chrono.ChVector3d(0, 0, self.omega))
+        # ChLinkMotorRotationSpeed would start its internal speed at zero against the
+        # crank's omega and ring (docs/chrono.md §8)
+        self.motor = chrono.ChLinkMotorRotationAngle()
+        self.motor.Initialize(self.crank, ground,
+                              chrono.ChFramed(chrono.ChVector3d(0, 0, 0), chrono.QUNIT))
+        self.motor.SetAngleFunction(chrono.ChFunctionRamp(0.0, self.omega))
+        system.Add(self.motor)
+        rod = cf.PlanarArm([cf.Link(length=l, n_elements=n_elements, EI=EI, rho_A=rho_A)])
+        # the rod's angle on the crank: absolute rate -r omega / l at top dead centre
+        self.link = FlexibleLink(system, rod, parent_body=self.crank,
+                                 joint_frame=((r, 0, 0), (1, 0, 0), (0, 1, 0)),
+                                 joint_rates0=[-r * self.omega / l - self.omega],
+                                 jacobian=jacobian)
+        x0 = (r + l, 0.0, 0.0)
+        self.slider = free_body(system, slider_mass, (1e-3,) * 3, x0)
+        guide = chrono.ChLinkLockPrismatic()            # along its frame's Z = world X
+        guide.Initialize(self.slider, ground, chrono.ChFramed(chrono.ChVector3d(*x0),
+                                                              chrono.QuatFromAngleY(np.pi / 2)))
+        system.Add(guide)
+        self.pin = free_body(system, pin_mass, (pin_inertia,) * 3, x0)
+        self.weld = self.link.attach(self.pin, stiffness_ratio=stiffness_ratio)
+        hinge = chrono.ChLinkLockRevolute()
+        hinge.Initialize(self.pin, self.slider, chrono.ChFramed(chrono.ChVector3d(*x0),
+                                                                chrono.QUNIT))
+        system.Add(hinge)
+        a0 = chrono.ChVector3d(-r * self.omega ** 2 * (1 + r / l), 0, 0)
+        self.slider.SetPosDt2(a0)
+        self.pin.SetPosDt2(a0)
+        basis = self.link.model.bases[0]
+        self._N = [basis.values(np.array([x]))[0][0] for x in (l / 2, l)]
+
+    def energy(self):
+        """Rod, pin, slider and weld energy, J (the crank's is constant)."""
+        E = sum(self.link.energy()) + self.weld.energy()
+        for b in (self.slider, self.pin):
+            v = b.GetPosDt().to_numpy()
+            w = b.GetAngVelLocal().to_numpy()
+            E += 0.5 * b.GetMass() * v @ v + 0.5 * w @ np.diag(b.GetInertiaXX().to_numpy()) @ w
+        return float(E)
+
+    def midpoint_deflection(self):
+        """The rod's midpoint off its chord, m: w(l/2) - w(l)/2."""
+        e = self.link.q()[1:]
+        return float(self._N[0] @ e - 0.5 * (self._N[1] @ e))
+
+    def rigid_slider(self, theta):
+        """The rigid mechanism's slider X at crank angle theta."""
+        return self.r * np.cos(theta) + np.sqrt(self.l ** 2 - (self.r * np.sin(theta)) ** 2)
+
+    def read(self):
+        """[t, crank angle, slider X, midpoint deflection, gap, angle, energy, motor power]."""
+        t = self.system.GetChTime()
+        gap, angle = self.weld.error()
+        return [t, self.omega * t, self.slider.GetPos().x, self.midpoint_deflection(), gap,
+                angle, self.energy(), self.motor.GetMotorTorque() * self.omega]
+
+
+__all__ = ["SliderCrank", "clamped_link", "free_body", "new_system", "pin_to_ground", "run", "settle",
            "world_force"]
