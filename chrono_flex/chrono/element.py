@@ -37,13 +37,11 @@ from .._callbacks import call_vector
 from ..errors import ParameterError, SimulationError
 from ..planar.params import Plane
 from ._detect import require_pychrono
-from .attachment import (Attachment, body_state, body_state_from, check_attachment,
-                         start_body_acceleration)
+from .attachment import Welds, body_state, body_state_from, start_body_acceleration
 from .directors import PositionFunction, flexible_link_load_class
-from .system import (NEWTON_ATTR, REGISTRY_ATTR, matrix_to_quat, quat_to_matrix, vector,
-                     weld_tolerance_floor)
+from .system import REGISTRY_ATTR, matrix_to_quat, quat_to_matrix, vector
 
-class FlexibleLink:
+class FlexibleLink(Welds):
     """A planar flexible-link arm (docs/planar-link.md) as a Chrono item, on the ground or a body.
 
     Args:
@@ -178,6 +176,7 @@ class FlexibleLink:
         self.attachments = []       # see attach
         self._bodies = []           # the attached bodies, each once, in the load's order
         self._arm_key, self._arm_terms = None, None
+        self._weld_at_rebuild, self._weld_rest = None, None
         self._build_load()
 
         self.tip_body = chrono.ChBody()
@@ -212,6 +211,7 @@ class FlexibleLink:
         self._nw = self._nw_arm + 6 * len(self._bodies)
         self._nx = self._nx_arm + 7 * len(self._bodies)
         self.load = flexible_link_load_class(chrono)(self, items)
+        self._weld_at_rebuild, self._weld_rest = None, None
         if getattr(self, "container", None) is not None:
             self.system.Remove(self.container)
         self.container = chrono.ChLoadContainer()
@@ -266,95 +266,6 @@ class FlexibleLink:
         self.actuators.append((int(joint), actuator, drive_input, shafts))
         self._build_load()
         self.initialize_accelerations()
-
-    def attach(self, body, link=-1, s=None, frame=None, stiffness_ratio=floating.BUSHING_RATIO,
-               damping_ratio=0.0):
-        """Weld a free ``ChBody`` to link ``link`` at arc length ``s``, both ways.
-
-        The body (with its own mass and inertia, in the same system) is held by a stiff
-        bushing (docs/chrono.md §8) in all six relative directions: whatever Chrono
-        applies to it (joints, motors, springs, contacts, gravity, ``AddForce``) bends
-        the link, and the link carries it. Several bodies may be welded to one link, and
-        one body to several links (a closed loop).
-
-        Args:
-            body: a free ``ChBody`` of this link's system (not its parent, not fixed).
-            link: link number (0-based; negative counts from the last), default the last.
-            s: arc length along the undeformed link, 0 <= s <= L (m); default L, the tip.
-            frame: the attachment frame in the body's frame, a ``ChFramed``: its origin
-                is the welded point, its X axis meets the link's tangent, its Z axis the
-                plane normal. Default None: the body is welded where it is now (no
-                initial gap).
-            stiffness_ratio: the bushing is this many times stiffer than one element of
-                the link (:func:`chrono_flex.planar.floating.bushing_stiffness`); the gap
-                is |F| / k_p.
-            damping_ratio: zeta of the bushing's dampers, c = 2 zeta sqrt(k m) with the
-                body's mass (and its inertia about the plane normal); 0 (default) keeps
-                the bushing conservative; the dampers' work is
-                :attr:`Attachment.dissipated`.
-
-        Returns:
-            an :class:`~chrono_flex.chrono.attachment.Attachment` (gap, angle, force and
-            moment transmitted, energy). Call it before the first step, or after
-            changing states by hand; the load is rebuilt with the body. The body takes
-            the velocity and angular velocity of the station (a weld moves both as one;
-            set the link's state first), and the accelerations of
-            :meth:`initialize_accelerations`.
-        """
-        body, link, s, offset, rot = check_attachment(self._chrono, self, body, link, s, frame)
-        ratio = float(stiffness_ratio)
-        if not np.isfinite(ratio) or ratio <= 0:
-            raise ParameterError("stiffness_ratio", stiffness_ratio, "must be a positive number")
-        zeta = float(damping_ratio)
-        if not np.isfinite(zeta) or zeta < 0:
-            raise ParameterError("damping_ratio", damping_ratio, "must be >= 0")
-        lk = self.arm.links[link]
-        b = self.model.bases[link]
-        ell = b.length / len(b.elements) if getattr(b, "elements", None) else b.length
-        k_p, k_r = floating.bushing_stiffness(lk.EI, ell, ratio)
-        n = self._placement_state()[1] @ floating.plane_normal(self._placement_state()[5])
-        A = np.asarray(body.GetRotMat().to_numpy(), dtype=float)
-        J_n = float(n @ A @ np.asarray(body.GetInertia().to_numpy(), dtype=float) @ A.T @ n)
-        c_p = 2.0 * zeta * np.sqrt(k_p * body.GetMass())
-        c_r = 2.0 * zeta * np.sqrt(k_r * J_n)
-        att = Attachment(self, body, link, s, offset, rot, (k_p, k_r), (c_p, c_r))
-        # a weld moves the two as one: the body takes the station's velocity
-        _, _, v, w = floating.station_motion(self.model, self.q(), self.qd(), link, s,
-                                             self._placement_state())
-        v_com = v + np.cross(w, -(A @ offset))
-        body.SetPosDt(self._chrono.ChVector3d(*v_com))
-        body.SetAngVelLocal(self._chrono.ChVector3d(*(A.T @ w)))
-        settings = getattr(self.system, NEWTON_ATTR, None)
-        if settings is not None:
-            reach = np.linalg.norm(body.GetPos().to_numpy()) + sum(lk.length for lk in self.arm.links)
-            inertia = min(np.linalg.eigvalsh(np.asarray(body.GetInertia().to_numpy(), dtype=float)))
-            settings.raise_floor(weld_tolerance_floor(k_p, k_r, body.GetMass(), inertia, reach))
-        ids = [b.GetIdentifier() for b in self._bodies]
-        if body.GetIdentifier() not in ids:
-            self._bodies.append(body)
-            ids.append(body.GetIdentifier())
-        att.index = ids.index(body.GetIdentifier())
-        self.attachments.append(att)
-        self._build_load()
-        self.initialize_accelerations()
-        att._after_step(self.system.GetChTime())
-        return att
-
-    def _attachment_forces(self, q, qd, parent, bodies):
-        """Generalized forces of the attachments: (on the arm's rows (nw_arm,), on the
-        attached bodies (6 per body)), from the states Chrono passes."""
-        f_arm = np.zeros(self._nw_arm)
-        f_bodies = np.zeros(6 * len(self._bodies))
-        placement = self._placement_state(parent) if self._moving else self._placement_state()
-        nb = self._n_body
-        for att in self.attachments:
-            k = att.index
-            t = att.terms(q, qd, bodies[k], placement)
-            f_arm[nb:nb + self.nq] += t["Q_q"]
-            if self._moving:
-                f_arm[:nb] += t["Q_parent"]
-            f_bodies[6 * k:6 * k + 6] += t["Q_body"]
-        return f_arm, f_bodies
 
     # -- the callback -------------------------------------------------------------------
     def _wants_jacobian(self, time, missing):
@@ -469,6 +380,8 @@ class FlexibleLink:
                 M[self._diag_index, self._diag_index] -= self._diag_inertia
                 jac.M = self._chrono.ChMatrixDynamicd(M)
                 self._injected_key = key
+                if self.attachments and self.jacobian != "iteration":
+                    self._refresh_weld_jacobians(jac, q, qd, body, bodies)
         self._last_key = key
         load.load_Q.SetVect(f.tolist())
 
@@ -608,21 +521,6 @@ class FlexibleLink:
                 np.asarray(b.GetRotMat().to_numpy(), dtype=float),
                 np.asarray(b.GetPosDt().to_numpy(), dtype=float),
                 np.asarray(b.GetAngVelLocal().to_numpy(), dtype=float))
-
-    def _placement_state(self, body=None):
-        """(p_B, A_B, v_B, omega_B, o, P) of the plane (a parent at rest: the world), for
-        :func:`chrono_flex.planar.floating.attachment_terms`; ``body``: the parent's state
-        (default: now)."""
-        body = self._body_state() if body is None else body
-        if body is None:
-            z = np.zeros(3)
-            return z, np.eye(3), z, z, self._ground_o, self._ground_P
-        return body[0], body[1], body[2], body[3], self._o, self._P
-
-    def _station_pose(self, link, s):
-        """World position and rotation of the station frame at abscissa s of a link now."""
-        r, _, phi, _ = floating.station(self.model, self.q(), self.qd(), link, s)
-        return floating.plane_pose(r, phi, *self._placement())
 
     def _placement(self):
         """(body position, rotation, plane origin, plane axes) of the plane now."""

@@ -146,8 +146,8 @@ def step(system, dt, sync=True):
         if welded and "Newton" in str(exc):
             raise SimulationError(
                 f"{exc} A body is welded to a flexible link whose Jacobian is kept over "
-                "the step (jacobian='step'): in a fast-turning scene the weld's stiffness "
-                "needs jacobian='iteration' or a smaller stiffness_ratio (docs/chrono.md "
+                "the step (jacobian='step' or N): if the step is right for the scene, try "
+                "jacobian='iteration' or a smaller stiffness_ratio (docs/chrono.md "
                 "section 8)", time=system.GetChTime()) from exc
         raise
     for link in getattr(system, REGISTRY_ATTR, ()):

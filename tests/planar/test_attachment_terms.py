@@ -110,3 +110,54 @@ def test_generalized_forces_do_the_work_the_bushing_loses(link, s, damped):
 def test_bushing_stiffness_rule():
     k_p, k_r = floating.bushing_stiffness(EI=2.0, element_length=0.25, ratio=10.0)
     assert np.isclose(k_p, 10 * 12 * 2.0 / 0.25 ** 3) and np.isclose(k_r, 10 * 4 * 2.0 / 0.25)
+
+
+def test_weld_jacobians_are_the_derivatives_of_its_forces_up_to_geometric_terms():
+    """K = -dQ/dx and R = -dQ/dw by central differences over every coordinate (body
+    rotations as Chrono increments them: A exp(S(delta)) in the body frame), for a
+    loaded weld (gap 1e-6 of the lever): the left-out geometric stiffness is ~1e-6."""
+    model = two_link_model()
+    nq = model.nq
+    q, qd = RNG.normal(scale=0.1, size=nq), RNG.normal(size=nq)
+    pB, AB, vB, wB = RNG.normal(size=3), rot(RNG.normal(size=3)), RNG.normal(size=3), RNG.normal(size=3)
+    o, P = np.array([0.1, -0.2, 0.05]), rot(RNG.normal(size=3))[:, :2]
+    d, Fr = RNG.normal(scale=0.1, size=3), rot(RNG.normal(size=3))
+    link, s = 1, 0.45
+    gains = (1e6, 3e5, 40.0, 7.0)
+    placement = (pB, AB, vB, wB, o, P)
+    # the body sits on the station to 1e-6 m / rad, moving with it to 1e-3 m/s
+    R_L, A_L, v_L, w_L = floating.station_motion(model, q, qd, link, s, placement)
+    Ab = A_L @ Fr.T @ rot(RNG.normal(scale=1e-6, size=3))
+    xb = R_L - Ab @ d + RNG.normal(scale=1e-6, size=3)
+    wb = Ab.T @ w_L + RNG.normal(scale=1e-3, size=3)
+    vb = v_L - np.cross(Ab @ wb, Ab @ d) + RNG.normal(scale=1e-3, size=3)
+    K, R = floating.attachment_jacobians(model, q, link, s, placement, (xb, Ab, vb, wb), d, gains)
+    blocks = {"parent": 6, "q": nq, "body": 6}
+
+    def Q(dx=None, dw=None):
+        """Stacked [Q_parent, Q_q, Q_body] at increments dx, dw (dicts of blocks)."""
+        dx, dw = dx or {}, dw or {}
+        zx = {k: dx.get(k, np.zeros(n)) for k, n in blocks.items()}
+        zw = {k: dw.get(k, np.zeros(n)) for k, n in blocks.items()}
+        pl = (pB + zx["parent"][:3], AB @ rot(zx["parent"][3:]), vB + zw["parent"][:3],
+              wB + zw["parent"][3:], o, P)
+        bd = (xb + zx["body"][:3], Ab @ rot(zx["body"][3:]), vb + zw["body"][:3],
+              wb + zw["body"][3:])
+        t = floating.attachment_terms(model, q + zx["q"], qd + zw["q"], link, s, pl, bd, d,
+                                      Fr, gains)
+        return {"parent": t["Q_parent"], "q": t["Q_q"], "body": t["Q_body"]}
+
+    h = 1e-7                      # central differences: truncation ~ h^2 k |G''| << 1e-6 k
+    for b, n in blocks.items():
+        for i in range(n):
+            e = np.zeros(n)
+            e[i] = h
+            for which, M in (("x", K), ("w", R)):
+                arg = {b: e}
+                plus = Q(**{"d" + which: arg})
+                minus = Q(**{"d" + which: {b: -e}})
+                for a in blocks:
+                    fd = -(plus[a] - minus[a]) / (2 * h)
+                    scale = np.max(np.abs(M[(a, b)])) + 1e-300
+                    assert np.allclose(fd, M[(a, b)][:, i], rtol=0, atol=1e-4 * scale), \
+                        (which, a, b, i)
