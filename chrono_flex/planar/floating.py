@@ -407,7 +407,8 @@ def attachment_terms(model, q, qd, link, s, placement, body, offset, frame_rot, 
 
     Returns:
         dict with Q_parent (6,), Q_q (nq,), Q_body (6,), gap e (3,), rot_rel (3, 3),
-        force F and moment M on the body (3,) each (world), energy V, power P.
+        force F and moment M on the body (3,) each (world), energy V, the dampers'
+        power P, and the relative rates gap_rate e_dot, omega_rel (3,) each (world).
     """
     pB, AB, vB, wB, o, P = (np.asarray(v, dtype=float) for v in placement)
     xb, Ab, vb, wb = (np.asarray(v, dtype=float) for v in body)
@@ -425,14 +426,16 @@ def attachment_terms(model, q, qd, link, s, placement, body, offset, frame_rot, 
     Rb = xb + Ab @ d
     vbp = vb + Ab @ _cross3(wb, d)
     Abf = Ab @ Fr
-    F, M, V, Pw = bushing_wrench(Rb - RL, Abf @ AL.T, vbp - vL, Ab @ wb - wL, *gains)
+    gap_rate, omega_rel = vbp - vL, Ab @ wb - wL
+    F, M, V, Pw = bushing_wrench(Rb - RL, Abf @ AL.T, gap_rate, omega_rel, *gains)
     f = -AB.T @ F
     m = -AB.T @ M
     FbL = Ab.T @ F
     return dict(Q_parent=np.concatenate([-F, _cross3(sL, f) + m]),
                 Q_q=J.T @ (P.T @ f) + Jphi * (n @ m),
                 Q_body=np.concatenate([F, Ab.T @ M + _cross3(d, FbL)]),
-                gap=Rb - RL, rot_rel=Abf @ AL.T, force=F, moment=M, energy=V, power=Pw)
+                gap=Rb - RL, rot_rel=Abf @ AL.T, force=F, moment=M, energy=V, power=Pw,
+                gap_rate=gap_rate, omega_rel=omega_rel)
 
 
 __all__ = ["plane_terms", "spatial_terms", "spatial_points", "plane_pose", "tip_pose", "gravity_potential",
@@ -454,7 +457,8 @@ def attachment_jacobians(model, q, link, s, placement, body, offset, gains, kine
     so K = -dQ/dx = G^T diag(k_p I, k_r I) G and R = -dQ/dw = G^T diag(c_p I, c_r I) G
     (Q = G^T [F; M] by virtual power). Left out: the terms of dG/dx times the transmitted
     wrench (geometric stiffness), whose ratio to the kept ones is about the gap over the
-    lever, |F| / (k_p |s|) (1e-6 in the scenes measured).
+    lever, |F| / (k_p |s|) (1e-6 in the scenes measured), and the dampers' forces
+    turning with the frames, c |omega| |s| / k (= 2 zeta |omega| |s| / omega_b).
 
     Returns:
         (K, R) as dicts of blocks {("parent"|"q"|"body", same): matrix}.
