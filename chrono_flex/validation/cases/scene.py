@@ -25,7 +25,6 @@ integration error, bounded by a step study.
 """
 
 import functools
-import math
 
 import numpy as np
 
