@@ -26,6 +26,10 @@ from the callbacks and moves :attr:`FlexibleLink.tip_body`), read it back::
 
 Mass split: each shaft keeps, as its own inertia, the diagonal entry of M at the initial
 state; the load injects M(q) minus that constant diagonal, so the sum is M(q) exactly.
+
+Any free body of the scene can be welded to the link at any station, both ways, with
+:meth:`FlexibleLink.attach` (a stiff bushing inside the same load;
+:mod:`chrono_flex.chrono.attachment`, docs/chrono.md §8).
 """
 
 
@@ -466,7 +470,8 @@ class FlexibleLink(Welds):
 
         ``tip_body`` is a kinematic (fixed, collision-free) ``ChBody`` for
         visualisation and sensing (attach shapes, cameras, sensors to it); it exerts
-        nothing on the arm. :func:`step` calls this after every step.
+        nothing on the arm. A body that should act on the arm (a payload, a joint, a
+        contact) is welded with :meth:`attach` instead. :func:`step` calls this after every step.
         """
         chrono = self._chrono
         pos, R = self._tip_pose()
