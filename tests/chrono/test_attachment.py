@@ -12,10 +12,8 @@ from chrono_flex.errors import ParameterError
 
 pytestmark = pytest.mark.pychrono
 
-chrono = pytest.importorskip("pychrono", reason="PyChrono is not installed")
-
-from chrono_flex.chrono import FlexibleLink, scenes  # noqa: E402
-from chrono_flex.validation.cases import scene  # noqa: E402
+from chrono_flex.chrono import FlexibleLink, scenes
+from chrono_flex.validation.cases import scene
 
 EI, RHO_A, L = 2.0, 0.5, 1.0
 
@@ -95,7 +93,7 @@ def test_undamped_welded_scene_conserves_energy_to_the_integrators_accuracy():
     assert drifts[1] < 1e-4 * scale, (drifts, scale)
 
 
-def test_bushing_dampers_work_is_accounted():
+def test_bushing_dampers_work_is_accounted(chrono):
     """A body welded 10 mm off the tip of a clamped link (frame at its centre: the weld
     starts open, 0.1 J in the bushing), a soft resolved weld (ratio 10, omega_b h ~ 0.1)
     with zeta = 0.5: the dampers take most of the energy, and what they take is
@@ -208,7 +206,7 @@ def test_tip_marker_still_follows_the_tip_with_a_welded_body():
 
 # -- bad input ---------------------------------------------------------------------------
 
-def test_bad_attachments_are_named():
+def test_bad_attachments_are_named(chrono):
     system = scenes.new_system()
     link = FlexibleLink(system, arm())
     other = scenes.new_system()
@@ -253,6 +251,8 @@ def test_the_parent_body_cannot_be_welded_to_its_own_link():
 def crank_with_welded_pin(**configure):
     """A 0.3 kg pin welded (ratio 1e4, k_p = 3e8 N/m) to the tip of a 4-element rod
     turning at 8 rad/s on a crank spinning at 2 pi rad/s."""
+    import pychrono as chrono
+
     from chrono_flex.chrono import configure_system
 
     system = scenes.new_system()
@@ -288,7 +288,7 @@ def test_a_newton_failure_with_a_weld_names_the_ways_out():
         scenes.run(system, 1e-3, 0.01, lambda: 0.0)
 
 
-def test_a_welded_tip_body_with_a_collision_shape_hits_a_table_and_bounces_the_link():
+def test_a_welded_tip_body_with_a_collision_shape_hits_a_table_and_bounces_the_link(chrono):
     """SMC contact: a pendulum (EI = 50 N m^2) released horizontal; its tip carries a
     welded sphere (r = 3 cm) that meets a fixed box 0.3 m below. The contact force acts
     on the sphere only; through the weld it stops and throws back the link."""
