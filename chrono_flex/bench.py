@@ -5,6 +5,8 @@
 * :func:`bench_chrono_element`: wall time per simulated second of a single link of
   Bien & My (2018) as the custom Chrono element, per element count.
 * :func:`bench_beams`: the same for a single-link case built from Chrono's beams.
+* :func:`bench_slider_crank`: the same for a scene with a welded body, the flexible
+  slider-crank (docs/chrono.md §8).
 * :func:`bench_render`: wall time of a GIF of a case run.
 
 This module sits at the top with the command line: it may use the scenario catalogue
@@ -125,6 +127,21 @@ def _compute_q_cost(arm, repeat=200):
         link._injected_key = None
         link._compute_q(link.load, x, w)
     return (time.perf_counter() - t0) / repeat
+
+
+def bench_slider_crank(t_sim=0.1, step=1e-3, jacobian="step"):
+    """Wall time per simulated second of the flexible slider-crank
+    (:class:`chrono_flex.chrono.scenes.SliderCrank`: a 4-element rod on a turning crank,
+    its tip welded to a pin in a slider), and the element's ComputeQ calls per step."""
+    from .chrono import scenes
+
+    sc = scenes.SliderCrank(jacobian=jacobian)
+    t0 = time.perf_counter()
+    scenes.run(sc.system, step, t_sim, lambda: 0.0)
+    wall = time.perf_counter() - t0
+    n_steps = int(round(t_sim / step))
+    return dict(wall_per_sim_second=wall / t_sim,
+                compute_q_calls_per_step=sc.link.n_compute_q / n_steps)
 
 
 def bench_beams(n_elements_list=(1, 4, 16), t_sim=0.5, step=1e-3, case="kozlowski-1link"):

@@ -253,7 +253,8 @@ def cmd_identify(args):
 
 def cmd_bench(args):
     from . import engines
-    from .bench import bench_beams, bench_chrono_element, bench_drive_step, bench_render
+    from .bench import (bench_beams, bench_chrono_element, bench_drive_step, bench_render,
+                        bench_slider_crank)
 
     if args.what == "render":
         b = bench_render(n_frames=args.frames)
@@ -276,6 +277,10 @@ def cmd_bench(args):
               f"{row['wall_per_sim_second']:10.3f}")
     for n, v in bench_beams().items():
         print(f"  {'Chrono beams':16s} {n:>3} elements {v:10.3f}")
+    sc = bench_slider_crank()
+    print("Wall time per simulated second (s), flexible slider-crank (welded pin, 1 ms):")
+    print(f"  {'custom element':16s}   4 elements {sc['wall_per_sim_second']:10.3f}"
+          f"   ({sc['compute_q_calls_per_step']:.0f} ComputeQ calls per step)")
     return 0
 
 

@@ -2,7 +2,10 @@
 
 * :class:`~chrono_flex.chrono.element.FlexibleLink`: the papers' finite-element arm as a
   Chrono item (shafts + a custom load with injected mass), on the ground or a body;
-  :func:`~chrono_flex.chrono.system.configure_system`, :func:`~chrono_flex.chrono.system.step`.
+  :func:`~chrono_flex.chrono.system.configure_system`, :func:`~chrono_flex.chrono.system.step`;
+  ``FlexibleLink.attach`` welds Chrono bodies to it at any station, both ways
+  (:class:`~chrono_flex.chrono.attachment.Attachment`; small scenes in
+  :mod:`chrono_flex.chrono.scenes`).
 * :func:`~chrono_flex.chrono.engine.simulate_chrono`: run a :class:`chrono_flex.PlanarArm`
   in Chrono and get the reference engine's :class:`chrono_flex.Result`;
 * :class:`~chrono_flex.chrono.drive.GearDriveLink`: the gear drive of docs/drive.md on a revolute
@@ -22,7 +25,7 @@ from ._quiet import quiet_swig
 
 _LAZY = {
     "FlexibleLink": "element", "configure_system": "system", "step": "system",
-    "simulate_chrono": "engine",
+    "simulate_chrono": "engine", "Attachment": "attachment",
     "GearDriveLink": "drive", "ScaledDrive": "drive", "drive_scales": "drive",
 }
 

@@ -26,6 +26,10 @@ from the callbacks and moves :attr:`FlexibleLink.tip_body`), read it back::
 
 Mass split: each shaft keeps, as its own inertia, the diagonal entry of M at the initial
 state; the load injects M(q) minus that constant diagonal, so the sum is M(q) exactly.
+
+Any free body of the scene can be welded to the link at any station, both ways, with
+:meth:`FlexibleLink.attach` (a stiff bushing inside the same load;
+:mod:`chrono_flex.chrono.attachment`, docs/chrono.md §8).
 """
 
 
@@ -37,10 +41,11 @@ from .._callbacks import call_vector
 from ..errors import ParameterError, SimulationError
 from ..planar.params import Plane
 from ._detect import require_pychrono
+from .attachment import Welds, body_state, body_state_from, start_body_acceleration
 from .directors import PositionFunction, flexible_link_load_class
 from .system import REGISTRY_ATTR, matrix_to_quat, quat_to_matrix, vector
 
-class FlexibleLink:
+class FlexibleLink(Welds):
     """A planar flexible-link arm (docs/planar-link.md) as a Chrono item, on the ground or a body.
 
     Args:
@@ -184,6 +189,10 @@ class FlexibleLink:
         self.n_retries = 0             # failed Newton attempts retried with a halved step
         self._last_update_time = None
         self._gravity = self._system_gravity()
+        self.attachments = []       # see attach
+        self._bodies = []           # the attached bodies, each once, in the load's order
+        self._arm_key, self._arm_terms = None, None
+        self._weld_at_rebuild, self._weld_rest = None, None
         self._build_load()
 
         self.tip_body = chrono.ChBody()
@@ -209,11 +218,16 @@ class FlexibleLink:
         for _, _, _, shafts in self.actuators:
             for sh in shafts:
                 items.append(sh)
+        for b in self._bodies:
+            items.append(b)
         self._n_body = floating.N_BODY if self._moving else 0
         self._n_act = sum(len(s) for _, _, _, s in self.actuators)
-        self._nw = self._n_body + self.nq + self._n_act
-        self._nx = (7 if self._moving else 0) + self.nq + self._n_act
+        self._nw_arm = self._n_body + self.nq + self._n_act
+        self._nx_arm = (7 if self._moving else 0) + self.nq + self._n_act
+        self._nw = self._nw_arm + 6 * len(self._bodies)
+        self._nx = self._nx_arm + 7 * len(self._bodies)
         self.load = flexible_link_load_class(chrono)(self, items)
+        self._weld_at_rebuild, self._weld_rest = None, None
         if getattr(self, "container", None) is not None:
             self.system.Remove(self.container)
         self.container = chrono.ChLoadContainer()
@@ -292,17 +306,20 @@ class FlexibleLink:
         return self._built_last_step
 
     def _state_from(self, x, w):
-        """(q, qd, body state or None, actuator states) from Chrono's state vectors."""
-        nb, nq = self._n_body, self.nq
+        """(q, qd, body state or None, actuator states, attached bodies' states) from
+        Chrono's state vectors."""
+        nq, nx, nw = self.nq, self._nx_arm, self._nw_arm
         if self._moving:
             body = (x[0:3], quat_to_matrix(*x[3:7]), w[0:3], w[3:6])
             q, qd = x[7:7 + nq], w[6:6 + nq]
-            z = w[6 + nq:]
+            z = w[6 + nq:nw]
         else:
             body = None
-            q, qd = x[:nq], w[nb:nb + nq]
-            z = w[nq:]
-        return q, qd, body, z
+            q, qd = x[:nq], w[:nq]
+            z = w[nq:nw]
+        bodies = [body_state_from(x[nx + 7 * k:nx + 7 * k + 7], w[nw + 6 * k:nw + 6 * k + 6])
+                  for k in range(len(self._bodies))]
+        return q, qd, body, z, bodies
 
     def _joint_forces(self, t, q, qd, z):
         """Generalized forces on q (nq,) and the actuator state rates."""
@@ -351,8 +368,22 @@ class FlexibleLink:
         self.n_compute_q += 1
         x = state_x.GetVectorData(self._nx)
         w = state_w.GetVectorData(self._nw)
-        q, qd, body, z = self._state_from(np.asarray(x), np.asarray(w))
-        M, f = self._terms(self._time, q, qd, body, z)
+        x, w = np.asarray(x), np.asarray(w)
+        q, qd, body, z, bodies = self._state_from(x, w)
+        if self.attachments:
+            # the arm's own terms do not depend on the attached bodies: kept for the
+            # Jacobian's perturbations of the bodies' coordinates
+            arm_key = (self._time, x[:self._nx_arm].tobytes(), w[:self._nw_arm].tobytes())
+            if arm_key != self._arm_key:
+                self._arm_terms = self._terms(self._time, q, qd, body, z)
+                self._arm_key = arm_key
+            M_arm, f = self._arm_terms
+            f_arm, f_bodies = self._attachment_forces(q, qd, body, bodies)
+            f = np.concatenate([f + f_arm, f_bodies])
+            M = np.zeros((self._nw, self._nw))
+            M[:self._nw_arm, :self._nw_arm] = M_arm
+        else:
+            M, f = self._terms(self._time, q, qd, body, z)
         if not np.all(np.isfinite(f)):
             raise FloatingPointError("non-finite generalized forces (the state has diverged)")
         # Inject M(x) once per Update, at the unperturbed state. In an Update that builds
@@ -369,6 +400,8 @@ class FlexibleLink:
                 M[self._diag_index, self._diag_index] -= self._diag_inertia
                 jac.M = self._chrono.ChMatrixDynamicd(M)
                 self._injected_key = key
+                if self.attachments and self.jacobian != "iteration":
+                    self._refresh_weld_jacobians(jac, q, qd, body, bodies)
         self._last_key = key
         load.load_Q.SetVect(f.tolist())
 
@@ -382,11 +415,18 @@ class FlexibleLink:
         with prescribed joints, the elastic rows with theta_dd given) with the parent
         body's current acceleration, and stores q_dd in the shafts. Called when the link
         is built; call it again after changing the state by hand.
+
+        Attached bodies (:meth:`attach`) get the accelerations of gravity and of the
+        welds' bushings (:func:`~chrono_flex.chrono.attachment.start_body_acceleration`);
+        give a body that Chrono joints or forces also hold its consistent acceleration
+        by hand (``SetPosDt2``, ``SetAngAccLocal``) after this call.
         """
         q, qd = self.q(), self.qd()
         body = self._body_state()
         z = np.concatenate(self.actuator_states() or [np.zeros(0)])
         M, f = self._terms(self.system.GetChTime(), q, qd, body, z, self._system_gravity())
+        if self.attachments:
+            f = f + self._attachment_forces(q, qd, body, [body_state(b) for b in self._bodies])[0]
         nb = self._n_body
         if body is not None:
             b = self.parent_body
@@ -414,6 +454,8 @@ class FlexibleLink:
             tau = M[a] @ acc - f[a]
             for motor, tau_j in zip(self.motors, tau):
                 motor.IntStateScatterReactions(0, vector(self._chrono, [tau_j]))
+        for body in self._bodies:
+            start_body_acceleration(self._chrono, self.system, body)
         return acc[:self.nq]
 
     # -- after each step ----------------------------------------------------------------
@@ -444,13 +486,17 @@ class FlexibleLink:
 
         ``tip_body`` is a kinematic (fixed, collision-free) ``ChBody`` for
         visualisation and sensing (attach shapes, cameras, sensors to it); it exerts
-        nothing on the arm. :func:`step` calls this after every step.
+        nothing on the arm. A body that should act on the arm (a payload, a joint, a
+        contact) is welded with :meth:`attach` instead. :func:`step` calls this after every step.
         """
         chrono = self._chrono
         pos, R = self._tip_pose()
         self.tip_body.SetPos(chrono.ChVector3d(*pos))
         self.tip_body.SetRot(chrono.ChQuaterniond(*matrix_to_quat(R)))
         self.tip_body.SetPosDt(chrono.ChVector3d(*self.tip_velocity()))
+        t = self.system.GetChTime()
+        for att in self.attachments:
+            att._after_step(t)
 
     # -- reading the state --------------------------------------------------------------
     def q(self):

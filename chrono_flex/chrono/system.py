@@ -10,7 +10,7 @@ drive link and the visuals.
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import ParameterError, SimulationError
 from ._detect import require_pychrono
 
 #: Timesteppers :func:`configure_system` knows.
@@ -106,12 +106,20 @@ class _NewtonSettings:
     def __init__(self, ts, abs_tol, max_halvings):
         self.ts, self.abs_tol, self.max_halvings = ts, abs_tol, max_halvings
         self.dt = None
+        #: lowest absolute tolerance the items need whatever the step (raised by
+        #: FlexibleLink.attach: a stiff weld's round-off, see weld_tolerance_floor)
+        self.floor = 0.0
+
+    def raise_floor(self, value):
+        if value > self.floor:
+            self.floor = float(value)
+            self.dt = None
 
     def prepare(self, dt):
         if dt == self.dt:
             return
         self.dt = dt
-        self.ts.SetAbsTolerances(max(self.abs_tol, ABS_TOL_FLOOR / (dt * dt)))
+        self.ts.SetAbsTolerances(max(self.abs_tol, ABS_TOL_FLOOR / (dt * dt), self.floor))
         if self.max_halvings:
             # Chrono throws when the halved step drops below h_min
             self.ts.SetMinStepSize(dt * 0.5 ** self.max_halvings * (1.0 - 1e-9))
@@ -128,15 +136,34 @@ def step(system, dt, sync=True):
         settings.prepare(float(dt))
     try:
         system.DoStepDynamics(dt)
-    except RuntimeError:
+    except RuntimeError as exc:
         # a callback error explains a failed step better than "Newton did not converge"
-        for link in getattr(system, REGISTRY_ATTR, ()):
+        links = getattr(system, REGISTRY_ATTR, ())
+        for link in links:
             link.raise_pending()
+        welded = [lk for lk in links if getattr(lk, "attachments", None)
+                  and lk.jacobian != "iteration"]
+        if welded and "Newton" in str(exc):
+            raise SimulationError(
+                f"{exc} A body is welded to a flexible link whose Jacobian is kept over "
+                "the step (jacobian='step' or N): if the step is right for the scene, try "
+                "jacobian='iteration' or a smaller stiffness_ratio (docs/chrono.md "
+                "section 8)", time=system.GetChTime()) from exc
         raise
     for link in getattr(system, REGISTRY_ATTR, ()):
         link.raise_pending()
         if sync:
             link.sync()
+
+
+def weld_tolerance_floor(k_p, k_r, mass, inertia, reach):
+    """Lowest absolute Newton tolerance (accelerations) a weld of stiffnesses k_p, k_r on
+    a body of ``mass`` and smallest ``inertia`` at distance ``reach`` from the origin can
+    meet: its gap and relative rotation are known to a few machine epsilons eps of
+    ``reach`` and of 1, so its accelerations carry a round-off of k_p eps reach / m and
+    k_r eps / J. As ABS_TOL_FLOOR: 50 epsilons."""
+    eps = 50 * np.finfo(float).eps
+    return eps * max(k_p * max(reach, 1.0) / mass, k_r / inertia)
 
 
 def note_update(owner, time):
@@ -186,4 +213,5 @@ def matrix_to_quat(R):
 
 
 __all__ = ["ABS_TOL_FLOOR", "MAX_HALVINGS", "REGISTRY_ATTR", "TIMESTEPPERS", "configure_system",
-           "matrix_to_quat", "note_update", "quat_to_matrix", "step", "vector"]
+           "matrix_to_quat", "note_update", "quat_to_matrix", "step", "vector",
+           "weld_tolerance_floor"]

@@ -1,0 +1,203 @@
+"""A FlexibleLink in a Chrono scene: bodies welded to it (docs/chrono.md §8).
+
+Closed forms (Euler-Bernoulli cantilever; Young & Budynas, Roark's formulas for stress
+and strain, 7th ed. 2002, table 8.1):
+
+* a force P at abscissa s of a cantilever: w(s) = P s^3 / (3 EI) and, beyond it,
+  w(L) = P s^2 (3 L - s) / (6 EI); cubic Hermite elements are nodally exact for point
+  loads at nodes (Tong 1969), so the link's own nodal deflection carries no
+  discretisation error;
+* a propped cantilever (clamped root, simply supported tip) under its own weight
+  q = rho A g: tip reaction 3 q L / 8. With a support of stiffness k instead of a rigid
+  one the reaction is (3 q L / 8) / (1 + k_tip / k), k_tip = 3 EI / L^3: the weld's
+  bushing is that support's compliance, and its relative effect k_tip / k_p is the
+  error the stiffness rule promises (:func:`chrono_flex.planar.floating.bushing_stiffness`).
+
+The force acts on the welded body in Chrono (a world-fixed ``ChForce``), the prop is a
+``ChLinkLockRevolute`` between the welded body and the ground: the link only feels them
+through the weld. Static answers come from implicit Euler with a step far above the
+link's periods (every mode decays by (1 + (omega h)^2)^(-1/2) per step).
+
+The payload case compares a body welded at the tip with the element's internal
+:class:`chrono_flex.Payload` of the same mass and inertia on a pendulum released under
+gravity: the same physics up to the bushing's compliance, so their difference must be
+integration error, bounded by a step study.
+"""
+
+import functools
+
+import numpy as np
+
+from ..core import Outcome, case
+
+EI, RHO_A, L, N_EL = 2.0, 0.5, 1.0, 4
+#: Tip force (N): a tip deflection of 5 % of L, inside the linear model's range.
+P_TIP = 0.3
+#: Welded body: mass (kg) and inertia (kg m^2) - a payload of 0.4 times the link's mass.
+M_BODY, J_BODY = 0.2, 2e-3
+G = 9.81
+#: Static runs: implicit Euler step and count. The first mode (about 4 rad/s with the
+#: body) decays by 0.44 per step, the slowest by at least that: 40 steps leave < 1e-14.
+STATIC_STEP, STATIC_STEPS = 0.5, 40
+#: Pendulum runs: steps of the study, duration (a swing of 0.2 rad), element count.
+PAYLOAD_STEPS = (4e-3, 2e-3, 1e-3)
+PAYLOAD_T = 0.12
+PAYLOAD_N = 2
+SAFETY = 3.0
+
+
+def _arm(payload=None, n_elements=N_EL):
+    import chrono_flex as cf
+
+    return cf.PlanarArm([cf.Link(length=L, n_elements=n_elements, EI=EI, rho_A=RHO_A)],
+                        payload=payload)
+
+
+@functools.lru_cache(maxsize=None)
+def cantilever_pulled(s):
+    """A body welded at abscissa s of a clamped link, pulled by P_TIP along -Y (world)."""
+    from chrono_flex.chrono import scenes
+    from chrono_flex.planar import floating
+
+    system = scenes.new_system(timestepper="euler")
+    link = scenes.clamped_link(system, _arm())
+    body = scenes.free_body(system, M_BODY, (J_BODY,) * 3, (s, 0.0, 0.0))
+    att = link.attach(body, s=s)
+    scenes.world_force(system, body, (0.0, -P_TIP, 0.0))
+    scenes.settle(system, STATIC_STEP, STATIC_STEPS)
+    r = floating.station(link.model, link.q(), link.qd(), 0, s)[0]
+    gap, angle = att.error()
+    return dict(w_s=float(r[1]), w_s_exact=-P_TIP * s ** 3 / (3 * EI),
+                w_tip=float(link.tip_deflections()[0]),
+                w_tip_exact=-P_TIP * s ** 2 * (3 * L - s) / (6 * EI),
+                gap=gap, angle=angle, gap_rule=P_TIP / att.stiffness[0],
+                force=att.force.tolist(), k_p=att.stiffness[0])
+
+
+@functools.lru_cache(maxsize=None)
+def propped_cantilever():
+    """A clamped link under gravity (-Y, in its plane) whose tip body is pinned to the
+    ground by a revolute joint about the plane normal."""
+    from chrono_flex.chrono import scenes
+
+    system = scenes.new_system(gravity=(0.0, -G, 0.0), timestepper="euler")
+    link = scenes.clamped_link(system, _arm())
+    body = scenes.free_body(system, M_BODY, (J_BODY,) * 3, (L, 0.0, 0.0))
+    att = link.attach(body)
+    scenes.pin_to_ground(system, body, (L, 0.0, 0.0))
+    scenes.settle(system, STATIC_STEP, STATIC_STEPS)
+    k_tip = 3 * EI / L ** 3
+    R_rigid = 3 * RHO_A * G * L / 8
+    return dict(force=att.force.tolist(), R_rigid=R_rigid,
+                R_bushing=R_rigid / (1 + k_tip / att.stiffness[0]),
+                compliance=k_tip / att.stiffness[0], gap=att.error()[0],
+                tip=float(link.tip_deflections()[0]))
+
+
+def _pendulum(h, welded):
+    """Joint angle and tip deflection of the free pendulum with its payload, every step."""
+    import chrono_flex as cf
+    from chrono_flex.chrono import FlexibleLink, scenes
+
+    system = scenes.new_system(gravity=(0.0, -G, 0.0))
+    if welded:
+        link = FlexibleLink(system, _arm(n_elements=PAYLOAD_N))
+        body = scenes.free_body(system, M_BODY, (J_BODY,) * 3, (L, 0.0, 0.0))
+        att = link.attach(body)
+    else:
+        link = FlexibleLink(system, _arm(cf.Payload(M_BODY, J_BODY), n_elements=PAYLOAD_N))
+        att = None
+    rows = scenes.run(system, h, PAYLOAD_T,
+                      lambda: [link.joint_angles()[0], link.tip_deflections()[0],
+                               att.error()[0] if att else 0.0])
+    return rows[int(round(PAYLOAD_STEPS[0] / h)) - 1::int(round(PAYLOAD_STEPS[0] / h))]
+
+
+@functools.lru_cache(maxsize=None)
+def payload_study():
+    """Welded vs internal payload at the study's steps: the difference at each step,
+    each engine's Richardson error estimate (second order, docs/chrono.md §2) and the
+    largest gap."""
+    welded = [_pendulum(h, True) for h in PAYLOAD_STEPS]
+    internal = [_pendulum(h, False) for h in PAYLOAD_STEPS]
+    cols = slice(0, 2)
+    diff = [np.max(np.abs(w[:, cols] - i[:, cols]), axis=0) for w, i in zip(welded, internal)]
+
+    def richardson(runs):
+        d1 = np.max(np.abs(runs[0][:, cols] - runs[1][:, cols]), axis=0)
+        d2 = np.max(np.abs(runs[1][:, cols] - runs[2][:, cols]), axis=0)
+        p = np.clip(np.log2(d1 / d2), 0.5, 4.0)
+        return p, d2 / (2.0 ** p - 1.0)        # error estimate at the finest step
+    p_w, e_w = richardson(welded)
+    p_i, e_i = richardson(internal)
+    return dict(diff=[d.tolist() for d in diff], e_welded=e_w.tolist(),
+                e_internal=e_i.tolist(), p_welded=p_w.tolist(), p_internal=p_i.tolist(),
+                gap=float(max(np.max(w[:, 2]) for w in welded)))
+
+
+@case("scene.cantilever-tip-body", quantity="deflection of a clamped link whose tip body is "
+      "pulled by a force in Chrono", metric="|w(L) - P L^3/3EI| / (P L^3/3EI)",
+      tolerance=1e-7, engines=("chrono",), needs_pychrono=True,
+      source="Roark (Young & Budynas 2002), table 8.1",
+      reason="Hermite elements are nodally exact for a tip load, the static settling leaves "
+             "< 1e-14; what remains is the Newton tolerance (1e-9 relative) and the linear "
+             "model's own approximation of the world-fixed load in the link's frame "
+             "(none: the root is clamped at angle 0)")
+def _cantilever(ctx):
+    tip = cantilever_pulled(L)
+    mid = cantilever_pulled(L / 2)
+    err = abs(tip["w_tip"] - tip["w_tip_exact"]) / abs(tip["w_tip_exact"])
+    details = [f"tip body: w(L) = {tip['w_tip']:.10f} m, P L^3/3EI = {tip['w_tip_exact']:.10f} m "
+               f"(rel. error {err:.1e}); gap {tip['gap']:.3e} m = P/k_p "
+               f"{tip['gap_rule']:.3e} m; force on the body {np.round(tip['force'], 9)} N",
+               f"body welded at s = L/2: w(s) = {mid['w_s']:.10f} m (exact {mid['w_s_exact']:.10f}),"
+               f" w(L) = {mid['w_tip']:.10f} m (exact {mid['w_tip_exact']:.10f})"]
+    err_mid = max(abs(mid["w_s"] - mid["w_s_exact"]) / abs(mid["w_s_exact"]),
+                  abs(mid["w_tip"] - mid["w_tip_exact"]) / abs(mid["w_tip_exact"]))
+    return Outcome(max(err, err_mid), details=details, data=dict(tip=tip, mid=mid))
+
+
+@case("scene.propped-cantilever", quantity="tip reaction of a clamped link under gravity whose "
+      "tip body is pinned to the ground by a Chrono revolute joint",
+      metric="|R - 3qL/8| / (3qL/8) minus the bushing's predicted compliance effect",
+      tolerance=1e-7, engines=("chrono",), needs_pychrono=True,
+      source="Roark (Young & Budynas 2002), table 8.1; docs/chrono.md §8",
+      reason="nodally exact elements with a consistent load; the bushing turns the rigid prop "
+             "into a spring k_p, which lowers the reaction by the factor 1/(1 + k_tip/k_p) "
+             "(predicted, 4e-7 here); what remains is settling (< 1e-14) and Newton "
+             "(1e-9)")
+def _propped(ctx):
+    r = propped_cantilever()
+    R = -r["force"][1]                  # the link holds the body up: its force on the body is -R
+    err = abs(R - r["R_bushing"]) / r["R_rigid"]
+    details = [f"reaction R = {R:.10f} N; 3 q L / 8 = {r['R_rigid']:.10f} N; with the bushing's "
+               f"compliance {r['R_bushing']:.10f} N (k_tip/k_p = {r['compliance']:.2e})",
+               f"gap {r['gap']:.3e} m (the body's weight goes straight to the pin, not "
+               "through the weld)"]
+    return Outcome(err, details=details, data=r)
+
+
+@case("scene.payload-body", quantity="pendulum with a body welded at the tip vs the element's "
+      "internal payload (same mass and inertia): joint angle and tip deflection",
+      metric="max over steps and columns of |welded - internal| / (S (e_welded(h) + "
+             "e_internal(h))), e: Richardson estimates from each engine's own step study",
+      tolerance=1.0, engines=("chrono",), needs_pychrono=True, source="docs/chrono.md §8",
+      reason="the two scenes have the same physics up to the bushing (gap ~1e-6 m); their "
+             "difference must be integration error, modelled by the step study with S = 3 "
+             "(the safety factor of the engine comparisons)")
+def _payload(ctx):
+    st = payload_study()
+    hs = PAYLOAD_STEPS
+    ratios = []
+    for d, h in zip(st["diff"], hs):
+        e = (np.array(st["e_welded"]) * (h / hs[-1]) ** np.array(st["p_welded"])
+             + np.array(st["e_internal"]) * (h / hs[-1]) ** np.array(st["p_internal"]))
+        ratios.append(np.max(np.array(d) / (SAFETY * e)))
+    details = [f"h = {h * 1e3:g} ms: max |welded - internal| = angle {d[0]:.2e} rad, "
+               f"tip deflection {d[1]:.2e} m" for d, h in zip(st["diff"], hs)]
+    details.append(f"observed orders: welded {np.round(st['p_welded'], 2)}, internal "
+                   f"{np.round(st['p_internal'], 2)}; largest gap {st['gap']:.2e} m")
+    return Outcome(float(max(ratios)), details=details, data=st)
+
+
+__all__ = ["cantilever_pulled", "payload_study", "propped_cantilever"]
