@@ -18,9 +18,17 @@ pinned-pinned mode, ~20 Hz, lies far above the 1 Hz crank); the weld stays close
 about a micrometre; and the energy balance closes: the motor's work equals the change
 of the mechanism's energy (rod, pin, slider, weld) to ~1e-5 of the work, the
 integrator's accuracy at 1 ms.
+
+Run: ``python chrono_flexible_slider_crank.py [OUTPUT_DIR] [T_END]``; the figure goes to
+OUTPUT_DIR (default the current directory) and its absolute path is printed.
 """
 
+import os
+import sys
+
 import numpy as np
+
+from chrono_flex.errors import PyChronoUnavailable
 
 
 def run(t_end=1.0, step=1e-3, stiffness_ratio=100.0, jacobian="step"):
@@ -39,11 +47,13 @@ def run(t_end=1.0, step=1e-3, stiffness_ratio=100.0, jacobian="step"):
                 rigid_slider=sc.rigid_slider(rows[:, 1]))
 
 
-if __name__ == "__main__":
-    import sys
-
-    t_end = float(sys.argv[1]) if len(sys.argv) > 1 else 2.0
-    res = run(t_end=t_end)
+def main():
+    folder = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.getcwd())
+    t_end = float(sys.argv[2]) if len(sys.argv) > 2 else 2.0
+    try:
+        res = run(t_end=t_end)
+    except PyChronoUnavailable as exc:
+        sys.exit(f"{os.path.basename(__file__)}: {exc}")
     t = res["t"]
     balance = res["energy"] - res["energy"][0] - res["motor_work"]
     print(f"slider between {res['slider'].min():.4f} and {res['slider'].max():.4f} m "
@@ -68,5 +78,11 @@ if __name__ == "__main__":
     ax[2].set_xlabel("t (s)")
     ax[2].legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig("chrono_flexible_slider_crank.png", dpi=110)
-    print("wrote chrono_flexible_slider_crank.png")
+    os.makedirs(folder, exist_ok=True)
+    path = os.path.join(folder, "chrono_flexible_slider_crank.png")
+    fig.savefig(path, dpi=110)
+    print(f"wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
