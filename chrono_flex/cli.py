@@ -6,7 +6,8 @@
     chrono-flex modes CASE|MODEL.toml [--n N] [--out DIR]
     chrono-flex identify efficiency FILE.csv
     chrono-flex bench [render]
-    chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR] [--quiet]
+    chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR] [--parallel [N]] [--scheduler ADDRESS] [--quiet]
+    chrono-flex sweep CASE|MODEL.toml --vary KEY=V1,V2,... [--vary ...] --out DIR [--workers N | --serial | --scheduler ADDRESS]
 
 Long work reports its progress on stderr (simulated time, wall time used and left): a
 line rewritten in place on a terminal, a plain line every few seconds in a log or pipe;
@@ -293,9 +294,30 @@ def cmd_validate(args):
         if args.report:
             check_output_dir("--report", args.report)
             check_output_dir("--report", os.path.join(args.report, "figures"))
+    if args.parallel is not None or args.scheduler:
+        from .campaign import require_dask
+
+        if args.parallel is not None:
+            if args.parallel < 0:
+                raise ParameterError("--parallel", args.parallel, "must be a number of "
+                                                                  "workers >= 1 (or none: the cores)")
+        require_dask("--scheduler" if args.scheduler else "--parallel")
     return validate_main(only=args.only, json_path=args.json, report_dir=args.report,
                          engines=args.engines, list_only=args.list,
-                         progress=False if args.quiet else None)
+                         progress=False if args.quiet else None,
+                         parallel=args.parallel, scheduler=args.scheduler)
+
+
+def cmd_sweep(args):
+    from .campaign import sweep
+
+    if args.workers is not None:
+        ck.positive_int("--workers", args.workers)
+    _model_case(args.model)             # an unknown model or a bad file: named first
+    rows = sweep(args.model, args.vary or [], args.out, engine=args.engine,
+                 t_end=args.t_end, parallel=not args.serial, n_workers=args.workers,
+                 scheduler=args.scheduler)
+    return 0 if all(r["status"] == "ok" for r in rows) else 1
 
 
 def _add_quiet(parser):
@@ -366,8 +388,31 @@ def build_parser():
     va.add_argument("--report", default=None, help="write a Markdown report with figures here")
     va.add_argument("--engines", default=None, help="comma-separated engines to include")
     va.add_argument("--list", action="store_true", help="list the cases without running them")
+    va.add_argument("--parallel", type=int, nargs="?", const=0, default=None, metavar="N",
+                    help="run the cases on N Dask workers (default: the cores); needs the "
+                         "'dist' extra")
+    va.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                    help="run the cases on the Dask cluster at ADDRESS (tcp://host:8786)")
     _add_quiet(va)
     va.set_defaults(fn=cmd_validate)
+    sw = sub.add_parser("sweep", help="run a model for every combination of varied values "
+                                      "(on Dask workers) and write a summary table")
+    sw.add_argument("model", help="a scenario name or a model file (.toml)")
+    sw.add_argument("--vary", action="append", metavar="KEY=V1,V2,...",
+                    help="a model-file key and its values, e.g. payload.mass=0.1,0.2 or "
+                         "links[0].EI=1.0,2.0 (repeat for a cartesian product)")
+    sw.add_argument("--out", required=True, help="output directory (runs/, summary.csv, "
+                                                 "summary.json)")
+    sw.add_argument("--engine", default="reference", help="reference (default), chrono, "
+                                                          "chrono-beam")
+    sw.add_argument("--t-end", type=float, default=None, help="end time (s) of every run "
+                                                              "instead of the model's")
+    sw.add_argument("--workers", type=int, default=None, metavar="N",
+                    help="Dask workers of the local cluster (default: the cores)")
+    sw.add_argument("--serial", action="store_true", help="run here, one after the other")
+    sw.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                    help="run on the Dask cluster at ADDRESS (tcp://host:8786)")
+    sw.set_defaults(fn=cmd_sweep)
     return p
 
 

@@ -123,8 +123,10 @@ def write_json(rows, path):
 
 
 def main(only=None, json_path=None, report_dir=None, engines=None, progress=None,
-         list_only=False, out=sys.stdout):
-    """Entry point of ``chrono-flex validate``; returns the exit code."""
+         list_only=False, out=sys.stdout, parallel=None, scheduler=None):
+    """Entry point of ``chrono-flex validate``; returns the exit code. ``parallel``: run
+    the cases on Dask workers (a LocalCluster of that many, 0 for the cores) or on the
+    cluster at ``scheduler`` (:mod:`chrono_flex.campaign`)."""
     if isinstance(engines, str):
         engines = [e.strip() for e in engines.split(",") if e.strip()]
     cases = select(only, engines)
@@ -137,7 +139,13 @@ def main(only=None, json_path=None, report_dir=None, engines=None, progress=None
             print(f"{c.name:<40} {c.kind:<12} {','.join(c.engines):<30} {c.quantity}", file=out)
         return 0
     replaced = lambda p: " (overwrote the previous file)" if os.path.exists(p) else ""  # noqa: E731
-    rows, outcomes = run_cases(cases, progress)
+    if parallel is not None or scheduler:
+        from ..campaign import run_cases_parallel
+
+        log = None if progress is False else (lambda text: print(text, file=sys.stderr))
+        rows, outcomes = run_cases_parallel(cases, parallel or None, scheduler, engines, log)
+    else:
+        rows, outcomes = run_cases(cases, progress)
     print(format_table(rows), file=out)
     if json_path:
         note = replaced(json_path)
