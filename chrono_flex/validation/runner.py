@@ -123,10 +123,11 @@ def write_json(rows, path):
 
 
 def main(only=None, json_path=None, report_dir=None, engines=None, progress=None,
-         list_only=False, out=sys.stdout, parallel=None, scheduler=None):
+         list_only=False, out=None, parallel=None, scheduler=None):
     """Entry point of ``chrono-flex validate``; returns the exit code. ``parallel``: run
     the cases on Dask workers (a LocalCluster of that many, 0 for the cores) or on the
     cluster at ``scheduler`` (:mod:`chrono_flex.campaign`)."""
+    out = sys.stdout if out is None else out
     if isinstance(engines, str):
         engines = [e.strip() for e in engines.split(",") if e.strip()]
     cases = select(only, engines)
