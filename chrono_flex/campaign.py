@@ -16,6 +16,7 @@ A sweep writes into DIR, atomically (:mod:`chrono_flex._files`):
     runs/run-000.npz ...    each run's Result (Result.to_npz: model and engine kept)
     summary.csv, summary.json   one row per run: the varied keys, status, error, final
                                 joint coordinates, peak tip deflection, wall time
+    summary.png                 those against the first varied key (viz.sweep)
 
 A run that fails is a row with status "failed" and its error; the others go on.
 """
@@ -23,6 +24,7 @@ A run that fails is a row with status "failed" and its error; the others go on.
 import csv
 import itertools
 import json
+import logging
 import math
 import os
 import re
@@ -271,7 +273,7 @@ def client(n_workers=None, scheduler=None):
             raise ParameterError("--scheduler", scheduler, f"cannot be reached ({exc})") from None
     n = n_workers or os.cpu_count() or 1
     cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                           dashboard_address=None)
+                           dashboard_address=None, silence_logs=logging.ERROR)
     return Client(cluster)
 
 
@@ -330,6 +332,11 @@ def sweep(model, varies, out, engine="reference", t_end=None, parallel=True, n_w
         rows = [run_one(run, engine, t_end) for run in runs]
     wall = time.perf_counter() - t0
     paths = write_summary(rows, out)
+    from .viz.sweep import plot_sweep
+
+    fig_path = os.path.join(out, "summary.png")
+    plot_sweep(rows, [k for k, _ in varies], fig_path, title=f"{name}: sweep on {engine}")
+    paths = (*paths, fig_path)
     n_fail = sum(r["status"] != "ok" for r in rows)
     log(f"{name}: {len(rows)} runs on {engine} ({len(rows) - n_fail} ok, {n_fail} failed) "
         f"in {wall:.1f} s wall")

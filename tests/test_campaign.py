@@ -73,6 +73,7 @@ def test_sweep_on_two_workers_matches_serial_runs(tmp_path):
     assert len(rows) == 4 and rows[3]["links[0].EI"] == "2.0"
     assert float(rows[2]["joint1_final"]) == par[2]["joint1_final"]   # repr round-trips
     assert json.loads((tmp_path / "dask" / "summary.json").read_text())[0]["run"] == 0
+    assert (tmp_path / "dask" / "summary.png").stat().st_size > 10_000
 
 
 def test_sweep_serial_records_a_failed_run_and_goes_on(tmp_path, capsys):
@@ -83,6 +84,7 @@ def test_sweep_serial_records_a_failed_run_and_goes_on(tmp_path, capsys):
     assert [r["status"] for r in rows] == ["ok", "failed"]
     assert "NoSuchMethod" in rows[1]["error"] and rows[1]["npz"] == ""
     assert (tmp_path / "runs" / rows[0]["npz"]).exists()
+    assert (tmp_path / "summary.png").stat().st_size > 5_000     # drawn without the failed run
     assert "1 ok, 1 failed" in capsys.readouterr().out
 
 
