@@ -4,7 +4,7 @@
     chrono-flex run [CASE] [--engine auto|reference|chrono|chrono-beam] [--t-end T] [--out DIR] [--render]
     chrono-flex render CASE [--engine ...] [--scale K] [--gif FILE] [--vtk DIR] [--blender DIR] [--live]
     chrono-flex identify efficiency FILE.csv
-    chrono-flex bench [render]
+    chrono-flex bench [render|perf] [--quick]
     chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR]
 
 Every output path is checked before a run starts (a directory under a file, a name too
@@ -188,6 +188,13 @@ def cmd_bench(args):
     from . import engines
     from .bench import bench_beams, bench_chrono_element, bench_drive_step, bench_render
 
+    if args.what == "perf":
+        from .bench_perf import format_report, perf_benchmark
+
+        log = (lambda msg: print(msg, file=sys.stderr, flush=True)) if args.verbose else None
+        for line in format_report(perf_benchmark(quick=args.quick, log=log)):
+            print(line)
+        return 0
     if args.what == "render":
         b = bench_render(n_frames=args.frames)
         print(f"Render: {b['n_frames']} frames of {b['case']} ({b['engine']} engine) to a GIF")
@@ -266,9 +273,14 @@ def build_parser():
     e.add_argument("file")
     e.set_defaults(fn=cmd_identify)
     b = sub.add_parser("bench", help="print performance figures")
-    b.add_argument("what", nargs="?", choices=("all", "render"), default="all",
-                   help="render: time a GIF of bien-2link (reference engine)")
+    b.add_argument("what", nargs="?", choices=("all", "render", "perf"), default="all",
+                   help="render: time a GIF of bien-2link (reference engine); perf: "
+                        "work-precision of every engine (and Exudyn when installed) on "
+                        "two flexible-link problems (about 15 min)")
     b.add_argument("--frames", type=int, default=200, help="frames of the render benchmark")
+    b.add_argument("--quick", action="store_true",
+                   help="perf: short runs with coarse settings (under a minute)")
+    b.add_argument("--verbose", action="store_true", help="perf: report every run on stderr")
     b.set_defaults(fn=cmd_bench)
     va = sub.add_parser("validate", help="run the validation suite")
     va.add_argument("--only", default=None, help="glob pattern of case names")

@@ -26,7 +26,8 @@ LAYERS = [
     ("chrono_flex.chrono", 5),
     ("chrono_flex.scenarios", 6),
     ("chrono_flex.engines", 7),
-    ("chrono_flex.viz", 8), ("chrono_flex.bench", 8), ("chrono_flex.validation", 8),
+    ("chrono_flex.viz", 8), ("chrono_flex.bench", 8),
+    ("chrono_flex.bench_perf", 8), ("chrono_flex.validation", 8),
     ("chrono_flex.cli", 9), ("chrono_flex.__main__", 9),
 ]
 
