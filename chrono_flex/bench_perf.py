@@ -329,7 +329,12 @@ def run_tool(problem, tool, value, n_elements=None, t_end=None, budget=None):
 #: the reference engine's converged run ("reference": method and setting) serves both
 #: of its methods. Radau runs with atol = 1e-3 rtol on every state. On P2 the reference
 #: engine converges with generalized-alpha at a small step: Radau at tight tolerances
-#: resolves the undamped high bending modes of the 16 elements and takes minutes.
+#: resolves the undamped high bending modes of the 16 elements and takes minutes (rtol
+#: 1e-4 had not reached 1.1 s of the 2 s after 120 s). P1 is smooth enough for every
+#: tool to reach its target at the largest step, 10 ms, the output interval (the fixed-
+#: step engines land on every output time). The release from rest excites P2's high
+#: bending modes, which numerical damping (rho_inf, HHT alpha) removes at large steps:
+#: its tip deflection needs steps of some 1e-4 s and less.
 FULL = {
     "P1": {
         "reference": ("radau", 1e-10),
@@ -341,13 +346,13 @@ FULL = {
         "converged": {"chrono": 1e-4, "chrono-beam": 5e-5, "exudyn": 1e-5},
     },
     "P2": {
-        "reference": ("galpha", 2.5e-5),
+        "reference": ("galpha", 5e-6),
         "radau": (3e-3, 1e-3),
-        "galpha": (4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4),
-        "chrono": (4e-3, 2e-3, 1e-3, 5e-4),
-        "chrono-beam": (4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4),
-        "exudyn": (4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4, 1.25e-4),
-        "converged": {"chrono": 1e-4, "chrono-beam": 5e-5, "exudyn": 1e-5},
+        "galpha": (1e-3, 5e-4, 2.5e-4, 1.25e-4, 6.25e-5, 3.125e-5),
+        "chrono": (1e-3, 5e-4, 2.5e-4),
+        "chrono-beam": (1e-3, 5e-4, 2.5e-4, 1.25e-4),
+        "exudyn": (1e-3, 5e-4, 2.5e-4, 1.25e-4, 6.25e-5, 3.125e-5),
+        "converged": {"chrono": 5e-5, "chrono-beam": 2.5e-5, "exudyn": 2.5e-6},
     },
 }
 
@@ -530,7 +535,7 @@ def perf_benchmark(quick=False, tools=None, repeat=1, log=None):
     if quick:
         scaling = element_scaling((2, 4, 8), t_end=0.05, repeat=repeat)
     else:
-        scaling = element_scaling(repeat=repeat)
+        scaling = element_scaling(repeat=max(repeat, 2))
     ratio = None
     if "chrono" in tools and "chrono-beam" in tools:
         ratio = chrono_ratio(*(((4, 8), 0.05) if quick else ()), repeat=repeat)
