@@ -4,7 +4,7 @@
     chrono-flex run [CASE] [--engine auto|reference|chrono|chrono-beam] [--t-end T] [--out DIR] [--render]
     chrono-flex render CASE [--engine ...] [--scale K] [--gif FILE] [--vtk DIR] [--blender DIR] [--live]
     chrono-flex identify efficiency FILE.csv
-    chrono-flex bench [render|perf] [--quick]
+    chrono-flex bench [render|perf] [--quick] [--repeat N]
     chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR]
 
 Every output path is checked before a run starts (a directory under a file, a name too
@@ -192,7 +192,9 @@ def cmd_bench(args):
         from .bench_perf import format_report, perf_benchmark
 
         log = (lambda msg: print(msg, file=sys.stderr, flush=True)) if args.verbose else None
-        for line in format_report(perf_benchmark(quick=args.quick, log=log)):
+        bench = perf_benchmark(quick=args.quick, repeat=ck.positive_int("--repeat", args.repeat),
+                               log=log)
+        for line in format_report(bench):
             print(line)
         return 0
     if args.what == "render":
@@ -280,6 +282,8 @@ def build_parser():
     b.add_argument("--frames", type=int, default=200, help="frames of the render benchmark")
     b.add_argument("--quick", action="store_true",
                    help="perf: short runs with coarse settings (under a minute)")
+    b.add_argument("--repeat", type=int, default=1,
+                   help="perf: runs per table row, the best wall time counts (default 1)")
     b.add_argument("--verbose", action="store_true", help="perf: report every run on stderr")
     b.set_defaults(fn=cmd_bench)
     va = sub.add_parser("validate", help="run the validation suite")
