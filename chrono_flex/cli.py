@@ -278,7 +278,7 @@ def build_parser():
     b.add_argument("what", nargs="?", choices=("all", "render", "perf"), default="all",
                    help="render: time a GIF of bien-2link (reference engine); perf: "
                         "work-precision of every engine (and Exudyn when installed) on "
-                        "two flexible-link problems (about 15 min)")
+                        "two flexible-link problems (about 10 min)")
     b.add_argument("--frames", type=int, default=200, help="frames of the render benchmark")
     b.add_argument("--quick", action="store_true",
                    help="perf: short runs with coarse settings (under a minute)")
