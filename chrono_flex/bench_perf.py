@@ -204,7 +204,8 @@ def exudyn_cable_run(problem, step, n_elements=None, t_end=None):
     the joint torque acts on the first element's root (LoadTorqueVector on a
     MarkerBodyRigid); gravity is a mass-proportional load on each element; the tip mass
     is a MassPoint2D on the last node. Exudyn's generalized-alpha (rho_inf = 0.8,
-    modified Newton, :data:`EXUDYN_NEWTON_RTOL`) at the fixed ``step``. The joint angle
+    modified Newton, :data:`EXUDYN_NEWTON_RTOL` and :data:`EXUDYN_NEWTON_ATOL`) at the
+    fixed ``step``. The joint angle
     and tip deflection (in the root frame: the tip's offset from the root across the
     root slope) are read from node sensors every :data:`DT_OUT`.
     """
@@ -279,12 +280,11 @@ def exudyn_cable_run(problem, step, n_elements=None, t_end=None):
     return Trajectory(t, angle, tip_pos, deflection), wall
 
 
-def _engine_run(problem, engine, setting, n_elements=None, t_end=None, budget=None):
-    """One run of a chrono_flex engine; returns (Trajectory, wall s). ``setting`` is
-    ("rtol", value) for Radau, else ("step", value)."""
+def _engine_run(problem, engine, value, n_elements=None, t_end=None, budget=None):
+    """One run of a chrono_flex engine ("radau", "galpha", "chrono", "chrono-beam") at
+    the setting ``value`` (rtol for Radau, else the step); returns (Trajectory, wall s)."""
     n = problem.n_elements if n_elements is None else n_elements
     t_end = problem.t_end if t_end is None else t_end
-    kind, value = setting
     kw = dict(problem.inputs, t_end=t_end, dt_out=DT_OUT, progress=False,
               max_wall_time=budget)
     if engine == "radau":
@@ -320,7 +320,7 @@ def run_tool(problem, tool, value, n_elements=None, t_end=None, budget=None):
         raise ParameterError("tool", tool, f"must be one of {sorted(TOOLS)}")
     if tool == "exudyn":
         return exudyn_cable_run(problem, value, n_elements, t_end)
-    return _engine_run(problem, tool, (TOOLS[tool][1], value), n_elements, t_end, budget)
+    return _engine_run(problem, tool, value, n_elements, t_end, budget)
 
 
 # -- settings ----------------------------------------------------------------------------
@@ -444,7 +444,9 @@ def work_precision(problem, settings, tools, repeat=1, log=None, budget=RUN_BUDG
              for tool in tools if tool not in ("radau", "galpha")}
     cheapest = {}
     for r in rows:
-        if r.errors is not None and meets(problem, r.errors) and (r.tool not in cheapest or r.wall < cheapest[r.tool].wall):
+        if r.errors is None or not meets(problem, r.errors):
+            continue
+        if r.tool not in cheapest or r.wall < cheapest[r.tool].wall:
             cheapest[r.tool] = r
     fine = {t: settings["converged"][t] for t in tools if t not in ("radau", "galpha")}
     return ProblemReport(problem, rows, model, cheapest, {},
