@@ -20,13 +20,15 @@ LAYERS = [
     ("chrono_flex.planar.params", 1), ("chrono_flex.planar.shapes", 1),
     ("chrono_flex.planar.kinematics", 1), ("chrono_flex.drive", 1), ("chrono_flex.inputs", 1),
     ("chrono_flex.planar.equations", 2), ("chrono_flex.planar.assembly", 2),
-    ("chrono_flex.planar.floating", 2),
+    ("chrono_flex.planar.floating", 2), ("chrono_flex.planar.invariants", 2),
+    ("chrono_flex.planar.kernels", 2),
     ("chrono_flex.result", 3), ("chrono_flex.stepping", 3), ("chrono_flex.integrators", 3),
     ("chrono_flex.planar", 4), ("chrono_flex.formulations", 4),
     ("chrono_flex.chrono", 5),
     ("chrono_flex.scenarios", 6),
     ("chrono_flex.engines", 7),
-    ("chrono_flex.viz", 8), ("chrono_flex.bench", 8), ("chrono_flex.validation", 8),
+    ("chrono_flex.viz", 8), ("chrono_flex.bench", 8),
+    ("chrono_flex.bench_perf", 8), ("chrono_flex.validation", 8),
     ("chrono_flex.cli", 9), ("chrono_flex.__main__", 9),
 ]
 
