@@ -5,7 +5,7 @@
     chrono-flex render CASE|MODEL.toml [--engine ...] [--scale K] [--gif FILE] [--vtk DIR] [--blender DIR] [--live] [--quiet]
     chrono-flex modes CASE|MODEL.toml [--n N] [--out DIR]
     chrono-flex identify efficiency FILE.csv
-    chrono-flex bench [render]
+    chrono-flex bench [render|perf] [--quick] [--repeat N]
     chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR] [--parallel [N]] [--scheduler ADDRESS] [--quiet]
     chrono-flex sweep CASE|MODEL.toml --vary KEY=V1,V2,... [--vary ...] --out DIR [--workers N | --serial | --scheduler ADDRESS]
 
@@ -257,6 +257,15 @@ def cmd_bench(args):
     from .bench import (bench_beams, bench_chrono_element, bench_drive_step, bench_render,
                         bench_slider_crank)
 
+    if args.what == "perf":
+        from .bench_perf import format_report, perf_benchmark
+
+        log = (lambda msg: print(msg, file=sys.stderr, flush=True)) if args.verbose else None
+        bench = perf_benchmark(quick=args.quick, repeat=ck.positive_int("--repeat", args.repeat),
+                               log=log)
+        for line in format_report(bench):
+            print(line)
+        return 0
     if args.what == "render":
         b = bench_render(n_frames=args.frames)
         print(f"Render: {b['n_frames']} frames of {b['case']} ({b['engine']} engine) to a GIF")
@@ -378,9 +387,16 @@ def build_parser():
     e.add_argument("file")
     e.set_defaults(fn=cmd_identify)
     b = sub.add_parser("bench", help="print performance figures")
-    b.add_argument("what", nargs="?", choices=("all", "render"), default="all",
-                   help="render: time a GIF of bien-2link (reference engine)")
+    b.add_argument("what", nargs="?", choices=("all", "render", "perf"), default="all",
+                   help="render: time a GIF of bien-2link (reference engine); perf: "
+                        "work-precision of every engine (and Exudyn when installed) on "
+                        "two flexible-link problems (about 10 min)")
     b.add_argument("--frames", type=int, default=200, help="frames of the render benchmark")
+    b.add_argument("--quick", action="store_true",
+                   help="perf: short runs with coarse settings (under a minute)")
+    b.add_argument("--repeat", type=int, default=1,
+                   help="perf: runs per table row, the best wall time counts (default 1)")
+    b.add_argument("--verbose", action="store_true", help="perf: report every run on stderr")
     b.set_defaults(fn=cmd_bench)
     va = sub.add_parser("validate", help="run the validation suite")
     va.add_argument("--only", default=None, help="glob pattern of case names")

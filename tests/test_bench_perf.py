@@ -1,0 +1,144 @@
+"""``chrono-flex bench perf``: the work-precision tables, on the --quick settings.
+
+No timing is asserted (speed is what the benchmark prints, not what a test checks);
+the tests check the tables' structure and that the errors fall as the runs are refined,
+which fails when a setting does not reach the engine or the error measure is wrong.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+from chrono_flex import bench_perf as bp
+from chrono_flex import cli
+from chrono_flex.errors import ParameterError
+
+
+def _rows(report, tool):
+    return [r for r in report.rows if r.tool == tool]
+
+
+def _check_table(report, tools, settings):
+    """Every tool has one row per setting, in order, with a finite wall time and a
+    finite, non-negative error for every measure of the problem."""
+    for tool in tools:
+        rows = _rows(report, tool)
+        assert [r.setting for r in rows] == list(settings[tool])
+        for r in rows:
+            assert math.isfinite(r.wall) and r.wall > 0
+            assert set(r.errors) == set(report.problem.measures)
+            assert all(np.isfinite(e) and e >= 0 for e in r.errors.values())
+
+
+def _check_falls(rows, measure, min_order):
+    """Errors fall with every refinement, and from the coarsest to the finest run at
+    least as fast as h^min_order (steps) or rtol^min_order (tolerances)."""
+    errs = [r.errors[measure] for r in rows]
+    assert all(a > b for a, b in zip(errs, errs[1:])), (measure, errs)
+    order = math.log(errs[0] / errs[-1]) / math.log(rows[0].setting / rows[-1].setting)
+    assert order > min_order, (measure, errs, order)
+
+
+@pytest.fixture(scope="module")
+def reference_bench():
+    return bp.perf_benchmark(quick=True, tools=["radau", "galpha"])
+
+
+def test_reference_engine_tables_and_convergence(reference_bench):
+    p1, p2 = reference_bench["problems"]
+    assert (p1.problem.key, p2.problem.key) == ("P1", "P2")
+    for rep in (p1, p2):
+        _check_table(rep, ("radau", "galpha"), bp.QUICK[rep.problem.key])
+    # generalized-alpha is second order (Chung & Hulbert 1993); from 4 ms to 1 ms the
+    # coarse steps are not yet in the asymptotic range, so ask for better than first
+    # order only.
+    for rep in (p1, p2):
+        for m in rep.problem.measures:
+            _check_falls(_rows(rep, "galpha"), m, 1.0)
+    # Radau's error follows the tolerance: 100x smaller rtol, error smaller by more
+    # than 10x (order 0.5 in rtol; Radau's local error control gives about order 1).
+    _check_falls(_rows(p1, "radau"), "tip", 0.5)
+
+
+def test_reference_engine_summary_and_scaling(reference_bench):
+    p1 = reference_bench["problems"][0]
+    # the cheapest run meeting the target is one of the rows that meet it
+    ok = [r for r in p1.rows if bp.meets(p1.problem, r.errors)]
+    for tool, r in p1.cheapest.items():
+        assert r in ok and r.wall == min(x.wall for x in ok if x.tool == tool)
+    scaling, exponent = reference_bench["scaling"]
+    assert [n for n, _ in scaling] == [2, 4, 8]
+    ns, ws = np.array(scaling, dtype=float).T
+    assert exponent == pytest.approx(np.polyfit(np.log(ns), np.log(ws), 1)[0])
+    lines = bp.format_report(reference_bench)
+    text = "\n".join(lines)
+    assert "P1: torque-driven link" in text and "P2: gravity pendulum" in text
+    assert "wall ~ n^" in text and "Summary: cheapest run reaching the target" in text
+    assert reference_bench["ratio"] is None      # no Chrono tools were asked for
+
+
+def test_errors_measure_what_the_docstring_says():
+    problem = bp.torque_driven_link()
+    t = np.linspace(0.0, 1.0, 11)
+    tip = np.column_stack([np.cos(t), np.sin(t)])
+    ref = bp.Trajectory(t, t, tip, 0.1 * t)
+    run = bp.Trajectory(t, t, tip + [0.0, 0.01], 0.1 * t)
+    # tip range: the larger of ptp(cos t) and ptp(sin t) on [0, 1]
+    span = max(1 - math.cos(1.0), math.sin(1.0))
+    assert bp.errors(problem, run, ref)["tip"] == pytest.approx(0.01 / span, rel=1e-12)
+    pend = bp.gravity_pendulum()
+    run = bp.Trajectory(t, t + 2e-3, tip, 0.1 * t + 1e-3)
+    errs = bp.errors(pend, run, ref)
+    assert errs["angle"] == pytest.approx(2e-3, rel=1e-9)
+    assert errs["deflection"] == pytest.approx(1e-3 / 0.1, rel=1e-9)
+    assert not bp.meets(pend, errs)
+
+
+def test_bad_tool_is_named():
+    with pytest.raises(ParameterError, match="tool"):
+        bp.run_tool(bp.torque_driven_link(), "adams", 1e-3)
+    with pytest.raises(ParameterError, match="tools"):
+        bp.available_tools(["radau", "adams"])
+
+
+def test_exudyn_absent_is_skipped_with_the_reason(monkeypatch):
+    monkeypatch.setattr(bp, "exudyn_available", lambda: (False, "Exudyn is not installed"))
+    tools, skipped = bp.available_tools(["galpha", "exudyn"])
+    assert tools == ["galpha"] and skipped == {"exudyn": "Exudyn is not installed"}
+
+
+def test_exudyn_cable_matches_the_reference_engine():
+    pytest.importorskip("exudyn", reason="Exudyn is not installed (the 'bench' extra)")
+    problem = bp.gravity_pendulum(t_end=0.3, n_elements=4)
+    exu, _ = bp.run_tool(problem, "exudyn", 1e-3)
+    ref, _ = bp.run_tool(problem, "galpha", 1e-3)
+    # Same beam theory, same cubic interpolation, same integrator family and step: the
+    # joint angles differ by the cable's axial strain (tension / EA ~ 5e-7) and
+    # the integrators' details; 1e-5 rad is 1 % of the benchmark's angle target.
+    assert np.max(np.abs(exu.at(ref.t).angle - ref.angle)) < 1e-5
+    assert exu.angle[0] == pytest.approx(math.radians(-80.0), abs=1e-12)
+
+
+@pytest.mark.pychrono
+def test_chrono_tables_and_ratio():
+    from chrono_flex import engines
+
+    ok, why = engines.pychrono_available()
+    if not ok:
+        pytest.skip(why)
+    bench = bp.perf_benchmark(quick=True, tools=["chrono", "chrono-beam"])
+    for rep in bench["problems"]:
+        _check_table(rep, ("chrono", "chrono-beam"), bp.QUICK[rep.problem.key])
+        # HHT with alpha = 0 is second order; two coarse steps: better than first order
+        for m in rep.problem.measures:
+            _check_falls(_rows(rep, "chrono"), m, 1.0)
+        assert set(rep.model_difference) == {"chrono", "chrono-beam"}
+    assert [n for n, _, _ in bench["ratio"]] == [4, 8]
+    assert "Chrono element / Chrono beams" in "\n".join(bp.format_report(bench))
+
+
+def test_cli_choices_include_perf():
+    parser = cli.build_parser()
+    args = parser.parse_args(["bench", "perf", "--quick"])
+    assert args.what == "perf" and args.quick and args.fn is cli.cmd_bench
