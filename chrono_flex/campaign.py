@@ -14,8 +14,9 @@ A sweep writes into DIR, atomically (:mod:`chrono_flex._files`):
 
     runs/run-000.toml ...   the model file of each run (the varied keys set)
     runs/run-000.npz ...    each run's Result (Result.to_npz: model and engine kept)
-    summary.csv, summary.json   one row per run: the varied keys, status, error, final
-                                joint coordinates, peak tip deflection, wall time
+    summary.csv, summary.json   one row per run: the varied keys, status, error, the
+                                first natural frequency (joints locked), final joint
+                                coordinates, peak tip deflection, wall time
     summary.png                 those against the first varied key (viz.sweep)
 
 A run that fails is a row with status "failed" and its error; the others go on.
@@ -238,15 +239,24 @@ def write_runs(model, varies, out):
 def run_one(run, engine="reference", t_end=None):
     """Run one sweep entry (a dict from :func:`write_runs`) and save its Result; return
     its summary row. Any error is caught and returned as a failed row (on a worker too)."""
-    from . import engines
+    import numpy as np
+
+    from . import engines, scenarios
+    from .planar.modes import eigenmodes
     from .stepping import quiet
 
     row = dict(run=run["index"], **{k: v for k, v in run["params"].items()},
                status="ok", error="", wall_s=math.nan, npz=os.path.basename(run["npz"]))
     t0 = time.perf_counter()
     try:
+        case = scenarios.get(run["model"])
+        try:
+            w2, _ = eigenmodes(case.build()[0], 1, joints="locked")
+            row["f1_locked_hz"] = float(np.sqrt(w2[0]) / (2 * np.pi))
+        except ParameterError:          # no vibration mode (rigid links): an empty cell
+            row["f1_locked_hz"] = math.nan
         with quiet(True):
-            res = engines.run_case(run["model"], engine, t_end=t_end)
+            res = engines.run_case(case, engine, t_end=t_end)
         res.to_npz(run["npz"])
     except Exception as exc:  # a failed run is recorded, the others go on
         row.update(status="failed", error=f"{type(exc).__name__}: {exc}", npz="")

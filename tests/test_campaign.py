@@ -88,6 +88,16 @@ def test_sweep_serial_records_a_failed_run_and_goes_on(tmp_path, capsys):
     assert "1 ok, 1 failed" in capsys.readouterr().out
 
 
+def test_first_frequency_scales_as_sqrt_EI(tmp_path):
+    rows = campaign.sweep(CASE, ["links[0].EI=1.0,2.0,4.0"], tmp_path, t_end=T_END,
+                          parallel=False, log=lambda s: None)
+    f = np.array([r["f1_locked_hz"] for r in rows])
+    # only the stiffness matrix changes, in proportion to EI: omega^2 scales exactly with
+    # it; 1e-10 is the eigensolver's round-off on a 3x3 problem, with margin
+    np.testing.assert_allclose(f / f[0], np.sqrt([1.0, 2.0, 4.0]), rtol=1e-10)
+    assert len(read_csv(tmp_path / "summary.csv")) == 3
+
+
 @pytest.mark.parametrize("vary, named", [
     ("payload.mas=1,2", "payload.mas"),             # unknown key
     ("links[3].EI=1,2", "links[3].EI"),              # no such link
