@@ -37,6 +37,9 @@ from .errors import ParameterError
 #: What to install for the parallel campaigns (named in messages).
 DIST_EXTRA = "pip install 'chrono_flex[dist]' (dask[distributed])"
 
+#: How long to try to reach a scheduler given by its address.
+CONNECT_TIMEOUT = "20s"
+
 #: A link's product keys and the factors a model may give beside them: varying the
 #: product drops the factors from that link (else they would contradict it).
 DERIVED = {"EI": ("E", "I"), "rho_A": ("rho", "A")}
@@ -278,7 +281,7 @@ def client(n_workers=None, scheduler=None):
 
     if scheduler:
         try:
-            return Client(scheduler, timeout="20s")
+            return Client(scheduler, timeout=CONNECT_TIMEOUT)
         except (OSError, TimeoutError) as exc:
             raise ParameterError("--scheduler", scheduler, f"cannot be reached ({exc})") from None
     n = n_workers or os.cpu_count() or 1

@@ -76,6 +76,27 @@ def test_sweep_on_two_workers_matches_serial_runs(tmp_path):
     assert (tmp_path / "dask" / "summary.png").stat().st_size > 10_000
 
 
+@needs_dask
+def test_sweep_on_an_existing_cluster_by_its_address(tmp_path):
+    from dask.distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                      dashboard_address=None) as cluster:
+        rows = campaign.sweep(CASE, ["payload.mass=0.1,0.2"], tmp_path, t_end=T_END,
+                              scheduler=cluster.scheduler_address, log=lambda s: None)
+        assert len(cluster.scheduler.workers) == 1      # the cluster is left running
+    assert [r["status"] for r in rows] == ["ok", "ok"]
+    assert (tmp_path / "runs" / "run-001.npz").exists()
+
+
+@needs_dask
+def test_unreachable_scheduler_is_named(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(campaign, "CONNECT_TIMEOUT", "1s")    # nobody listens on port 9
+    assert main(["sweep", CASE, "--vary", "payload.mass=0.1", "--t-end", str(T_END),
+                 "--out", str(tmp_path), "--scheduler", "tcp://127.0.0.1:9"]) == 2
+    assert "--scheduler" in capsys.readouterr().err
+
+
 def test_sweep_serial_records_a_failed_run_and_goes_on(tmp_path, capsys):
     code = main(["sweep", CASE, "--vary", 'simulation.method="Radau","NoSuchMethod"',
                  "--t-end", str(T_END), "--out", str(tmp_path), "--serial"])
