@@ -184,7 +184,7 @@ def model_source(model):
     return case.name, {k: v for k, v in data.items() if v is not None}, os.getcwd()
 
 
-def plan(model, varies):
+def plan(varies):
     """The runs of a sweep: a list of {key: value} (cartesian product of ``varies``, a
     list of (key, values)); ParameterError when a key is given twice."""
     keys = [k for k, _ in varies]
@@ -214,7 +214,7 @@ def write_runs(model, varies, out):
     name, data, base_dir = model_source(model)
     runs_dir = check_output_dir("--out", os.path.join(out, "runs"))
     runs = []
-    for i, params in enumerate(plan(model, varies)):
+    for i, params in enumerate(plan(varies)):
         d = copy.deepcopy(data)
         _relocate_inputs(d, base_dir)
         for k, v in params.items():
@@ -234,7 +234,8 @@ def write_runs(model, varies, out):
                                  f"{exc.requirement} (run {i}: "
                                  + ", ".join(f"{k}={v!r}" for k, v in params.items()) + ")") \
                 from None
-        runs.append(dict(index=i, params=params, model=stem + ".toml", npz=stem + ".npz"))
+        runs.append(dict(index=i, params=params, model=stem + ".toml", npz=stem + ".npz",
+                         sweep_of=name))
     return name, runs
 
 
@@ -260,6 +261,8 @@ def run_one(run, engine="reference", t_end=None):
             row["f1_locked_hz"] = math.nan
         with quiet(True):
             res = engines.run_case(case, engine, t_end=t_end)
+        res.info["sweep"] = dict(model=run.get("sweep_of"), run=run["index"],
+                                 params=run["params"])
         res.to_npz(run["npz"])
     except Exception as exc:  # a failed run is recorded, the others go on
         row.update(status="failed", error=f"{type(exc).__name__}: {exc}", npz="")

@@ -64,6 +64,7 @@ def test_sweep_on_two_workers_matches_serial_runs(tmp_path):
         # the same code on the same inputs: bit-identical, whichever process ran it
         assert np.array_equal(ra.q, rb.q) and np.array_equal(ra.qd, rb.qd)
         assert ra.engine == "reference" and ra.model["payload"]["mass"] == a["payload.mass"]
+        assert ra.info["sweep"]["params"]["links[0].EI"] == a["links[0].EI"]
         assert ra.t[-1] == pytest.approx(T_END)
         assert {k: v for k, v in a.items() if k != "wall_s"} == \
             {k: v for k, v in b.items() if k != "wall_s"}
