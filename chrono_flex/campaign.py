@@ -397,9 +397,18 @@ def _validate_one(name, engines=None):
     from .validation.core import select
     from .validation.runner import run_cases
 
+    import cloudpickle
+
     case = [c for c in select(None, engines) if c.name == name]
     rows, outcomes = run_cases(case, progress=False)
-    return rows[0], outcomes.get(name)
+    outcome = outcomes.get(name)
+    try:                    # the outcome draws the report's figure; the verdict must not
+        cloudpickle.dumps(outcome)          # depend on whether it can travel back
+    except Exception as exc:  # an object that cannot be sent: the row says so
+        rows[0]["message"] = (rows[0]["message"] + "; " if rows[0]["message"] else "") + \
+            f"no report figure from the worker ({type(exc).__name__})"
+        outcome = None
+    return rows[0], outcome
 
 
 def run_cases_parallel(cases, n_workers=None, scheduler=None, engines=None, log=None):
