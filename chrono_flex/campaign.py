@@ -56,11 +56,12 @@ def dask_status():
     return True, ""
 
 
-def require_dask(option):
-    """Raise a ParameterError naming ``option`` when dask.distributed is missing."""
+def require_dask(option, value=None):
+    """Raise a ParameterError naming ``option`` (given ``value``) when dask.distributed
+    is missing."""
     ok, why = dask_status()
     if not ok:
-        raise ParameterError(option, True, f"needs the optional 'dist' extra: {why}")
+        raise ParameterError(option, value, f"needs the optional 'dist' extra: {why}")
 
 
 # -- the varied values ---------------------------------------------------------------------
@@ -330,7 +331,7 @@ def sweep(model, varies, out, engine="reference", t_end=None, parallel=True, n_w
     use_dask = parallel or scheduler
     if use_dask and not dask_status()[0]:
         if scheduler:
-            require_dask("--scheduler")
+            require_dask("--scheduler", scheduler)
         log(f"note: running the {len(runs)} runs one after the other: {dask_status()[1]}")
         use_dask = False
     t0 = time.perf_counter()

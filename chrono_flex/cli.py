@@ -310,7 +310,10 @@ def cmd_validate(args):
             if args.parallel < 0:
                 raise ParameterError("--parallel", args.parallel, "must be a number of "
                                                                   "workers >= 1 (or none: the cores)")
-        require_dask("--scheduler" if args.scheduler else "--parallel")
+        if args.scheduler:
+            require_dask("--scheduler", args.scheduler)
+        else:
+            require_dask("--parallel", args.parallel or "the cores")
     return validate_main(only=args.only, json_path=args.json, report_dir=args.report,
                          engines=args.engines, list_only=args.list,
                          progress=False if args.quiet else None,
