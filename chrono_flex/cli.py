@@ -331,7 +331,7 @@ def build_parser():
     v.add_argument("--gif", default=None, help="GIF file name (default CASE.gif in the output directory)")
     v.add_argument("--vtk", default=None, help="directory for a VTK time series (.vtu + .pvd)")
     v.add_argument("--frames", type=int, default=100,
-                   help="number of animation frames (GIF and Blender)")
+                   help="number of animation frames (GIF, VTK series and Blender)")
     v.add_argument("--blender", default=None, metavar="DIR",
                    help="also write the Chrono run for Chrono's Blender add-on into DIR")
     v.add_argument("--blender-scale", type=float, default=1.0,
