@@ -265,7 +265,7 @@ class ArmViewer:
             self.set_frame(min(i, n - 1))
             self.frame_slider.GetRepresentation().SetValue(self.frame)
 
-        if self.plotter.iren is None:           # off-screen: no event loop, just step
+        if self.plotter.off_screen or self.plotter.iren is None:   # no event loop: just step
             for i in range(n):
                 step(i)
             return
