@@ -256,7 +256,7 @@ def cmd_view(args):
         existed = _existing(path)
         _report_written(view(args.source, scale=args.scale, screenshot=path), existed)
     else:
-        view(args.source, scale=args.scale)
+        view(args.source, scale=args.scale, option="--screenshot")
     return 0
 
 

@@ -76,7 +76,11 @@ class ViewSeries:
         """Read a series written by :func:`~chrono_flex.viz.write_vtk_series` (the .vtu
         files through PyVista's VTK readers)."""
         pv = require_pyvista()
-        root = ET.parse(pvd).getroot()
+        try:
+            root = ET.parse(pvd).getroot()
+        except ET.ParseError as exc:
+            raise ParameterError("source", os.fspath(pvd), f"is not a readable .pvd ({exc})") \
+                from None
         entries = [(float(d.get("timestep")), d.get("file")) for d in root.iter("DataSet")]
         if not entries:
             raise ParameterError("source", os.fspath(pvd), "has no DataSet entries")
@@ -216,7 +220,8 @@ class ArmViewer:
             pointa=(0.55, 0.08), pointb=(0.95, 0.08), style="modern", color="black",
             fmt="%.3g")
         self.frame_slider = p.add_slider_widget(
-            lambda v: self.set_frame(int(round(v))), rng=[0, max(s.n_frames - 1, 1)],
+            lambda v: self.set_frame(min(int(round(v)), s.n_frames - 1)),
+            rng=[0, max(s.n_frames - 1, 1)],
             value=self.frame, title="frame", pointa=(0.05, 0.08), pointb=(0.45, 0.08),
             style="modern", color="black", fmt="%.0f")
         p.add_key_event("space", self.play)
@@ -296,14 +301,15 @@ def has_display():
     return True, ""
 
 
-def view(source, scale=None, screenshot=None):
+def view(source, scale=None, screenshot=None, option="screenshot"):
     """Open the viewer on ``source``; with ``screenshot`` a path, render off-screen to that
-    PNG instead (no window, no display needed) and return the path."""
+    PNG instead (no window, no display needed) and return the path. ``option`` names the
+    screenshot parameter in the error raised when no window can open."""
     if screenshot is None:
         ok, why = has_display()
         if not ok:
-            raise ParameterError("screenshot", None, f"must be given here: {why}, so no "
-                                                     f"window can open")
+            raise ParameterError(option, None, f"must be given here: {why}, so no window "
+                                               f"can open")
     viewer = ArmViewer(source, scale=scale, off_screen=screenshot is not None)
     try:
         if screenshot is not None:

@@ -106,6 +106,18 @@ def test_bad_sources_are_named(pv, tmp_path):
         ViewSeries.load(tmp_path / "none.npz")
     with pytest.raises(ParameterError, match="`source`"):
         ViewSeries.load(42)
+    (tmp_path / "broken.pvd").write_text("<VTKFile")
+    with pytest.raises(ParameterError, match="not a readable .pvd"):
+        ViewSeries.load(tmp_path / "broken.pvd")
+
+
+def test_no_window_without_a_display_says_to_take_a_screenshot(arm, pv, tmp_path, capsys,
+                                                               monkeypatch):
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    monkeypatch.setattr(sys, "platform", "linux")
+    assert main(["view", str(arm.to_npz(tmp_path / "run.npz"))]) == 2
+    assert "`--screenshot` must be given here: no display" in capsys.readouterr().err
 
 
 def test_off_screen_picture_shows_the_bent_arm(arm, pv, tmp_path, capsys):
