@@ -50,7 +50,7 @@ def test_scene_has_the_arm_and_the_scale_slider_moves_its_points(arm, pv):
 
     v = ArmViewer(arm, off_screen=True)
     try:
-        assert v.mesh.n_points == NL * NS and v.mesh.n_cells == NL * (NS - 1)   # no cell across links
+        assert v.mesh.n_points == NL * NS and v.mesh.n_cells == NL * (NS - 1)  # none across links
         assert v.scale == suggest_scale(arm)          # the same rule as the 3D pictures
         k = v.frame
         c, r = arm.centerline[k].reshape(-1, 3), arm.centerline_rigid[k].reshape(-1, 3)
