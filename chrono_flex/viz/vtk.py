@@ -113,6 +113,8 @@ def write_vtk_series(result, directory, stem="arm", every=1, n_frames=None):
     a longer run) are removed; other files are left alone.
     """
     every = ck.positive_int("every", every)
+    if n_frames is not None:
+        n_frames = ck.positive_int("n_frames", n_frames)
     if n_frames is not None and every != 1:
         raise ParameterError("every", every, "must be 1 when n_frames is given (n_frames "
                                              "chooses the frames)")

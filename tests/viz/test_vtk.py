@@ -86,5 +86,5 @@ def test_n_frames_and_every_together_is_an_error(arm, tmp_path):
     with pytest.raises(ParameterError, match="every"):
         write_vtk_series(arm, tmp_path, every=2, n_frames=3)
     with pytest.raises(ParameterError, match="n_frames"):
-        write_vtk_series(arm, tmp_path, n_frames=0)
-    assert os.listdir(tmp_path) == []
+        write_vtk_series(arm, tmp_path / "new", n_frames=0)
+    assert os.listdir(tmp_path) == []                   # nothing written, not even the folder
