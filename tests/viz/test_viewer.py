@@ -137,3 +137,14 @@ def test_off_screen_picture_shows_the_bent_arm(arm, pv, tmp_path, capsys):
     moved = np.sum(np.abs(a - b).sum(axis=2) > 60)
     assert moved > 1000, f"only {moved} pixels differ between K = 20 and K = 0"
     assert main(["view", str(npz), "--screenshot", str(tmp_path / "x.jpg")]) == 2
+
+
+def test_without_curvature_the_arm_is_coloured_by_its_deflection(arm, pv):
+    from dataclasses import replace
+
+    from chrono_flex.viz.viewer import ViewSeries
+
+    s = ViewSeries.load(replace(arm, curvature=None))
+    assert s.color_name == "|deflection| (m)"
+    d = (arm.centerline - arm.centerline_rigid).reshape(NT, -1, 3)
+    np.testing.assert_array_equal(s.color, np.linalg.norm(d, axis=-1))
