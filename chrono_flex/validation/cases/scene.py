@@ -44,6 +44,9 @@ PAYLOAD_STEPS = (4e-3, 2e-3, 1e-3)
 PAYLOAD_T = 0.12
 PAYLOAD_N = 2
 SAFETY = 3.0
+#: Formulation swing: link EI (tip deflection about 1 % of L, where the linear element
+#: model holds), step (and its half, for the integration error), sampling interval.
+SWING_EI, SWING_STEP, SWING_SAMPLE = 20.0, 1e-3, 4e-3
 
 
 def _arm(payload=None, n_elements=N_EL):
@@ -54,20 +57,26 @@ def _arm(payload=None, n_elements=N_EL):
 
 
 @functools.lru_cache(maxsize=None)
-def cantilever_pulled(s):
-    """A body welded at abscissa s of a clamped link, pulled by P_TIP along -Y (world)."""
+def cantilever_pulled(s, formulation="element", n_elements=N_EL):
+    """A body welded at abscissa s of a clamped link, pulled by P_TIP along -Y (world);
+    ``formulation``: "element" (the papers' element) or "beam" (Chrono's beams)."""
     from chrono_flex.chrono import scenes
     from chrono_flex.planar import floating
+    from chrono_flex.planar.shapes import elastica_tip_deflection
 
     system = scenes.new_system(timestepper="euler")
-    link = scenes.clamped_link(system, _arm())
+    link = scenes.clamped_link(system, _arm(n_elements=n_elements), formulation)
     body = scenes.free_body(system, M_BODY, (J_BODY,) * 3, (s, 0.0, 0.0))
     att = link.attach(body, s=s)
     scenes.world_force(system, body, (0.0, -P_TIP, 0.0))
     scenes.settle(system, STATIC_STEP, STATIC_STEPS)
-    r = floating.station(link.model, link.q(), link.qd(), 0, s)[0]
+    if formulation == "element":
+        r = floating.station(link.model, link.q(), link.qd(), 0, s)[0]
+    else:
+        r = att.node.GetPos().to_numpy()
     gap, angle = att.error()
     return dict(w_s=float(r[1]), w_s_exact=-P_TIP * s ** 3 / (3 * EI),
+                w_elastica=elastica_tip_deflection(-P_TIP, L, EI) if s == L else None,
                 w_tip=float(link.tip_deflections()[0]),
                 w_tip_exact=-P_TIP * s ** 2 * (3 * L - s) / (6 * EI),
                 gap=gap, angle=angle, gap_rule=P_TIP / att.stiffness[0],
@@ -92,6 +101,56 @@ def propped_cantilever():
                 R_bushing=R_rigid / (1 + k_tip / att.stiffness[0]),
                 compliance=k_tip / att.stiffness[0], gap=att.error()[0],
                 tip=float(link.tip_deflections()[0]))
+
+
+def _swing(formulation, h):
+    """Joint angle, tip deflection and the welded body's world (x, y) of a pendulum with
+    a body welded at its tip, released under gravity, every SWING_SAMPLE s."""
+    from chrono_flex.chrono import scenes
+    import chrono_flex as cf
+
+    system = scenes.new_system(gravity=(0.0, -G, 0.0))
+    arm = cf.PlanarArm([cf.Link(length=L, n_elements=PAYLOAD_N, EI=SWING_EI, rho_A=RHO_A)],
+                       geometric_stiffening=True)
+    kw = dict(consistent_mass=True) if formulation == "beam" else {}
+    link = scenes.flexible_link(system, arm, formulation, **kw)
+    body = scenes.free_body(system, M_BODY, (J_BODY,) * 3, (L, 0.0, 0.0))
+    link.attach(body)
+    angle = ((lambda: link.joint_angles()[0]) if formulation == "element"
+             else (lambda: link.joint_state()[0][0]))
+    rows = scenes.run(system, h, PAYLOAD_T,
+                      lambda: [angle(), link.tip_deflections()[0], body.GetPos().x,
+                               body.GetPos().y])
+    k = int(round(SWING_SAMPLE / h))
+    return rows[k - 1::k]
+
+
+@functools.lru_cache(maxsize=None)
+def formulation_swing():
+    """The welded-payload pendulum with both formulations at SWING_STEP and half of it.
+
+    Bound on |element - beam| per column (joint angle, tip deflection, body x, y):
+    the integration error of each (trapezoidal HHT, second order: (4/3) |y(h) - y(h/2)|)
+    plus the axial-load effect the element leaves out: gravity's component along the
+    swinging link, N <= g sin|theta| (m_body + rho A L), changes the tip stiffness
+    3 EI / L^3 by (2/5) N L^2 / EI (Rayleigh quotient of the static cubic shape: the
+    geometric stiffness int N w'^2 dx = (6/5) N delta^2 / L); on the deflection that is
+    (2/5) alpha_N max|w|, and through the tip (L theta + w common to both to first order)
+    the same divided by L on the angle and on the body's position.
+    """
+    h = SWING_STEP
+    el = [_swing("element", h), _swing("element", h / 2)]
+    bm = [_swing("beam", h), _swing("beam", h / 2)]
+    diff = np.max(np.abs(el[0] - bm[0]), axis=0)
+    e_int = 4.0 / 3.0 * (np.max(np.abs(el[0] - el[1]), axis=0)
+                         + np.max(np.abs(bm[0] - bm[1]), axis=0))
+    theta = np.max(np.abs(el[0][:, 0]))
+    alpha_N = G * np.sin(theta) * (M_BODY + RHO_A * L) * L ** 2 / SWING_EI
+    w_max = np.max(np.abs(el[0][:, 1]))
+    e_axial = 0.4 * alpha_N * w_max * np.array([1.0 / L, 1.0, 1.0 / L, 1.0 / L])
+    return dict(diff=diff.tolist(), bound=(e_int + e_axial).tolist(), e_int=e_int.tolist(),
+                e_axial=e_axial.tolist(), alpha_N=float(alpha_N), w_max=float(w_max),
+                theta_max=float(theta))
 
 
 def _pendulum(h, welded):
@@ -200,4 +259,4 @@ def _payload(ctx):
     return Outcome(float(max(ratios)), details=details, data=st)
 
 
-__all__ = ["cantilever_pulled", "payload_study", "propped_cantilever"]
+__all__ = ["cantilever_pulled", "formulation_swing", "payload_study", "propped_cantilever"]
