@@ -82,4 +82,4 @@ def test_beam_weld_station_must_fall_on_a_node(beam_scene):
 
 def test_unknown_formulation_is_named():
     with pytest.raises(ParameterError, match="formulation"):
-        scenes.flexible_link(scenes.new_system(), cf.PlanarArm([cf.Link(length=1.0)]), "shell")
+        scenes.flexible_link(scenes.new_system(), cf.PlanarArm([cf.Link(length=1.0, EI=1.0, rho_A=1.0)]), "shell")
