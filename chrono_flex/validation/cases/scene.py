@@ -259,4 +259,108 @@ def _payload(ctx):
     return Outcome(float(max(ratios)), details=details, data=st)
 
 
-__all__ = ["cantilever_pulled", "formulation_swing", "payload_study", "propped_cantilever"]
+#: Propped-cantilever vibration: meshes, modes, time steps per period of the mode,
+#: periods run, amplitude of the mode (largest deflection / L), the pin body.
+VIB_MESHES, VIB_MODES = (2, 4, 8), (0, 1)
+VIB_STEPS_PER_PERIOD, VIB_PERIODS, VIB_AMPLITUDE = 50, 2, 1e-3
+PIN_MASS, PIN_INERTIA = 1e-3, 1e-7
+
+
+def _clamped_pinned_mode(basis, n, mode):
+    """Mode ``mode`` (0-based) of the discrete link with its tip displacement held:
+    (angular frequency, elastic coordinates scaled to VIB_AMPLITUDE L, mass matrix)."""
+    import scipy.linalg as sl
+
+    K, M = basis.stiffness_matrix(EI), basis.mass_matrix(RHO_A)
+    tip_w = basis.tip_dofs[0]
+    keep = [i for i in range(K.shape[0]) if i != tip_w]
+    w2, V = sl.eigh(K[np.ix_(keep, keep)], M[np.ix_(keep, keep)])
+    phi = np.zeros(K.shape[0])
+    phi[keep] = V[:, mode]
+    w = basis.values(np.linspace(0.0, L, 8 * n + 1))[0] @ phi
+    return float(np.sqrt(w2[mode])), phi * VIB_AMPLITUDE * L / np.max(np.abs(w)), M
+
+
+def trapezoidal_frequency(samples, h):
+    """Angular frequency of the oscillator that the trapezoidal rule (HHT, alpha = 0) turned
+    into the sampled single-mode signal ``samples`` (step h).
+
+    The samples of a pure mode are x_k = A cos(Omega k h + phi), so x_(k+1) + x_(k-1) =
+    2 cos(Omega h) x_k (fitted by least squares over all samples); the trapezoidal rule
+    maps omega to Omega with tan(Omega h / 2) = omega h / 2 (Hughes 1987, The Finite
+    Element Method, section 9.3), inverted here: its period error is removed exactly.
+    """
+    x = np.asarray(samples, dtype=float)
+    c = np.sum((x[2:] + x[:-2]) * x[1:-1]) / (2.0 * np.sum(x[1:-1] ** 2))
+    Omega = np.arccos(np.clip(c, -1.0, 1.0)) / h
+    return float(2.0 / h * np.tan(Omega * h / 2.0))
+
+
+@functools.lru_cache(maxsize=None)
+def propped_vibration(n, mode):
+    """Free vibration of the propped cantilever: a clamped link, no gravity, its tip welded
+    to a light pin body turning on a ``ChLinkLockRevolute`` to ground, started in the
+    discrete mode ``mode`` at rest. Returns the measured frequency (the modal coordinate's
+    samples, :func:`trapezoidal_frequency`), the discrete model's own and the closed form
+    (beta_n L)^2 sqrt(EI / (rho A L^4))."""
+    from chrono_flex.chrono import scenes
+    from chrono_flex.planar.shapes import clamped_pinned_roots
+
+    arm = _arm(n_elements=n)
+    om_fe, phi, M = _clamped_pinned_mode(arm.model.bases[0], n, mode)
+    h = 2.0 * np.pi / om_fe / VIB_STEPS_PER_PERIOD
+    system = scenes.new_system()
+    link = scenes.clamped_link(system, arm, elastic0=phi)
+    pin = scenes.free_body(system, PIN_MASS, (PIN_INERTIA,) * 3, (L, 0.0, 0.0))
+    att = link.attach(pin)
+    scenes.pin_to_ground(system, pin, (L, 0.0, 0.0))
+    project = M @ phi / (phi @ M @ phi)
+    eta = scenes.run(system, h, VIB_PERIODS * 2.0 * np.pi / om_fe,
+                     lambda: [link.q()[1:] @ project])[:, 0]
+    om = trapezoidal_frequency(np.concatenate([[1.0], eta]), h)
+    bl = clamped_pinned_roots(mode + 1)[mode]
+    exact = bl ** 2 * np.sqrt(EI / (RHO_A * L ** 4))
+    return dict(omega=om, omega_discrete=om_fe, omega_exact=float(exact),
+                error=(om - exact) / exact, vs_discrete=(om - om_fe) / om_fe, step=h,
+                gap=att.error()[0])
+
+
+def propped_vibration_study():
+    """:func:`propped_vibration` over VIB_MESHES and VIB_MODES, with the observed orders
+    of the error between successive meshes."""
+    out = {}
+    for mode in VIB_MODES:
+        rows = [propped_vibration(n, mode) for n in VIB_MESHES]
+        err = np.abs([r["error"] for r in rows])
+        orders = np.log(err[:-1] / err[1:]) / np.log(np.array(VIB_MESHES[1:]) / VIB_MESHES[:-1])
+        out[mode] = dict(rows=rows, errors=err.tolist(), orders=orders.tolist())
+    return out
+
+
+@case("scene.propped-vibration", quantity="first two frequencies of a clamped link whose tip "
+      "body is pinned to the ground by a Chrono revolute joint (no gravity)",
+      metric="max over modes of |observed order of the frequency error (meshes 4 -> 8) - 4|",
+      tolerance=0.5, engines=("chrono",), needs_pychrono=True,
+      source="Blevins, Formulas for natural frequency and mode shape, table 8-1 "
+             "(beta_n L = 3.9266, 7.0686); Strang & Fix 1973 (h^4 eigenvalue error of cubic "
+             "Hermite elements)",
+      reason="the trapezoidal rule's period error is removed exactly, what is left besides "
+             "the mesh is the pin body's inertia and the bushing (measured <= 2e-5 of the "
+             "frequency for 4 and 8 elements, a tenth of the finest mesh error): the order "
+             "stays within 0.5 of 4")
+def _propped_vibration(ctx):
+    st = propped_vibration_study()
+    details = []
+    for mode, s in st.items():
+        for n, r in zip(VIB_MESHES, s["rows"]):
+            details.append(f"mode {mode + 1}, {n} elements: omega = {r['omega']:.6f} rad/s, "
+                           f"closed form {r['omega_exact']:.6f} (rel. error {r['error']:.2e}), "
+                           f"discrete model {r['omega_discrete']:.6f} ({r['vs_discrete']:.1e})")
+        details.append(f"mode {mode + 1}: observed orders {np.round(s['orders'], 2)}")
+    metric = max(abs(s["orders"][-1] - 4.0) for s in st.values())
+    return Outcome(float(metric), details=details,
+                   data={str(k): v for k, v in st.items()})
+
+
+__all__ = ["cantilever_pulled", "formulation_swing", "payload_study", "propped_cantilever",
+           "propped_vibration", "propped_vibration_study", "trapezoidal_frequency"]
