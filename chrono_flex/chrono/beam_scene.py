@@ -526,6 +526,8 @@ def build_beams(arm, joint_angles0=None, joint_rates0=None, torque=None, joint_m
         step: the fixed time step, s.
         system: build into this ``ChSystem`` (its solver, timestepper and gravity stay as
             they are; the beams feel its gravity) instead of a new one of its own.
+            :meth:`BeamArm.energies` still counts gravity from ``arm.gravity``, and
+            the welded bodies' kinetic energy in the plane only.
     """
     if not isinstance(arm, PlanarArm):
         raise ParameterError("arm", arm, "must be a chrono_flex.PlanarArm")
