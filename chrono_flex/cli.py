@@ -4,6 +4,7 @@
     chrono-flex run [CASE | MODEL.toml] [--engine auto|reference|chrono|chrono-beam] [--t-end T] [--out DIR] [--render] [--quiet]
     chrono-flex render CASE|MODEL.toml [--engine ...] [--scale K] [--gif FILE] [--vtk DIR] [--blender DIR] [--live] [--quiet]
     chrono-flex modes CASE|MODEL.toml [--n N] [--out DIR]
+    chrono-flex view RESULT.npz|SERIES.pvd|VTK_DIR [--scale K] [--screenshot FILE.png]
     chrono-flex identify efficiency FILE.csv
     chrono-flex bench [render|perf] [--quick] [--repeat N]
     chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR] [--parallel [N]] [--scheduler ADDRESS] [--quiet]
@@ -245,6 +246,21 @@ def cmd_modes(args):
     return 0
 
 
+def cmd_view(args):
+    from .viz.viewer import require_pyvista, view
+
+    require_pyvista()                       # the missing extra is named before anything else
+    if args.screenshot is not None:
+        if os.path.splitext(args.screenshot)[1].lower() != ".png":
+            raise ParameterError("--screenshot", args.screenshot, "must end with .png")
+        path = check_output_file("--screenshot", args.screenshot)
+        existed = _existing(path)
+        _report_written(view(args.source, scale=args.scale, screenshot=path), existed)
+    else:
+        view(args.source, scale=args.scale, option="--screenshot")
+    return 0
+
+
 def cmd_identify(args):
     from .drive.identify import identify_command
 
@@ -365,7 +381,7 @@ def build_parser():
     v.add_argument("--gif", default=None, help="GIF file name (default CASE.gif in the output directory)")
     v.add_argument("--vtk", default=None, help="directory for a VTK time series (.vtu + .pvd)")
     v.add_argument("--frames", type=int, default=100,
-                   help="number of animation frames (GIF and Blender)")
+                   help="number of animation frames (GIF, VTK series and Blender)")
     v.add_argument("--blender", default=None, metavar="DIR",
                    help="also write the Chrono run for Chrono's Blender add-on into DIR")
     v.add_argument("--blender-scale", type=float, default=1.0,
@@ -384,6 +400,16 @@ def build_parser():
                    help=f"number of modes (default: up to {DEFAULT_MODES})")
     m.add_argument("--out", default=None, help="output directory (default out/MODEL)")
     m.set_defaults(fn=cmd_modes)
+    w = sub.add_parser("view", help="interactive 3D viewer of a result (.npz) or a VTK "
+                                    "series (.pvd or its directory); needs the viz extra")
+    w.add_argument("source", help="RESULT.npz (from `run`), SERIES.pvd or a directory with "
+                                  "one .pvd (from `render --vtk`)")
+    w.add_argument("--scale", type=float, default=None,
+                   help="initial deformation exaggeration (default: automatic; a slider "
+                        "changes it)")
+    w.add_argument("--screenshot", default=None, metavar="FILE.png",
+                   help="render off-screen to this PNG instead of opening a window")
+    w.set_defaults(fn=cmd_view)
     i = sub.add_parser("identify", help="identify drive parameters from measurements")
     isub = i.add_subparsers(dest="what", required=True)
     e = isub.add_parser("efficiency", help="K_ML and Mc from an efficiency curve (CSV: torque, efficiency)")

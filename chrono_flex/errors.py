@@ -50,3 +50,13 @@ class SimulationError(ChronoFlexError, RuntimeError):
 
 class PyChronoUnavailable(ChronoFlexError, ImportError):
     """The real PyChrono (Project Chrono's Python modules) cannot be imported."""
+
+
+class MissingExtra(ChronoFlexError, ImportError):
+    """An optional dependency is not installed: names the feature, the package and the
+    extra of chrono_flex that brings it."""
+
+    def __init__(self, extra, package, feature):
+        self.extra, self.package, self.feature = extra, package, feature
+        super().__init__(f"{feature} needs {package}, which is not installed (the optional "
+                         f"'{extra}' extra): pip install 'chrono_flex[{extra}]'")

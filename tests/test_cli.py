@@ -81,3 +81,21 @@ def test_run_chrono_beam_raises_coarse_meshes_to_eight_elements(tmp_path, capsys
     assert "beam elements per link" not in capsys.readouterr().out
     assert seen == [8, 3]
     assert (tmp_path / "bien-1link-n1_chrono-beam.npz").exists()
+
+
+def test_render_vtk_series_has_the_frames_asked_for(tmp_path, monkeypatch, capsys):
+    """`render --vtk DIR --frames N` writes N .vtu files (not one per output step); the run
+    itself is replaced by a synthetic result of 41 output times."""
+    from dataclasses import replace
+
+    from _synthetic import two_link_result
+    from chrono_flex import engines
+
+    res = two_link_result(nt=41)
+    res = replace(res, info={**res.info, "case": "bien-1link-n1"})
+    monkeypatch.setattr(engines, "run_case", lambda case, engine, **kw: res)
+    assert main(["render", "bien-1link-n1", "--vtk", "series", "--frames", "5",
+                 "--out", str(tmp_path), "--quiet"]) == 0
+    vtus = [p for p in (tmp_path / "series").iterdir() if p.suffix == ".vtu"]
+    assert len(vtus) == 5
+    assert "bien-1link-n1.pvd" in capsys.readouterr().out

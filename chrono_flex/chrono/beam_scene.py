@@ -100,7 +100,7 @@ class BeamArm:
 
     def __init__(self, arm, joint_coords0, joint_rates0, n_elements, consistent_mass,
                  rayleigh_beta, rayleigh_alpha, jyy_factor, hht_alpha, step,
-                 torque=None, joint_motion=None):
+                 torque=None, joint_motion=None, system=None):
         chrono, fea = _modules()
         self.chrono, self.fea = chrono, fea
         self.arm = arm
@@ -113,16 +113,20 @@ class BeamArm:
         self.q0 = np.array(joint_coords0, dtype=float)
         self.qd0 = np.array(joint_rates0, dtype=float)
 
-        sys_ = chrono.ChSystemSMC()
+        self.welds = []     # bodies welded by attach()
+        own = system is None
+        sys_ = chrono.ChSystemSMC() if own else system
         self.system = sys_
-        g = self._vec3(-arm.gravity * np.asarray(arm.plane.y_axis))
-        sys_.SetGravitationalAcceleration(g)
+        if own:
+            g = self._vec3(-arm.gravity * np.asarray(arm.plane.y_axis))
+            sys_.SetGravitationalAcceleration(g)
         self.ground = chrono.ChBody()
         self.ground.SetFixed(True)
         sys_.Add(self.ground)
         self.mesh = fea.ChMesh()
         self.mesh.SetName("beams")
-        self.mesh.SetAutomaticGravity(arm.gravity > 0)
+        # in a given system, the system's gravity acts on the beams as on every body
+        self.mesh.SetAutomaticGravity(arm.gravity > 0 or not own)
         sys_.Add(self.mesh)
 
         roots, tips, axes = rigid_chain(arm, self.q0)
@@ -171,6 +175,10 @@ class BeamArm:
         if self.payload_body is not None:
             self._bodies.append(self.payload_body)
         self._set_initial_velocities()
+        self.step = step
+        if not own:     # the system's owner chose its solver and timestepper
+            self.solver = self.timestepper = self.hht_alpha = None
+            return
 
         solver = chrono.ChSolverSparseLU()
         solver.LockSparsityPattern(True)
@@ -186,7 +194,6 @@ class BeamArm:
         sys_.SetTimestepper(ts)
         self.solver, self.timestepper = solver, ts
         self.hht_alpha = ts.GetAlpha()
-        self.step = step
         sys_.Setup()
         sys_.Update(0.0)    # the motors' angles and rates are valid before the first step
 
@@ -459,6 +466,24 @@ class BeamArm:
     def tip_position(self):
         return self.frames([self.links[-1].nodes[-1]])[0][0]
 
+    def attach(self, body, link=-1, s=None, frame=None):
+        """Weld a free ``ChBody`` to link ``link`` at arc length ``s`` (default the tip),
+        with Chrono's ``ChLinkMateFix`` between the beam node there and the body, where
+        the body is now; the body takes the node's velocity. ``s`` must fall on a node.
+        Same signature and report as :meth:`FlexibleLink.attach
+        <chrono_flex.chrono.element.FlexibleLink.attach>` (docs/chrono.md §8); returns a
+        :class:`~chrono_flex.chrono.beam_weld.BeamWeld`."""
+        from .beam_weld import attach
+
+        return attach(self, body, link, s, frame)
+
+    def initialize_accelerations(self):
+        """Store consistent accelerations in every item of the system (Chrono's
+        acceleration assembly: M a = f with the constraints' reactions). HHT starts from
+        the stored accelerations; a welded body left at zero makes the run first order
+        in the step (docs/chrono.md §2)."""
+        self.system.DoAssembly(self.chrono.ACCELERATION)
+
     def check_callbacks(self):
         for src in (self.inputs, self.motion):
             if src is not None and src.error is not None:
@@ -481,7 +506,7 @@ def _n_elements(arm, n_elements):
 def build_beams(arm, joint_angles0=None, joint_rates0=None, torque=None, joint_motion=None,
                 n_elements=None, consistent_mass=False, rayleigh_beta=None,
                 rayleigh_alpha=None, jyy_factor=DEFAULT_JYY_FACTOR,
-                hht_alpha=DEFAULT_HHT_ALPHA, step=1e-3):
+                hht_alpha=DEFAULT_HHT_ALPHA, step=1e-3, system=None):
     """Build a Chrono system holding ``arm`` made of Chrono's beams; returns a BeamArm.
 
     Args:
@@ -499,6 +524,10 @@ def build_beams(arm, joint_angles0=None, joint_rates0=None, torque=None, joint_m
         jyy_factor: Chrono's artificial section rotary inertia, per unit mass per length.
         hht_alpha: HHT parameter in [-1/3, 0].
         step: the fixed time step, s.
+        system: build into this ``ChSystem`` (its solver, timestepper and gravity stay as
+            they are; the beams feel its gravity) instead of a new one of its own.
+            :meth:`BeamArm.energies` still counts gravity from ``arm.gravity``, and
+            the welded bodies' kinetic energy in the plane only.
     """
     if not isinstance(arm, PlanarArm):
         raise ParameterError("arm", arm, "must be a chrono_flex.PlanarArm")
@@ -531,7 +560,8 @@ def build_beams(arm, joint_angles0=None, joint_rates0=None, torque=None, joint_m
         q0 = np.zeros(nj) if joint_angles0 is None else ck.vector("joint_angles0", joint_angles0, nj)
         qd0 = np.zeros(nj) if joint_rates0 is None else ck.vector("joint_rates0", joint_rates0, nj)
     return BeamArm(arm, q0, qd0, n_el, bool(consistent_mass), rayleigh_beta, rayleigh_alpha,
-                   jyy_factor, hht_alpha, step, torque=torque, joint_motion=motion)
+                   jyy_factor, hht_alpha, step, torque=torque, joint_motion=motion,
+                   system=system)
 
 
 __all__ = ["BeamArm", "DEFAULT_HHT_ALPHA", "DEFAULT_JYY_FACTOR", "ENGINE", "build_beams"]

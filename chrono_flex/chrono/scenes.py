@@ -8,6 +8,7 @@ run that samples a reading).
 
 import numpy as np
 
+from ..errors import ParameterError
 from ._detect import require_pychrono
 from ._quiet import quiet_swig
 from .element import FlexibleLink
@@ -38,11 +39,29 @@ def free_body(system, mass, inertia, position, rotation=None):
     return body
 
 
-def clamped_link(system, arm, **kw):
-    """A FlexibleLink whose joints are held at zero (a cantilever on the ground)."""
-    nj = arm.n_joints
-    zero = np.zeros(nj)
-    return FlexibleLink(system, arm, joint_motion=lambda t: (zero, zero, zero), **kw)
+FORMULATIONS = ("element", "beam")
+
+
+def flexible_link(system, arm, formulation="element", **kw):
+    """The arm in ``system``: a :class:`FlexibleLink` (``formulation`` "element", the
+    papers' element) or a :class:`~chrono_flex.chrono.beam_scene.BeamArm` of Chrono's
+    beams ("beam"); both weld bodies with ``attach(body, link=-1, s=None)``. ``kw`` go
+    to the chosen constructor."""
+    if formulation == "element":
+        return FlexibleLink(system, arm, **kw)
+    if formulation == "beam":
+        from .beam_scene import build_beams
+
+        return build_beams(arm, system=system, **kw)
+    raise ParameterError("formulation", formulation, f"must be one of {list(FORMULATIONS)}")
+
+
+def clamped_link(system, arm, formulation="element", **kw):
+    """The arm with its joints held at zero (a cantilever on the ground), in either
+    formulation (:func:`flexible_link`)."""
+    zero = np.zeros(arm.n_joints)
+    return flexible_link(system, arm, formulation, joint_motion=lambda t: (zero, zero, zero),
+                         **kw)
 
 
 def world_force(system, body, force):
@@ -178,5 +197,5 @@ class SliderCrank:
                 angle, self.energy(), self.motor.GetMotorTorque() * self.omega]
 
 
-__all__ = ["SliderCrank", "clamped_link", "free_body", "new_system", "pin_to_ground", "run", "settle",
+__all__ = ["FORMULATIONS", "SliderCrank", "clamped_link", "flexible_link", "free_body", "new_system", "pin_to_ground", "run", "settle",
            "world_force"]

@@ -93,11 +93,12 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
             first = min(max_step, dt_out, t_end - t0) / 10.0
             ode = GeneralizedAlpha(sim.rhs, sim.jac, t0, x0, sim.n2, first, rho_inf=rho_inf,
                                    family=family, max_nfev=max_nfev, error_rtol=rtol,
-                                   max_step=max_step)
+                                   max_step=max_step, forcing=getattr(sim, "forcing", None))
             settings = dict(step="adaptive", rtol=rtol, rho_inf=rho_inf, family=family)
         else:
             ode = GeneralizedAlpha(sim.rhs, sim.jac, t0, x0, sim.n2, step, rho_inf=rho_inf,
-                                   family=family, max_nfev=max_nfev)
+                                   family=family, max_nfev=max_nfev,
+                                   forcing=getattr(sim, "forcing", None))
             settings = dict(step=step, rho_inf=rho_inf, family=family)
     else:
         if step is not None:
@@ -215,6 +216,23 @@ class _ForwardProblem:
         for s, r in zip(self.drive_slices, rates):
             dx[s] = r
         return dx
+
+    def forcing(self, t, x):
+        """(M, [f, zd]): the equations in mass-matrix form for generalized-alpha's Newton
+        (M q_dd = f; zd the rates of the work integrals and the drive states)."""
+        nq, arm = self.nq, self.arm
+        q, qd = x[:nq], x[nq:2 * nq]
+        tau, rates = self._joint_forces(t, q, qd, x)
+        Q = np.zeros(nq)
+        Q[arm.joint_index] = tau
+        M, f = arm._forcing(q, qd, Q, self.form)
+        F = np.empty(self.n - nq)
+        F[:nq] = f
+        F[nq] = tau @ qd[arm.joint_index]
+        F[nq + 1] = qd @ arm.model.D @ qd
+        for s, r in zip(self.drive_slices, rates):
+            F[s.start - nq:s.stop - nq] = r
+        return M, F
 
     def jac(self, t, x):
         nq = self.nq

@@ -89,6 +89,42 @@ def clamped_free_frequencies(EI, rho_A, L, k=3):
     return b**2 / (2 * math.pi * L**2) * math.sqrt(EI / rho_A)
 
 
+def clamped_pinned_roots(k):
+    """The first k roots beta_r L of tan(bL) = tanh(bL) (clamped root, pinned tip).
+
+    beta_1 L = 3.9266, beta_2 L = 7.0686, beta_3 L = 10.2102, ... (Blevins, Formulas for
+    natural frequency and mode shape, table 8-1); omega_r = (beta_r L)^2
+    sqrt(EI / (rho_A L^4)).
+    """
+    f = lambda b: math.sin(b) * math.cosh(b) - math.cos(b) * math.sinh(b)  # noqa: E731
+    g = lambda b: f(b) / math.cosh(b)                                      # noqa: E731
+    return np.array([brentq(g, (r + 0.25) * math.pi - 0.3, (r + 0.25) * math.pi + 0.3)
+                     for r in range(1, k + 1)])
+
+
+def elastica_tip_deflection(P, L, EI):
+    """Transverse tip deflection of a cantilever under a tip force P of fixed direction,
+    normal to the unloaded beam: the inextensible elastica (Bisshopp & Drucker 1945).
+
+    EI theta'(s) = P (x(L) - x(s)), so theta'' = -(P/EI) cos(theta), theta(0) = 0,
+    theta'(L) = 0, and w(L) = int_0^L sin(theta) ds (solved by shooting on theta'(0)).
+    For small alpha = P L^2 / EI it is P L^3 / (3 EI) (1 - c alpha^2 + ...), c ~ 1/9.
+    """
+    from scipy.integrate import solve_ivp
+
+    a = abs(float(P)) * L * L / EI
+    if a == 0.0:
+        return 0.0
+
+    def shoot(k):
+        sol = solve_ivp(lambda s, y: [y[1], -a * math.cos(y[0]), math.sin(y[0])],
+                        (0.0, 1.0), [0.0, k, 0.0], rtol=1e-12, atol=1e-14)
+        return sol.y[1, -1], sol.y[2, -1]
+
+    k = brentq(lambda k: shoot(k)[0], 0.0, a + 1.0)
+    return math.copysign(shoot(k)[1] * L, P)
+
+
 class ShapeBasis:
     """Interface of a clamped link's shape basis (see the module docstring).
 

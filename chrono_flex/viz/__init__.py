@@ -6,6 +6,9 @@ for a live Chrono window.
     write_vtk_series(result, dir)      .vtu per frame + .pvd collection -> .pvd path
     suggest_scale(result)              exaggeration showing the max deflection ~10 % of the arm
     live_window_available()            (bool, reason) for Irrlicht/VSG windows
+
+The interactive PyVista viewer (the optional ``viz`` extra) is :mod:`chrono_flex.viz.viewer`,
+imported on use only.
 """
 
 from .command import render_command

@@ -50,7 +50,7 @@ def render_command(result, out_dir, scale=None, gif=None, vtk=None, n_frames=100
         written.append(render_animation(result, paths["gif"], scale=scale, n_frames=n_frames,
                                         color_by=color_by))
     if paths["vtk"]:
-        written.append(write_vtk_series(result, paths["vtk"], stem=stem))
+        written.append(write_vtk_series(result, paths["vtk"], stem=stem, n_frames=n_frames))
     plot_result(result, path=paths["plot"])
     written.append(paths["plot"])
     return written

@@ -29,6 +29,8 @@ def save_figure(fig, path, dpi):
 def plot_result(result, path=None, title=None):
     """Joint coordinates, tip deflection per link, energies (mechanical, input work,
     dissipated and the balance error) and joint torques when present, stacked over time.
+    Legends sit to the right of their panels; the mechanical energy is dashed over a wide
+    pale input-work line, so both show where they coincide.
 
     Returns the Figure; saves it to ``path`` (format from the extension) when given.
     """
@@ -40,7 +42,7 @@ def plot_result(result, path=None, title=None):
     panels = ["joints", "deflection", "energy"] + (["balance"] if e is not None else [])
     if result.joint_torque is not None:
         panels.append("torque")
-    fig = Figure(figsize=(8.0, 1.9 * len(panels) + 0.8), dpi=100, layout="constrained")
+    fig = Figure(figsize=(9.0, 1.9 * len(panels) + 0.8), dpi=100, layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
     ax = dict(zip(panels, axes))
@@ -61,9 +63,17 @@ def plot_result(result, path=None, title=None):
                           color="0.4")
         ax["energy"].set_yticks([])
     else:
-        for name, series in (("mechanical", e.mechanical), ("input work", e.input_work),
-                             ("dissipated", e.dissipated)):
-            ax["energy"].plot(t, series, label=name)
+        # Without dissipation the mechanical energy equals the input work (plus its value
+        # at t = 0): the input work is drawn first, wide and pale, and the mechanical
+        # energy dashed on top of it, so both stay visible where they coincide.
+        for name, series, style in (
+                ("input work", e.input_work, dict(color="tab:orange", lw=3.5, alpha=0.55,
+                                                  zorder=2)),
+                ("mechanical", e.mechanical, dict(color="tab:blue", lw=1.6, ls="--",
+                                                  zorder=3)),
+                ("dissipated", e.dissipated, dict(color="tab:green", lw=1.4, ls=":",
+                                                  zorder=3))):
+            ax["energy"].plot(t, series, label=name, **style)
         ax["balance"].plot(t, e.balance_error, color="tab:red", label="balance error")
         ax["balance"].set_ylabel("balance error\n(J)")
         ax["balance"].ticklabel_format(axis="y", style="sci", scilimits=(-2, 3))
@@ -77,8 +87,9 @@ def plot_result(result, path=None, title=None):
 
     for a in axes:
         a.grid(True, alpha=0.3)
-        if a.get_legend_handles_labels()[0]:
-            a.legend(loc="upper right", fontsize=8, ncol=3)
+        if a.get_legend_handles_labels()[0]:      # outside, right: covers no curve
+            a.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                     fontsize=8)
     axes[-1].set_xlabel("time (s)")
     fig.suptitle(title if title is not None else f"{result.title}  ({result.engine})")
     if path is not None:

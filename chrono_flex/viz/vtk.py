@@ -27,7 +27,7 @@ import numpy as np
 from .. import _checks as ck
 from .. import _files
 from ..errors import ParameterError
-from .render import checked_centerlines
+from .render import animation_frames, checked_centerlines
 
 VTK_LINE = 3
 
@@ -97,9 +97,13 @@ def _frame_name_pattern(stem):
     return re.compile(re.escape(stem) + r"_\d{5,}\.vtu")
 
 
-def write_vtk_series(result, directory, stem="arm", every=1):
+def write_vtk_series(result, directory, stem="arm", every=1, n_frames=None):
     """Write every ``every``-th output time as a .vtu file and a .pvd collection of them
     into ``directory`` (created if needed); return the path of the .pvd.
+
+    ``n_frames`` instead of ``every``: that many frames evenly spread over the run, first
+    and last output included (the frames of an animation with ``n_frames``; fewer only
+    when the run has fewer output times).
 
     The series is written as a whole or not at all: the frames go to a hidden staging
     directory first, and only when every frame is written are they moved into
@@ -109,6 +113,11 @@ def write_vtk_series(result, directory, stem="arm", every=1):
     a longer run) are removed; other files are left alone.
     """
     every = ck.positive_int("every", every)
+    if n_frames is not None:
+        n_frames = ck.positive_int("n_frames", n_frames)
+    if n_frames is not None and every != 1:
+        raise ParameterError("every", every, "must be 1 when n_frames is given (n_frames "
+                                             "chooses the frames)")
     stem = str(stem)
     if not stem or os.sep in stem or (os.altsep and os.altsep in stem):
         raise ParameterError("stem", stem, "must be a plain file name stem")
@@ -121,7 +130,8 @@ def write_vtk_series(result, directory, stem="arm", every=1):
     entries, names = [], []
     staging = tempfile.mkdtemp(dir=directory, prefix=f".{stem[:40]}.vtk-")
     try:
-        for k in range(0, nt, every):
+        frames = range(0, nt, every) if n_frames is None else animation_frames(nt, n_frames)
+        for k in map(int, frames):
             fields = {}
             if curvature is not None:
                 fields["bending_strain"] = strain[k].ravel()

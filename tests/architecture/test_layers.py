@@ -118,9 +118,11 @@ def test_only_the_chrono_package_imports_pychrono():
     assert not bad, f"pychrono imported outside chrono_flex.chrono: {bad}"
 
 
-def test_only_the_view_layer_imports_matplotlib():
-    bad = [m for m in _importers("matplotlib") if not m.startswith("chrono_flex.viz")]
-    assert not bad, f"matplotlib imported outside chrono_flex.viz: {bad}"
+@pytest.mark.parametrize("library", ["matplotlib", "pyvista"])
+def test_only_the_view_layer_imports_plotting_libraries(library):
+    bad = [m for m in _importers(library) if not m.startswith("chrono_flex.viz")]
+    assert not bad, f"{library} imported outside chrono_flex.viz: {bad}"
+    assert _importers(library), f"no module imports {library}: is the check looking?"
 
 
 def test_the_checker_sees_upward_and_foreign_imports():

@@ -67,3 +67,24 @@ def test_bad_stride_raises(arm, tmp_path):
     with pytest.raises(ParameterError) as err:
         write_vtk_series(arm, tmp_path, every=0)
     assert err.value.parameter == "every"
+
+
+@pytest.mark.parametrize("n_frames", [1, 4, NT, NT + 5])
+def test_n_frames_writes_that_many_frames_first_and_last_included(arm, tmp_path, n_frames):
+    pvd = write_vtk_series(arm, tmp_path, stem="arm", n_frames=n_frames)
+    entries = read_pvd(pvd)
+    vtus = sorted(p for p in os.listdir(tmp_path) if p.endswith(".vtu"))
+    expected = min(n_frames, NT)            # a run of NT output times has no more frames
+    assert len(entries) == len(vtus) == expected
+    times = [t for t, _ in entries]
+    assert times[0] == float(arm.t[0])
+    if expected > 1:
+        assert times[-1] == float(arm.t[-1]) and np.all(np.diff(times) > 0)
+
+
+def test_n_frames_and_every_together_is_an_error(arm, tmp_path):
+    with pytest.raises(ParameterError, match="every"):
+        write_vtk_series(arm, tmp_path, every=2, n_frames=3)
+    with pytest.raises(ParameterError, match="n_frames"):
+        write_vtk_series(arm, tmp_path / "new", n_frames=0)
+    assert os.listdir(tmp_path) == []                   # nothing written, not even the folder

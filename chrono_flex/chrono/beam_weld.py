@@ -1,0 +1,145 @@
+"""Chrono bodies welded to an arm of Chrono's beams (docs/chrono.md §8).
+
+:meth:`BeamArm.attach <chrono_flex.chrono.beam_scene.BeamArm.attach>` is the
+chrono-beam formulation's counterpart of
+:meth:`FlexibleLink.attach <chrono_flex.chrono.element.FlexibleLink.attach>`, with the
+same signature and the same report (:class:`BeamWeld`: gap, angle, force, moment), so a
+scene switches formulation with one argument. The beam nodes are
+``ChNodeFEAxyzrot``, which are ``ChBodyFrame``: the weld is Chrono's own
+``ChLinkMateFix`` between the node at the station and the body, an exact constraint
+(no bushing: the gap is the constraint residual, at Newton's tolerance). The station
+must fall on a node (s = k L / n); a mesh with a node elsewhere is a different mesh,
+and the link's ``n_elements`` chooses it.
+"""
+
+import numpy as np
+
+from ..errors import ParameterError
+from .attachment import system_address
+from .system import quat_to_matrix
+
+
+def _pose(item):
+    return (np.asarray(item.GetPos().to_numpy(), dtype=float),
+            np.asarray(item.GetRotMat().to_numpy(), dtype=float))
+
+
+def _rotation_angle(R):
+    return float(np.arccos(np.clip(0.5 * (np.trace(R) - 1.0), -1.0, 1.0)))
+
+
+class BeamWeld:
+    """A body welded to a beam node by a ``ChLinkMateFix`` (made by ``BeamArm.attach``).
+
+    Attributes:
+        body, link, s, node: the body, the station (link number, abscissa in m) and its
+            beam node.
+        joint: the ``ChLinkMateFix`` (frame 1 on the node, frame 2 on the body, both at
+            the node's position and orientation when attached).
+        offset (3,), frame_rot (3, 3): the weld frame in the body's frame.
+    """
+
+    stiffness = (np.inf, np.inf)    # an exact constraint: no bushing
+    damping = (0.0, 0.0)
+    dissipated = 0.0
+
+    def __init__(self, owner, body, link, s, node, joint, offset, frame_rot):
+        self.owner, self.body, self.link, self.s = owner, body, int(link), float(s)
+        self.node, self.joint = node, joint
+        self.offset, self.frame_rot = offset, frame_rot
+
+    def error(self):
+        """(position gap |e| in m, angle of the relative rotation in rad) now: the
+        constraint's residual."""
+        xn, An = _pose(self.node)
+        xb, Ab = _pose(self.body)
+        gap = xn - (xb + Ab @ self.offset)
+        return float(np.linalg.norm(gap)), _rotation_angle((Ab @ self.frame_rot).T @ An)
+
+    @property
+    def position_error(self):
+        return self.error()[0]
+
+    @property
+    def angle_error(self):
+        return self.error()[1]
+
+    def _wrench(self):
+        w = self.joint.GetReaction2()
+        fr = self.joint.GetFrame2Abs()
+        R = quat_to_matrix(*fr.GetRot().to_numpy())
+        return (R @ np.asarray(w.force.to_numpy(), dtype=float),
+                R @ np.asarray(w.torque.to_numpy(), dtype=float))
+
+    @property
+    def force(self):
+        """Force (3,) the link applies to the body through the weld, world, N."""
+        return self._wrench()[0]
+
+    @property
+    def moment(self):
+        """Moment (3,) the link applies to the body through the weld, about the weld
+        point, world, N m."""
+        return self._wrench()[1]
+
+    def energy(self):
+        """Elastic energy stored in the weld: none (a rigid constraint), J."""
+        return 0.0
+
+
+def attach(owner, body, link=-1, s=None, frame=None):
+    """``BeamArm.attach``: weld ``body`` to the node at abscissa ``s`` of link ``link``
+    (see :meth:`chrono_flex.chrono.beam_scene.BeamArm.attach`)."""
+    chrono = owner.chrono
+    if not isinstance(body, chrono.ChBody):
+        raise ParameterError("body", body, "must be a chrono ChBody (a body to weld to the link)")
+    if system_address(body) is None or system_address(body) != system_address(owner.ground):
+        raise ParameterError("body", body, "is not in the beams' system (add it to the same "
+                             "ChSystem first)")
+    if body.IsFixed():
+        raise ParameterError("body", body, "is fixed: weld a free body")
+    nl = len(owner.links)
+    if isinstance(link, bool) or not isinstance(link, (int, np.integer)) or not -nl <= link < nl:
+        raise ParameterError("link", link, f"must be a link number in {-nl}..{nl - 1}")
+    link = int(link) % nl
+    lb = owner.links[link]
+    L = lb.length
+    s = L if s is None else s
+    try:
+        s = float(s)
+    except (TypeError, ValueError):
+        raise ParameterError("s", s, "must be an arc length in m") from None
+    if not 0.0 <= s <= L:
+        raise ParameterError("s", s, f"must lie on link {link}: 0 <= s <= {L} m")
+    k = s * lb.n_elements / L
+    node_k = int(round(k))
+    if abs(k - node_k) > 1e-9 * max(1.0, k):
+        stations = [round(j * L / lb.n_elements, 12) for j in range(lb.n_elements + 1)]
+        raise ParameterError("s", s, f"must fall on a beam node of link {link} (stations "
+                             f"{stations} m); choose n_elements to put a node there")
+    node = lb.nodes[node_k]
+    if frame is not None:
+        raise ParameterError("frame", frame, "is not supported by the chrono-beam "
+                             "formulation (the body is welded where it is now)")
+    xn, An = _pose(node)
+    xb, Ab = _pose(body)
+    # a weld moves both as one: the body takes the node's velocity
+    w = np.asarray(node.GetAngVelParent().to_numpy(), dtype=float)
+    v = np.asarray(node.GetPosDt().to_numpy(), dtype=float) + np.cross(w, xb - xn)
+    body.SetPosDt(owner._vec3(v))
+    body.SetAngVelParent(owner._vec3(w))
+    joint = chrono.ChLinkMateFix()
+    fr = node.Frame()
+    owner._keep.append(fr)
+    joint.Initialize(node, body, fr)
+    owner.system.Add(joint)
+    owner._keep.append(joint)
+    weld = BeamWeld(owner, body, link, s, node, joint, Ab.T @ (xn - xb), Ab.T @ An)
+    owner.welds.append(weld)
+    if all(body.GetIdentifier() != b.GetIdentifier() for b in owner._bodies):
+        owner._bodies.append(body)
+    owner.initialize_accelerations()
+    return weld
+
+
+__all__ = ["BeamWeld", "attach"]
