@@ -59,6 +59,7 @@ def test_two_link_gear_arm_without_pychrono_says_what_is_missing(tmp_path):
     assert list(tmp_path.iterdir()) == []          # nothing written
 
 
+@pytest.mark.pychrono
 def test_flexible_slider_crank_balances_energy_and_keeps_its_weld_closed():
     ex = load("chrono_flexible_slider_crank")
     res = ex.run(t_end=0.1, step=1e-3)
