@@ -124,12 +124,16 @@ class GeneralizedAlpha:
         self._lu_h = None
         self._J = None
 
-    def _eval(self, t, x):
+    def _count_evaluation(self, t):
+        """One more evaluation of the equations, within the ``max_nfev`` budget."""
         if self.max_nfev is not None and self.nfev >= self.max_nfev:
             raise SimulationError(f"generalized_alpha used up its budget of max_nfev = "
                                   f"{self.max_nfev} right-hand-side evaluations (raise "
                                   "max_nfev, or use a larger step)", t)
         self.nfev += 1
+
+    def _eval(self, t, x):
+        self._count_evaluation(t)
         dx = self.rhs(t, x)
         if not math.isfinite(float(dx @ dx)):        # any NaN or inf (or overflow)
             raise SimulationError("non-finite derivative (divergence, or a step the model "
@@ -169,14 +173,7 @@ class GeneralizedAlpha:
             self.njev += 1
         J = self._J
         n, n2 = J.shape[0], self.n2
-        c = (1.0 - self.af) / (1.0 - self.am)
-        dxdy = np.zeros((n, n - n2))
-        k = np.arange(n2)
-        dxdy[k, k] = h * h * self.beta * c
-        dxdy[n2 + k, k] = h * self.gamma * c
-        kz = np.arange(n - 2 * n2)
-        dxdy[2 * n2 + kz, n2 + kz] = h * self.gamma * c
-        A = np.eye(n - n2) - J[n2:, :] @ dxdy
+        A = np.eye(n - n2) - J[n2:, :] @ self._dxdy(n, h)
         # the explicit inverse: one matrix-vector product per iteration (the matrices are
         # small and well conditioned for the step sizes used; a failed solve shows as a
         # stalled iteration, which rebuilds the Jacobian and then halves the step)
@@ -201,11 +198,7 @@ class GeneralizedAlpha:
         return dxdy
 
     def _eval_forcing(self, t, x):
-        if self.max_nfev is not None and self.nfev >= self.max_nfev:
-            raise SimulationError(f"generalized_alpha used up its budget of max_nfev = "
-                                  f"{self.max_nfev} right-hand-side evaluations (raise "
-                                  "max_nfev, or use a larger step)", t)
-        self.nfev += 1
+        self._count_evaluation(t)
         M, F = self.forcing(t, x)
         if not math.isfinite(float(F @ F)):
             raise SimulationError("non-finite generalized forces (divergence, or a step the "
