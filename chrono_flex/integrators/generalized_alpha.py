@@ -27,8 +27,12 @@ method (alpha_m = 0, alpha_f = (1 - rho_inf)/(1 + rho_inf), rho_inf in [1/2, 1])
 
 The problem comes in the reference engine's first-order form ``rhs(t, x)`` with
 x = [q, v, z] and dx = [v, qdd, zd]; its Jacobian ``jac(t, x)`` gives the Newton matrix.
+Where the problem also gives its equations in mass-matrix form (``forcing``: M q_dd = f),
+Newton works on the residual M a - f instead, with a matrix built from differences of f
+alone (no M^-1 in it, which fine meshes make too inaccurate; docs/planar-link.md §4.4).
 The Jacobian is kept across iterations and steps (modified Newton) and rebuilt when the
-iteration contracts too slowly or fails.
+iteration contracts too slowly or fails. Without a fixed step, the step follows an
+estimate of the local error of the positions (:meth:`GeneralizedAlpha.local_error`).
 """
 
 import math
