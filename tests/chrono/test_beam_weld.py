@@ -116,9 +116,11 @@ def test_propped_cantilever_frequencies_converge_to_the_closed_form_at_fourth_or
         # pre-asymptotic for the second mode, so the order is read from 4 -> 8 elements
         assert 3.5 < s["orders"][-1] < 4.5, (mode, s["orders"])
         assert np.all(np.diff(s["errors"]) < 0)
-        assert s["errors"][-1] < 5e-4          # 8 elements: 3.7e-5 and 4.0e-4 measured
+        # 8 elements: 3.7e-5, 4.0e-4 and 1.7e-3 measured for modes 1, 2, 3
+        assert s["errors"][-1] < (5e-4, 5e-4, 3e-3)[mode]
         for r in s["rows"]:
             # the Chrono scene reproduces its discrete model: the pin body's inertia and
-            # the bushing shift the frequency by <= 1.1e-4 (measured, n = 2, mode 2)
-            assert abs(r["vs_discrete"]) < 2e-4, r
+            # the bushing shift the frequency by <= 1.1e-4 (modes 1, 2) and 5.1e-4 (mode
+            # 3, whose tip turns fastest) measured, worst with n = 2
+            assert abs(r["vs_discrete"]) < (2e-4, 2e-4, 1e-3)[mode], r
             assert r["error"] > 0               # consistent mass: bounds from above
