@@ -39,7 +39,21 @@ def system_address(item):
     return None if sys_ is None else int(sys_)
 
 
-class Attachment:
+class WeldErrors:
+    """The two numbers of a weld's :meth:`error` as properties (element and beam welds)."""
+
+    @property
+    def position_error(self):
+        """|e|: distance between the body's attachment point and the link's station, m."""
+        return self.error()[0]
+
+    @property
+    def angle_error(self):
+        """Angle of the rotation between the body's attachment frame and the station's, rad."""
+        return self.error()[1]
+
+
+class Attachment(WeldErrors):
     """A body welded to a :class:`FlexibleLink` by a stiff bushing (docs/chrono.md §8).
 
     Made by :meth:`FlexibleLink.attach`; not built directly. The bushing pulls the
@@ -101,16 +115,6 @@ class Attachment:
         """(position gap |e| in m, angle of the relative rotation in rad) now."""
         t = self.terms()
         return float(np.linalg.norm(t["gap"])), floating.rotation_angle(t["rot_rel"])
-
-    @property
-    def position_error(self):
-        """|e|: distance between the body's attachment point and the link's station, m."""
-        return self.error()[0]
-
-    @property
-    def angle_error(self):
-        """Angle of the rotation between the body's attachment frame and the station's, rad."""
-        return self.error()[1]
 
     @property
     def force(self):

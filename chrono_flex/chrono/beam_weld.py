@@ -15,7 +15,8 @@ and the link's ``n_elements`` chooses it.
 import numpy as np
 
 from ..errors import ParameterError
-from .attachment import system_address
+from ..planar.floating import rotation_angle
+from .attachment import WeldErrors, system_address
 from .system import quat_to_matrix
 
 
@@ -24,11 +25,7 @@ def _pose(item):
             np.asarray(item.GetRotMat().to_numpy(), dtype=float))
 
 
-def _rotation_angle(R):
-    return float(np.arccos(np.clip(0.5 * (np.trace(R) - 1.0), -1.0, 1.0)))
-
-
-class BeamWeld:
+class BeamWeld(WeldErrors):
     """A body welded to a beam node by a ``ChLinkMateFix`` (made by ``BeamArm.attach``).
 
     Attributes:
@@ -54,15 +51,7 @@ class BeamWeld:
         xn, An = _pose(self.node)
         xb, Ab = _pose(self.body)
         gap = xn - (xb + Ab @ self.offset)
-        return float(np.linalg.norm(gap)), _rotation_angle((Ab @ self.frame_rot).T @ An)
-
-    @property
-    def position_error(self):
-        return self.error()[0]
-
-    @property
-    def angle_error(self):
-        return self.error()[1]
+        return float(np.linalg.norm(gap)), rotation_angle((Ab @ self.frame_rot).T @ An)
 
     def _wrench(self):
         w = self.joint.GetReaction2()
