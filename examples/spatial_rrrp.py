@@ -2,7 +2,8 @@
 
 Problem: the arm of :mod:`chrono_flex.formulations.rrrp` (default aluminium tubes, l1 = l2 = 5 m,
 l3 = 4 m, m_A = 5 kg, m_B = 2 kg, g along -Z) starts at rest in its static equilibrium
-under its own weight at theta2 = 0.2 rad, theta3 = -0.4 rad, a = 2.3 m (the modal
+under its own weight at theta2 = 0.2 rad, theta3 = -0.2 rad (arm 2's elevation, from
+the horizontal as in [W]), a = 2.3 m (the modal
 coordinates from :meth:`RRRPArm.static_deflection`; the tip B hangs 0.176 m below the
 rigid pose). In T_SLEW = 4 s the base joint slews theta1 from 0 to 30 degrees and the
 prismatic joint extends arm 3 from 2.3 to 2.9 m, both along a smooth (7th-order, rest to
@@ -34,7 +35,7 @@ import numpy as np
 
 from chrono_flex.formulations.rrrp import ACTUATED, ELASTIC, RRRPArm
 
-ETA_START = (0.0, 0.2, -0.4, 0.0, 0.0, 0.0, 0.0, 2.3)
+ETA_START = (0.0, 0.2, -0.2, 0.0, 0.0, 0.0, 0.0, 2.3)
 SLEW = math.radians(30.0)       # theta1 stroke, rad
 EXTENSION = 0.6                 # a stroke, m
 T_SLEW = 4.0                    # s
@@ -77,7 +78,7 @@ def make_controller(arm):
     def inputs(t, eta, eta_d):
         qd_, vd_ = desired(t)
         grav = arm.potential_gradient(eta)[act]
-        return KP * (qd_ - eta[act]) + KD * (vd_ - eta_d[act]) + grav
+        return arm.joint_inputs(KP * (qd_ - eta[act]) + KD * (vd_ - eta_d[act]) + grav)
 
     return inputs
 

@@ -4,8 +4,10 @@ Model of [W] (Wang Lei, Wang Sanmin, Niu Zhiyong, "Rigid-flexible coupling nonli
 dynamics of a space RRRP manipulator"; restated in docs/rrrp-arm.md):
 
 * joints R1 (about the vertical Z, ``theta1``), R2 (elevation of arm 1, ``theta2``), R3 at
-  the end of arm 1 (elevation of arm 2 relative to arm 1, ``theta3``) and the prismatic
-  joint P (extension ``a`` of the telescopic arm 3 inside arm 2);
+  the end of arm 1 (elevation of arm 2, ``theta3``) and the prismatic joint P (extension
+  ``a`` of the telescopic arm 3 inside arm 2). As in [W] (its eq. 24), ``theta3`` is
+  measured from the horizontal by default; ``theta3_from="arm1"`` measures it from arm 1
+  (the relative joint angle ``theta3 - theta2``);
 * two bending directions per arm, one assumed mode each (docs/rrrp-arm.md eqs. (3.1)-(3.2)):
   arm 1 ``phi_1y = (x/l1)^1.5522`` and ``phi_1z = sin(pi x/l1)``; arms 2+3 as one beam of
   length ``L = l2 + a``, ``phi_2y = phi_2z = (x/L)^lambda(a)``;
@@ -14,7 +16,8 @@ dynamics of a space RRRP manipulator"; restated in docs/rrrp-arm.md):
 Kinematics (docs/rrrp-arm.md §2). Arm 1: ``r1(x) = A1 [x, phi_1y q1y, phi_1z q1z]`` with
 ``A1 = Rz(theta1) Ry(-theta2)`` (x1 along the arm, theta2 lifts it towards +Z). Joint A:
 ``r_A = r1(l1)``. Arm 2+3: ``r(x) = r_A + A2 [x, phi_2 q2y, phi_2 q2z]`` with
-``A2 = A1 Rz(alpha) Ry(-beta) Ry(-theta3)``, where ``alpha = phi_1y'(l1) q1y`` and
+``A2 = A1 Rz(alpha) Ry(-beta) Ry(-theta3_rel)``, ``theta3_rel = theta3 - theta2`` (or
+``theta3`` itself with ``theta3_from="arm1"``), where ``alpha = phi_1y'(l1) q1y`` and
 ``beta = phi_1z'(l1) q1z`` are the tip slopes of arm 1 (the joint is clamped to the
 deformed tip; ``slope_coupling=False`` drops them). Arm 2's material points sit at fixed
 ``x in [0, l2]``, arm 3's at ``x = L - l3 + xi l3`` (they slide with ``a``), the joint mass
@@ -58,7 +61,7 @@ Defaults (the material pages of [W] are missing, docs/rrrp-arm.md §5): aluminiu
 E = 70 GPa, rho = 2700 kg/m^3; l1 = l2 = 5 m, l3 = 4 m; arm 2 tube 80/60 mm, arm 3 tube
 60/40 mm ([W], the geometry of docs/rrrp-arm.md eq. (3.3)); arm 1 tube 80/60 mm like
 arm 2 (our choice); m_A = 5 kg (motor and housing of joint R3), m_B = 2 kg (gripper and
-payload); g = 9.81 m/s^2. This arm is very flexible: at eta = [0, 0.2, -0.4, 0, 0, 0, 0,
+payload); g = 9.81 m/s^2. This arm is very flexible: at eta = [0, 0.2, -0.2, 0, 0, 0, 0,
 2.3] the lowest modal frequencies with the joints held are 0.73, 1.37, 5.96 and 11.2 Hz,
 and under its own weight the tip B sinks by 0.18 m (q2z = -0.071 m, q1z = +0.024 m: see
 the sin mode below).
@@ -74,6 +77,18 @@ from ..errors import ParameterError, SimulationError
 from ..integrators.ivp import EXPLICIT, STIFF, integrate
 from ..result import Energy
 from ..stepping import Progress
+
+#: [W]'s three fits of the exponent lambda(a) = c2 a^2 + c1 a + c0 of arms 2+3, as
+#: (c2, c1, c0) (docs/rrrp-arm.md eq. (3.3)). "W-80/60-60/40" is the geometry [W] states
+#: (l1 = l2 = 5 m, l3 = 4 m, arm 2 tube 80/60 mm, arm 3 tube 60/40 mm); the tubes of the
+#: other two are on the missing pages of [W], so only their fits are known.
+LAMBDA_PRESETS = {
+    "W-80/60-60/40": (0.0167, -0.0227, 1.4952),
+    "W-geometry-2": (0.0402, -0.0710, 1.6537),
+    "W-geometry-3": (0.0127, -0.0206, 1.5095),
+}
+#: Conventions for theta3: "horizontal" ([W] eq. 24) or "arm1" (relative to arm 1).
+THETA3_CONVENTIONS = ("horizontal", "arm1")
 
 #: Names of the generalized coordinates, in order.
 COORDINATES = ("theta1", "theta2", "theta3", "q1y", "q1z", "q2y", "q2z", "a")
@@ -121,7 +136,11 @@ class RRRPParams:
         rho_A1, rho_A2, rho_A3: mass per unit length, kg/m (default from rho and the tube).
         m_A: mass lumped at joint A (end of arm 1), kg. m_B: end-effector mass at B, kg.
         gravity: g, m/s^2, acting along -Z (0 switches gravity off).
-        lambda_coeffs: (c2, c1, c0) of lambda(a) = c2 a^2 + c1 a + c0 (docs/rrrp-arm.md eq. (3.3)).
+        lambda_coeffs: (c2, c1, c0) of lambda(a) = c2 a^2 + c1 a + c0 (docs/rrrp-arm.md
+            eq. (3.3)), or the name of one of [W]'s fits in :data:`LAMBDA_PRESETS`.
+        theta3_from: "horizontal" (default, [W] eq. 24: theta3 is arm 2's elevation above
+            the horizontal, and the joint torque tau3 acts on theta3 - theta2) or "arm1"
+            (theta3 is the joint angle between arm 1 and arm 2).
         p1y: exponent of arm 1's y mode (x/l1)^p1y.
         stroke: (a_min, a_max), m: the range of the extension; lambda(a) > 1.5 is
             required on it, and l3 - l2 <= a_min, a_max <= l3 (arm 3 stays inside arm 2's
@@ -158,6 +177,7 @@ class RRRPParams:
     gravity_deflection: bool = True
     n_gauss: int = 16
     max_deflection: float = None
+    theta3_from: str = "horizontal"
 
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
@@ -172,7 +192,15 @@ class RRRPParams:
             set_(f"rho_A{i}", self.rho * area if rA is None else ck.positive(f"rho_A{i}", rA))
         for k in ("m_A", "m_B", "gravity"):
             set_(k, ck.non_negative(k, getattr(self, k)))
+        if isinstance(self.lambda_coeffs, str):
+            if self.lambda_coeffs not in LAMBDA_PRESETS:
+                raise ParameterError("lambda_coeffs", self.lambda_coeffs,
+                                     f"must be (c2, c1, c0) or one of {tuple(LAMBDA_PRESETS)}")
+            set_("lambda_coeffs", LAMBDA_PRESETS[self.lambda_coeffs])
         set_("lambda_coeffs", tuple(ck.vector("lambda_coeffs", self.lambda_coeffs, size=3)))
+        if self.theta3_from not in THETA3_CONVENTIONS:
+            raise ParameterError("theta3_from", self.theta3_from,
+                                 f"must be one of {THETA3_CONVENTIONS}")
         set_("p1y", ck.real("p1y", self.p1y))
         if self.p1y <= 1.5:
             raise ParameterError("p1y", self.p1y, "must be > 1.5 (finite bending energy)")
@@ -292,10 +320,11 @@ class RRRPArm:
         # joint A: phi_1y(l1) = 1, phi_1z(l1) = sin(pi) = 0 exactly
         uA = np.stack([p.l1 + 0 * q1y, q1y, 0 * q1z], -1)
         rA = np.einsum("...ij,...j->...i", A1, uA)
+        th3_rel = th3 - th2 if p.theta3_from == "horizontal" else th3
         if p.slope_coupling:
-            A2 = A1 @ _rz(p.p1y / p.l1 * q1y) @ _ry_neg(self._phi1z_tip_slope * q1z + th3)
+            A2 = A1 @ _rz(p.p1y / p.l1 * q1y) @ _ry_neg(self._phi1z_tip_slope * q1z + th3_rel)
         else:
-            A2 = A1 @ _ry_neg(th3)
+            A2 = A1 @ _ry_neg(th3_rel)
         L = p.l2 + a
         lam = p.lam(a)
         x2 = p.l2 * self._xi * ex(1 + 0 * a)
@@ -459,12 +488,18 @@ class RRRPArm:
         return np.einsum("p,pik,pi->k", self.masses, J, Jdv)
 
     def generalized_force(self, inputs):
-        """Map (tau1, tau2, tau3, F_a) (or a full 8-vector, zero on the modal
-        coordinates) to Q (8,)."""
+        """Map the joint inputs (tau1, tau2, tau3, F_a) (or a full 8-vector of generalized
+        forces, zero on the modal coordinates) to Q (8,).
+
+        tau3 is the torque of joint R3 between arm 1 and arm 2. With ``theta3_from=
+        "horizontal"`` its virtual work tau3 (d theta3 - d theta2) gives Q2 = tau2 - tau3,
+        Q3 = tau3; with "arm1" Q = (tau1, tau2, tau3)."""
         u = np.asarray(inputs, dtype=float).reshape(-1)
         Q = np.zeros(self.n)
         if u.size == 4:
             Q[list(ACTUATED)] = u
+            if self.params.theta3_from == "horizontal":
+                Q[1] -= u[2]
         elif u.size == 8:
             if np.any(u[list(ELASTIC)] != 0):
                 raise ParameterError("inputs", inputs, "must be zero on the modal coordinates")
@@ -473,6 +508,17 @@ class RRRPArm:
             raise ParameterError("inputs", inputs,
                                  "must return (tau1, tau2, tau3, F_a) or a length-8 vector")
         return Q
+
+    def joint_inputs(self, Q):
+        """The joint inputs (tau1, tau2, tau3, F_a) whose generalized force on the actuated
+        coordinates (theta1, theta2, theta3, a) is ``Q`` (4,): the inverse of
+        :meth:`generalized_force`. A controller written in the coordinates (a PD law on
+        eta plus dV/deta) returns ``arm.joint_inputs(Q)``."""
+        Q = ck.vector("Q", Q, size=4)
+        tau = Q.copy()
+        if self.params.theta3_from == "horizontal":
+            tau[1] = Q[1] + Q[2]               # Q2 = tau2 - tau3, Q3 = tau3
+        return tau
 
     def forcing(self, t, eta, eta_d, Q=None):
         """Q - sum_p m_p J_p^T (J_p' eta') - dV/deta; also returns M (saves one Jacobian)."""
@@ -547,7 +593,13 @@ class RRRPArm:
                         events=events, max_step=max_step, progress=prog)
         X = sol.y.T
         q, qd, W = X[:, :n], X[:, n:2 * n], X[:, 2 * n]
-        U = np.array([Q_of(t, a, b)[list(ACTUATED)] for t, a, b in zip(sol.t, q, qd)])
+        def joint_inputs(t, eta, eta_d):      # (tau1, tau2, tau3, F_a) as the user gave them
+            if inputs is None:
+                return np.zeros(4)
+            u = np.asarray(inputs(t, eta, eta_d), dtype=float).reshape(-1)
+            return u if u.size == 4 else u[list(ACTUATED)]
+
+        U = np.array([joint_inputs(t, a, b) for t, a, b in zip(sol.t, q, qd)])
         M = self.mass_matrix(q)
         kin = 0.5 * np.einsum("tk,tkl,tl->t", qd, M, qd)
         energy = Energy(kinetic=kin, elastic=self.elastic_energy(q),

@@ -62,7 +62,7 @@ def test_velocity_terms_match_lagrange_from_mass_matrix():
 
 
 def _stiff_params():
-    return RRRPParams(EI1=1e12, EI2=1e12, EI3=1e12)
+    return RRRPParams(EI1=1e12, EI2=1e12, EI3=1e12, theta3_from="arm1")  # hand formulas: relative theta3
 
 
 def test_rigid_limit_yaw_kinetic_energy():
@@ -187,7 +187,7 @@ def test_divergence_and_nan_raise_simulation_error():
 
 
 def test_static_deflection_zeroes_the_modal_gradient():
-    eta = ARM.static_deflection([0.2, 0.2, -0.4, 0, 0, 0, 0, 2.3])
+    eta = ARM.static_deflection([0.2, 0.2, -0.2, 0, 0, 0, 0, 2.3])
     g = ARM.potential_gradient(eta)
     assert np.max(np.abs(g[3:7])) < 1e-8 * np.max(np.abs(g))
     assert eta[6] < 0          # arm 2+3 sags under gravity
@@ -199,3 +199,43 @@ def test_radau_agrees_with_rk45():
     b = ARM.simulate(0.2, ETA0, ETA_D0, rtol=1e-8, atol=1e-10, n_out=3, method="Radau")
     e = np.abs(a.q[-1] - b.q[-1]) / (1e-10 + 1e-8 * np.abs(a.q[-1]))
     assert np.max(e) < 50
+
+
+def test_theta3_from_horizontal_is_arm1_with_theta3_minus_theta2():
+    # [W] eq. 24 measures theta3 from the horizontal: the same pose as the relative joint
+    # angle theta3 - theta2, so every point sits at the same place (exactly: same formulas)
+    rel = RRRPArm(RRRPParams(theta3_from="arm1"))
+    rng = np.random.default_rng(7)
+    eta = _random_states(rng, 5)
+    eta_rel = eta.copy()
+    eta_rel[:, 2] = eta[:, 2] - eta[:, 1]
+    assert np.array_equal(ARM.positions(eta), rel.positions(eta_rel))
+
+
+def test_joint_torque_power_is_the_same_in_both_conventions():
+    # tau3 acts between arm 1 and arm 2: its power is tau3 (theta3_dot - theta2_dot) with
+    # theta3 from the horizontal, so Q . eta_d = tau1 w1 + tau2 w2 + tau3 w_rel + F a_dot
+    rng = np.random.default_rng(8)
+    tau, eta_d = rng.normal(size=4), rng.normal(size=8)
+    w_rel = eta_d[2] - eta_d[1]
+    power = tau[0] * eta_d[0] + tau[1] * eta_d[1] + tau[2] * w_rel + tau[3] * eta_d[7]
+    assert ARM.generalized_force(tau) @ eta_d == pytest.approx(power, rel=1e-14)
+    # joint_inputs is its inverse on the actuated coordinates
+    Q = ARM.generalized_force(tau)[[0, 1, 2, 7]]
+    assert np.allclose(ARM.joint_inputs(Q), tau, rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("name", ["W-80/60-60/40", "W-geometry-2", "W-geometry-3"])
+def test_lambda_presets_are_the_published_fits(name):
+    from chrono_flex.formulations.rrrp import LAMBDA_PRESETS
+    p = RRRPParams(lambda_coeffs=name)
+    assert p.lambda_coeffs == LAMBDA_PRESETS[name]
+    lo, hi = p.stroke
+    assert p.lam(np.linspace(lo, hi, 50)).min() > 1.5       # finite bending energy
+
+
+def test_bad_theta3_convention_and_preset_are_refused():
+    with pytest.raises(ParameterError, match="theta3_from"):
+        RRRPParams(theta3_from="vertical")
+    with pytest.raises(ParameterError, match="lambda_coeffs"):
+        RRRPParams(lambda_coeffs="W-geometry-9")
