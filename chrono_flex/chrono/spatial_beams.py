@@ -1,0 +1,207 @@
+"""Spatial flexible links from Chrono's beams: two bending planes and torsion, on any body.
+
+A spatial link (docs/chrono.md §10) is a straight Euler-Bernoulli beam clamped at its
+root to a Chrono body, with bending stiffnesses ``EI_y`` (about the section's y axis:
+deflection along z) and ``EI_z`` (about z: deflection along y), torsional stiffness
+``GJ``, mass per length ``rho_A`` and polar mass moment per length ``rho_Ip``. It is
+made of ``ChElementBeamEuler`` elements (corotational, lumped mass: frequencies converge
+at order 2 in the element count) with a ``ChBeamSectionEulerAdvancedGeneric`` section,
+which takes these five numbers directly. The axial rigidity, which the papers' links do
+not have (they are inextensible), defaults to :data:`AXIAL_RATIO` times the larger
+bending rigidity over the element length squared, so the axial modes lie far above the
+bending ones.
+
+Links hang from any body (a hub on a revolute joint, another link's tip body, a free
+body), so branched arms are built by mounting several links on one body
+(:func:`hub_with_links`).
+"""
+
+from dataclasses import dataclass
+import math
+
+import numpy as np
+
+from .. import _checks as ck
+from ..errors import ParameterError
+from .attachment import system_address
+from .system import matrix_to_quat, quat_to_matrix
+
+#: EA = AXIAL_RATIO * max(EI_y, EI_z) / l_e^2: the first axial frequency of an element
+#: then sits ~sqrt(AXIAL_RATIO) times above its bending frequencies.
+AXIAL_RATIO = 1e4
+
+
+@dataclass(frozen=True)
+class SpatialSection:
+    """Section and mesh of a spatial link (SI units; see the module docstring).
+
+    Attributes: length (m), n_elements, EI_y, EI_z (N m^2), GJ (N m^2), rho_A (kg/m),
+    rho_Ip (kg m: polar mass moment of the section per length), EA (N; default from
+    :data:`AXIAL_RATIO`).
+    """
+
+    length: float
+    n_elements: int
+    EI_y: float
+    EI_z: float
+    GJ: float
+    rho_A: float
+    rho_Ip: float
+    EA: float = None
+
+    def __post_init__(self):
+        set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
+        for k in ("length", "EI_y", "EI_z", "GJ", "rho_A", "rho_Ip"):
+            set_(k, ck.positive(k, getattr(self, k)))
+        set_("n_elements", ck.positive_int("n_elements", self.n_elements))
+        le = self.length / self.n_elements
+        set_("EA", AXIAL_RATIO * max(self.EI_y, self.EI_z) / le**2 if self.EA is None
+             else ck.positive("EA", self.EA))
+
+    def chrono_section(self, fea):
+        """The ``ChBeamSectionEulerAdvancedGeneric`` with these properties (no damping;
+        no artificial rotary inertia of the nodes: Chrono's lumped element gives the
+        nodes translational mass and the torsional inertia rho_Ip l_e / 2)."""
+        s = fea.ChBeamSectionEulerAdvancedGeneric()
+        s.SetAxialRigidity(self.EA)
+        s.SetTorsionRigidityX(self.GJ)
+        s.SetBendingRigidityY(self.EI_y)
+        s.SetBendingRigidityZ(self.EI_z)
+        s.SetMassPerUnitLength(self.rho_A)
+        s.SetInertiaJxxPerUnitLength(self.rho_Ip)
+        s.SetRayleighDamping(0.0, 0.0)
+        s.SetArtificialJyyJzzFactor(0.0)
+        return s
+
+
+@dataclass
+class SpatialBeamLink:
+    """A spatial link in a Chrono system: its nodes (root first), elements, the clamp of
+    the root node to its body, and its frame (origin, axes x along the link, y, z)."""
+
+    section: SpatialSection
+    nodes: list
+    elements: list
+    clamp: object
+    origin: np.ndarray
+    axes: np.ndarray
+
+    def tip_displacement(self):
+        """Tip node displacement from its initial place, world components (m)."""
+        p = self.nodes[-1].GetPos()
+        return np.array([p.x, p.y, p.z]) - (self.origin + self.section.length * self.axes[:, 0])
+
+    def tip_rotation(self):
+        """Rotation matrix of the tip node's frame relative to the link's undeformed frame."""
+        q = self.nodes[-1].GetRot()
+        return self.axes.T @ quat_to_matrix(q.e0, q.e1, q.e2, q.e3)
+
+
+def _v3(chrono, v):
+    return chrono.ChVector3d(*(float(x) for x in v))
+
+
+def _frame(x_axis, y_axis):
+    x = ck.vector("x_axis", x_axis, 3)
+    y = ck.vector("y_axis", y_axis, 3)
+    nx = np.linalg.norm(x)
+    if nx == 0:
+        raise ParameterError("x_axis", x_axis, "must be a non-zero vector")
+    x = x / nx
+    y = y - (y @ x) * x
+    ny = np.linalg.norm(y)
+    if ny < 1e-9:
+        raise ParameterError("y_axis", y_axis, "must not be parallel to x_axis")
+    y = y / ny
+    return np.column_stack([x, y, np.cross(x, y)])
+
+
+def add_link(system, mesh, section, body, origin, x_axis=(1.0, 0.0, 0.0),
+             y_axis=(0.0, 1.0, 0.0)):
+    """Add a spatial link clamped to ``body`` at ``origin`` (world, m), running along
+    ``x_axis`` with its section's y axis as close to ``y_axis`` as the link allows.
+
+    ``mesh``: the ``ChMesh`` (already in ``system``) that receives the nodes and elements.
+    Returns a :class:`SpatialBeamLink`.
+    """
+    import pychrono as chrono
+    import pychrono.fea as fea
+
+    if not isinstance(section, SpatialSection):
+        raise ParameterError("section", section, "must be a SpatialSection")
+    if system_address(mesh) is None:
+        raise ParameterError("mesh", mesh, "must be added to the system first")
+    if system_address(body) != system_address(mesh):
+        raise ParameterError("body", body, "must be a body of the mesh's system")
+    o = ck.vector("origin", origin, 3)
+    R = _frame(x_axis, y_axis)
+    builder = fea.ChBuilderBeamEuler()
+    builder.BuildBeam(mesh, section.chrono_section(fea), section.n_elements,
+                      _v3(chrono, o), _v3(chrono, o + section.length * R[:, 0]),
+                      _v3(chrono, R[:, 1]))
+    nodes, elements = list(builder.GetLastBeamNodes()), list(builder.GetLastBeamElements())
+    clamp = chrono.ChLinkMateGeneric(True, True, True, True, True, True)
+    clamp.Initialize(nodes[0], body, False, nodes[0].Frame(), nodes[0].Frame())
+    system.Add(clamp)
+    return SpatialBeamLink(section, nodes, elements, clamp, o, R)
+
+
+@dataclass
+class HubArm:
+    """A hub on a revolute joint to the ground carrying spatial links (a tree)."""
+
+    system: object
+    mesh: object
+    hub: object
+    joint: object
+    links: list
+
+
+def hub_with_links(system, section, hub_inertia, n_links=2, axis=(0.0, 0.0, 1.0),
+                   hub_mass=1.0, radius=0.0):
+    """A hub turning freely about ``axis`` through the origin (``ChLinkLockRevolute`` to a
+    fixed ground body) with ``n_links`` identical spatial links at equal angles in the
+    plane normal to the axis, their roots at ``radius`` from it, each link's section y
+    axis in that plane (so EI_z resists bending in the plane of rotation).
+
+    ``hub_inertia``: the hub's moment of inertia about the axis, kg m^2 (positive).
+    Returns a :class:`HubArm`.
+    """
+    import pychrono as chrono
+    import pychrono.fea as fea
+
+    J = ck.positive("hub_inertia", hub_inertia)
+    n = ck.positive_int("n_links", n_links)
+    r = ck.non_negative("radius", radius)
+    m = ck.positive("hub_mass", hub_mass)
+    a = ck.vector("axis", axis, 3)
+    if np.linalg.norm(a) == 0:
+        raise ParameterError("axis", axis, "must be a non-zero vector")
+    a = a / np.linalg.norm(a)
+    e1 = np.cross(a, [1.0, 0.0, 0.0])
+    if np.linalg.norm(e1) < 1e-6:
+        e1 = np.cross(a, [0.0, 1.0, 0.0])
+    e1 /= np.linalg.norm(e1)
+    e2 = np.cross(a, e1)
+    ground = chrono.ChBody()
+    ground.SetFixed(True)
+    system.Add(ground)
+    hub = chrono.ChBody()
+    hub.SetMass(m)
+    # the hub's frame has its z along the axis: the inertia about z is the one that acts
+    Rh = np.column_stack([e1, e2, a])
+    hub.SetRot(chrono.ChQuaterniond(*matrix_to_quat(Rh)))
+    hub.SetInertiaXX(_v3(chrono, (J, J, J)))
+    system.Add(hub)
+    joint = chrono.ChLinkLockRevolute()
+    joint.Initialize(hub, ground, chrono.ChFramed(chrono.VNULL, hub.GetRot()))
+    system.Add(joint)
+    mesh = fea.ChMesh()
+    mesh.SetAutomaticGravity(False)
+    system.Add(mesh)
+    links = []
+    for k in range(n):
+        phi = 2 * math.pi * k / n
+        d = math.cos(phi) * e1 + math.sin(phi) * e2
+        links.append(add_link(system, mesh, section, hub, r * d, d, np.cross(a, d)))
+    return HubArm(system, mesh, hub, joint, links)
