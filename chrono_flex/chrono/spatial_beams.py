@@ -86,6 +86,16 @@ class SpatialBeamLink:
     origin: np.ndarray
     axes: np.ndarray
 
+    def load_tip(self, force=(0.0, 0.0, 0.0), torque=(0.0, 0.0, 0.0)):
+        """Set a constant force (N) and torque (N m) on the tip node, both in the link's
+        frame (x along the link, y, z of the section)."""
+        import pychrono as chrono
+
+        f = self.axes @ ck.vector("force", force, 3)          # Chrono: world components
+        t = ck.vector("torque", torque, 3)                    # Chrono: node components
+        self.nodes[-1].SetForce(chrono.ChVector3d(*f))
+        self.nodes[-1].SetTorque(chrono.ChVector3d(*t))
+
     def tip_displacement(self):
         """Tip node displacement from its initial place, world components (m)."""
         p = self.nodes[-1].GetPos()
@@ -144,6 +154,36 @@ def add_link(system, mesh, section, body, origin, x_axis=(1.0, 0.0, 0.0),
     clamp.Initialize(nodes[0], body, False, nodes[0].Frame(), nodes[0].Frame())
     system.Add(clamp)
     return SpatialBeamLink(section, nodes, elements, clamp, o, R)
+
+
+def static_system():
+    """A Chrono SMC system without gravity, with the direct sparse solver
+    (:func:`chrono_flex.chrono.system.configure_system`), for modal and static checks."""
+    import pychrono as chrono
+
+    from .system import configure_system
+
+    sys_ = chrono.ChSystemSMC()
+    sys_.SetGravitationalAcceleration(chrono.ChVector3d(0.0, 0.0, 0.0))
+    configure_system(sys_, "euler")
+    return sys_
+
+
+def clamped_link(section, origin=(0.0, 0.0, 0.0), x_axis=(1.0, 0.0, 0.0),
+                 y_axis=(0.0, 1.0, 0.0), system=None):
+    """A spatial link clamped to a fixed ground body: (system, link). A new
+    :func:`static_system` unless ``system`` is given."""
+    import pychrono as chrono
+    import pychrono.fea as fea
+
+    sys_ = static_system() if system is None else system
+    ground = chrono.ChBody()
+    ground.SetFixed(True)
+    sys_.Add(ground)
+    mesh = fea.ChMesh()
+    mesh.SetAutomaticGravity(False)
+    sys_.Add(mesh)
+    return sys_, add_link(sys_, mesh, section, ground, origin, x_axis, y_axis)
 
 
 @dataclass

@@ -49,10 +49,8 @@ def test_system_modes_equal_the_lumped_model_to_round_off():
 
 def test_section_axes_follow_the_frame():
     # a force along the section's z axis bends the link about y: stiffness EI_y
-    import pychrono as chrono
-
     sys_, link = sc._clamped(2)
-    link.nodes[-1].SetForce(chrono.ChVector3d(*(0.1 * link.axes[:, 2])))
+    link.load_tip(force=(0.0, 0.0, 0.1))
     sys_.DoStaticLinear()
     d = link.axes.T @ link.tip_displacement()
     assert d[2] == pytest.approx(0.1 * sc.L**3 / (3 * sc.EI_Y), rel=1e-8)

@@ -45,31 +45,15 @@ def _section(n):
 
 
 def _new_system():
-    import pychrono as chrono
+    from chrono_flex.chrono.spatial_beams import static_system
 
-    from chrono_flex.chrono.system import configure_system
-
-    sys_ = chrono.ChSystemSMC()
-    sys_.SetGravitationalAcceleration(chrono.ChVector3d(0, 0, 0))
-    configure_system(sys_, "euler")
-    return sys_
+    return static_system()
 
 
 def _clamped(n):
-    import pychrono as chrono
-    import pychrono.fea as fea
+    from chrono_flex.chrono.spatial_beams import clamped_link
 
-    from chrono_flex.chrono.spatial_beams import add_link
-
-    sys_ = _new_system()
-    ground = chrono.ChBody()
-    ground.SetFixed(True)
-    sys_.Add(ground)
-    mesh = fea.ChMesh()
-    mesh.SetAutomaticGravity(False)
-    sys_.Add(mesh)
-    link = add_link(sys_, mesh, _section(n), ground, (0.1, 0.2, 0.3), X_AXIS, Y_AXIS)
-    return sys_, link
+    return clamped_link(_section(n), (0.1, 0.2, 0.3), X_AXIS, Y_AXIS)
 
 
 def _omega_bend(lam, EI):
@@ -136,15 +120,10 @@ def chrono_beam_modes(ctx):
       engines=("chrono-beam",), needs_pychrono=True,
       source="Young & Budynas 2002 table 8.1; docs/chrono.md §10")
 def chrono_beam_static(ctx):
-    import pychrono as chrono
-
     sys_, link = _clamped(8)
     R = link.axes
     Py, Pz, T = 0.1, 0.2, 0.05
-    tip = link.nodes[-1]
-    f = Py * R[:, 1] + Pz * R[:, 2]
-    tip.SetForce(chrono.ChVector3d(*f))              # world components
-    tip.SetTorque(chrono.ChVector3d(T, 0.0, 0.0))    # node components: about the link axis
+    link.load_tip(force=(0.0, Py, Pz), torque=(T, 0.0, 0.0))
     sys_.DoStaticLinear()
     d = R.T @ link.tip_displacement()               # in the link's frame
     from scipy.spatial.transform import Rotation
@@ -164,8 +143,6 @@ def chrono_beam_static(ctx):
 
 @functools.lru_cache(maxsize=None)
 def _hub_study():
-    import pychrono as chrono  # noqa: F401  (checked by the case's needs_pychrono)
-
     from chrono_flex.chrono.modal import system_modes
     from chrono_flex.chrono.spatial_beams import hub_with_links
     from chrono_flex.planar.shapes import clamped_free_roots, hub_links_roots
