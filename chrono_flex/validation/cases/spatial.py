@@ -16,6 +16,9 @@ integrator error (RK45, rtol = 1e-7, as [W]'s 4(5) Runge-Kutta).
 (chrono_flex.formulations.rrrp_fit), on the exact clamped-free mode (1.5522) and on the
 project's FE model of the combined arm 2+3 at nine extensions (lambda(a)).
 
+``spatial.planar-special-case``: the arm held in the horizontal plane against the planar
+engine with the same power-law shapes (equations, to the RRRP arm's differencing error).
+
 ``spatial.stiffness-unit-check``: K_44 l1^3 / (E I1) for phi_1y = (x/l1)^1.5522 must print
 as 7.037 (docs/rrrp-arm.md eq. (4.2)).
 """
@@ -198,3 +201,50 @@ def lambda_fit(ctx):
 
     return Outcome(float(err.max()), plot=plot, details=rows,
                    data=dict(coeffs=c, exponents=fit.exponents.tolist()))
+
+
+@case("spatial.planar-special-case",
+      quantity="the RRRP arm moving in the horizontal plane (theta2 = theta3 = 0, out-of-plane "
+      "modes and a held; arm 3 of negligible section, a = 0, gravity off) against the planar "
+      "engine's two-link arm with the same power-law shapes ([W]'s 1.5522 and lambda(0)), "
+      "joint mass m_A and payload m_B, joint 2 locked: mass matrix and right-hand side "
+      "rows of theta1, q1y, q2y at 5 random states", metric="max relative difference of M "
+      "and f", tolerance=1e-8,
+      reason="the RRRP arm's velocity terms come from a central difference (error ~1e-10), "
+             "its kinetic energy from 16 Gauss points on (x/L)^lambda products (1.7e-9 here, "
+             "1e-10 with 32), and arm 3 keeps 1e-9 of arm 2's section",
+      engines=("reference",), source="[W]; docs/rrrp-arm.md §2, docs/planar-link.md §4")
+def planar_special_case(ctx):
+    import chrono_flex as cf
+    from chrono_flex.formulations.rrrp import RRRPArm, RRRPParams
+
+    tiny = 1e-9
+    p = RRRPParams(lambda_coeffs="W-geometry-2", stroke=(0.0, 0.5), gravity=0.0,
+                   EI3=tiny * RRRPParams().EI2, rho_A3=tiny * RRRPParams().rho_A2)
+    w = RRRPArm(p)
+    a = 0.0
+    arm = cf.PlanarArm(
+        [cf.Link(p.l1, EI=p.EI1, rho_A=p.rho_A1, basis="power", power_exponents=(p.p1y,)),
+         cf.Link(p.l2 + a, EI=p.EI2, rho_A=p.rho_A2, basis="power",
+                 power_exponents=(float(p.lam(a)),))],
+        [cf.RevoluteJoint(), cf.RevoluteJoint(hub_mass=p.m_A)],
+        payload=cf.Payload(p.m_B, 0.0), gravity=False)
+    rows_w = [0, 3, 5]                                   # theta1, q1y, q2y
+    keep = [int(arm.joint_index[0])] + [int(i) for i in arm.elastic_index]
+    rng = np.random.default_rng(2)
+    worst_M = worst_f = 0.0
+    for _ in range(5):
+        th1, w1 = rng.normal(size=2)
+        e, ed = 0.03 * rng.normal(size=2), 0.3 * rng.normal(size=2)
+        eta = np.array([th1, 0, 0, e[0], 0, e[1], 0, a])
+        eta_d = np.array([w1, 0, 0, ed[0], 0, ed[1], 0, 0])
+        Mw = w.mass_matrix(eta)[np.ix_(rows_w, rows_w)]
+        fw = w.forcing(0.0, eta, eta_d)[0][rows_w]
+        M, f = arm.forcing(0.0, arm.coordinates([th1, 0.0], e), arm.coordinates([w1, 0.0], ed))
+        Mp, fp = M[np.ix_(keep, keep)], f[keep]
+        worst_M = max(worst_M, float(np.abs(Mw - Mp).max() / np.abs(Mp).max()))
+        worst_f = max(worst_f, float(np.abs(fw - fp).max() / np.abs(fp).max()))
+    return Outcome(max(worst_M, worst_f), details=[
+        f"mass matrix: {worst_M:.2e}, right-hand side (velocity and elastic terms): "
+        f"{worst_f:.2e} (relative to the largest entry)",
+        f"lambda(0) = {p.lam(a):.4f} ([W]'s second fit), arm 2+3 length {p.l2 + a:g} m"])
