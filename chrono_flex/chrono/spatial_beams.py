@@ -195,17 +195,38 @@ class HubArm:
     hub: object
     joint: object
     links: list
+    keep: list = None    # Python directors (the hub's motion function) held for Chrono
+
+    def __post_init__(self):
+        self._R0 = self._hub_rotation()
+
+    def _hub_rotation(self):
+        q = self.hub.GetRot()
+        return quat_to_matrix(q.e0, q.e1, q.e2, q.e3)
+
+    def tip_deflection(self, k=0):
+        """Elastic displacement (m) of link k's tip in that link's frame as the hub has
+        carried it (x along the undeformed link, y, z of its section)."""
+        lk = self.links[k]
+        R = self._hub_rotation() @ self._R0.T              # the hub's turn since the start
+        p = self.links[k].nodes[-1].GetPos()
+        rest = R @ (lk.origin + lk.section.length * lk.axes[:, 0])
+        return (R @ lk.axes).T @ (np.array([p.x, p.y, p.z]) - rest)
 
 
 def hub_with_links(system, section, hub_inertia, n_links=2, axis=(0.0, 0.0, 1.0),
-                   hub_mass=1.0, radius=0.0):
-    """A hub turning freely about ``axis`` through the origin (``ChLinkLockRevolute`` to a
-    fixed ground body) with ``n_links`` identical spatial links at equal angles in the
-    plane normal to the axis, their roots at ``radius`` from it, each link's section y
-    axis in that plane (so EI_z resists bending in the plane of rotation).
+                   hub_mass=1.0, radius=0.0, elevation=0.0, motion=None):
+    """A hub turning about ``axis`` through the origin with ``n_links`` identical spatial
+    links at equal angles around it, their roots at ``radius`` from the axis, each link's
+    section y axis normal to the axis (so EI_z resists bending in the plane of rotation).
 
-    ``hub_inertia``: the hub's moment of inertia about the axis, kg m^2 (positive).
-    Returns a :class:`HubArm`.
+    ``elevation`` (rad): the links lean out of the plane normal to the axis by this angle,
+    towards +axis (0: in the plane; a spin then also bends them out of their plane of
+    rotation).
+    ``motion``: None for a hub turning freely (``ChLinkLockRevolute`` to a fixed ground
+    body), or a callable t -> (angle, rate, acceleration) of the hub, imposed by a
+    ``ChLinkMotorRotationAngle``. ``hub_inertia``: the hub's moment of inertia about the
+    axis, kg m^2 (positive). Returns a :class:`HubArm`.
     """
     import pychrono as chrono
     import pychrono.fea as fea
@@ -214,6 +235,12 @@ def hub_with_links(system, section, hub_inertia, n_links=2, axis=(0.0, 0.0, 1.0)
     n = ck.positive_int("n_links", n_links)
     r = ck.non_negative("radius", radius)
     m = ck.positive("hub_mass", hub_mass)
+    gam = ck.real("elevation", elevation)
+    if not abs(gam) < math.pi / 2:
+        raise ParameterError("elevation", elevation, "must lie in (-pi/2, pi/2)")
+    if motion is not None and not callable(motion):
+        raise ParameterError("motion", motion, "must be None or callable(t) -> (angle, rate, "
+                             "acceleration)")
     a = ck.vector("axis", axis, 3)
     if np.linalg.norm(a) == 0:
         raise ParameterError("axis", axis, "must be a non-zero vector")
@@ -233,8 +260,19 @@ def hub_with_links(system, section, hub_inertia, n_links=2, axis=(0.0, 0.0, 1.0)
     hub.SetRot(chrono.ChQuaterniond(*matrix_to_quat(Rh)))
     hub.SetInertiaXX(_v3(chrono, (J, J, J)))
     system.Add(hub)
-    joint = chrono.ChLinkLockRevolute()
-    joint.Initialize(hub, ground, chrono.ChFramed(chrono.VNULL, hub.GetRot()))
+    frame = chrono.ChFramed(chrono.VNULL, hub.GetRot())
+    keep = []
+    if motion is None:
+        joint = chrono.ChLinkLockRevolute()
+        joint.Initialize(hub, ground, frame)
+    else:
+        from .directors import PositionFunction
+
+        joint = chrono.ChLinkMotorRotationAngle()
+        joint.Initialize(hub, ground, frame)
+        fn = PositionFunction.make(chrono, lambda t: tuple(np.atleast_1d(v) for v in motion(t)), 0)
+        joint.SetAngleFunction(fn)
+        keep.append(fn)                          # the director must outlive the step calls
     system.Add(joint)
     mesh = fea.ChMesh()
     mesh.SetAutomaticGravity(False)
@@ -243,5 +281,7 @@ def hub_with_links(system, section, hub_inertia, n_links=2, axis=(0.0, 0.0, 1.0)
     for k in range(n):
         phi = 2 * math.pi * k / n
         d = math.cos(phi) * e1 + math.sin(phi) * e2
-        links.append(add_link(system, mesh, section, hub, r * d, d, np.cross(a, d)))
-    return HubArm(system, mesh, hub, joint, links)
+        y = np.cross(a, d)
+        along = math.cos(gam) * d + math.sin(gam) * a
+        links.append(add_link(system, mesh, section, hub, r * d, along, y))
+    return HubArm(system, mesh, hub, joint, links, keep)
