@@ -20,6 +20,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ..errors import ParameterError
+from .params import SECTION_POINTS
 
 _GAUSS4 = np.polynomial.legendre.leggauss(4)
 
@@ -169,32 +170,58 @@ class ShapeBasis:
 
 
 class HermiteBasis(ShapeBasis):
-    """Cubic Hermite finite elements: n_elements equal elements on [0, L].
+    """Cubic Hermite finite elements on [0, L]: ``n_elements`` equal elements, or the
+    elements between ``nodes`` (abscissae from 0 to L) when given.
 
     Dof order (0-based) of the full link: [w_0, phi_0, w_1, phi_1, ..., w_n, phi_n]
     ([B]/[K]'s u1, u2, ..., u_{2n+2}); ``clamped=True`` drops w_0, phi_0 (the root).
+    ``points`` Gauss-Legendre points per element make the quadrature rule (4: exact for
+    the uniform mass integrands of degree 6; 6 for sections given as callables,
+    :data:`chrono_flex.planar.params.SECTION_POINTS`).
+
+    The section in :meth:`stiffness_matrix` and :meth:`mass_matrix` is a number (uniform;
+    the closed forms (2.3), (2.4)), one number per element (closed forms element by
+    element) or a callable of x returning an array (Gauss-Legendre quadrature of
+    ``points`` points per element, docs/planar-link.md eq. (2.5)).
     """
 
-    def __init__(self, length, n_elements, clamped=True):
+    def __init__(self, length, n_elements, clamped=True, nodes=None, points=4):
         if n_elements < 1:
             raise ParameterError("n_elements", n_elements, "must be >= 1")
         self.length = float(length)
         self.n_elements = int(n_elements)
         self.clamped = bool(clamped)
+        self.points = int(points)
         self.l = self.length / self.n_elements
+        if nodes is None:
+            self.nodes = None
+            self.lengths = np.full(self.n_elements, self.l)
+            bounds = [(j * self.l, (j + 1) * self.l) for j in range(self.n_elements)]
+        else:
+            self.nodes = np.asarray(nodes, dtype=float)
+            if self.nodes.shape != (self.n_elements + 1,) or np.any(np.diff(self.nodes) <= 0):
+                raise ParameterError("nodes", nodes, f"must be {self.n_elements + 1} "
+                                     "increasing abscissae")
+            self.lengths = np.diff(self.nodes)
+            bounds = list(zip(self.nodes[:-1], self.nodes[1:]))
         self._off = 2 if clamped else 0
         self.n = 2 * self.n_elements + 2 - self._off
         self.root_dofs = () if clamped else (0, 1)
-        self.elements = [(j * self.l, (j + 1) * self.l,
-                          np.array([2 * j, 2 * j + 1, 2 * j + 2, 2 * j + 3]) - self._off)
-                         for j in range(self.n_elements)]
+        self.elements = [(a, b, np.array([2 * j, 2 * j + 1, 2 * j + 2, 2 * j + 3]) - self._off)
+                         for j, (a, b) in enumerate(bounds)]
         self.tip_dofs = (self.n - 2, self.n - 1)
 
     def values(self, x):
         x = np.atleast_1d(np.asarray(x, dtype=float))
-        j = np.clip(np.floor(x / self.l).astype(int), 0, self.n_elements - 1)
-        xi = x / self.l - j
-        H, dH, d2H = hermite_functions(xi, self.l)
+        if self.nodes is None:
+            j = np.clip(np.floor(x / self.l).astype(int), 0, self.n_elements - 1)
+            xi = x / self.l - j
+            H, dH, d2H = hermite_functions(xi, self.l)
+        else:
+            j = np.clip(np.searchsorted(self.nodes, x, side="right") - 1, 0,
+                        self.n_elements - 1)
+            xi = (x - self.nodes[j]) / self.lengths[j]
+            H, dH, d2H = hermite_functions(xi, self.lengths[j])     # l per point
         out = []
         for h in (H, dH, d2H):
             full = np.zeros((x.size, 2 * self.n_elements + 2))
@@ -204,25 +231,56 @@ class HermiteBasis(ShapeBasis):
         return tuple(out)
 
     def quadrature(self):
-        g, gw = _GAUSS4
-        xs = ((g[None, :] + 1) / 2 + np.arange(self.n_elements)[:, None]) * self.l
-        ws = np.broadcast_to(gw * self.l / 2, xs.shape)
-        el = np.repeat(np.arange(self.n_elements), 4)
+        g, gw = _GAUSS4 if self.points == 4 else np.polynomial.legendre.leggauss(self.points)
+        if self.nodes is None:
+            xs = ((g[None, :] + 1) / 2 + np.arange(self.n_elements)[:, None]) * self.l
+            ws = np.broadcast_to(gw * self.l / 2, xs.shape)
+        else:
+            xs = self.nodes[:-1, None] + (g[None, :] + 1) / 2 * self.lengths[:, None]
+            ws = gw[None, :] * self.lengths[:, None] / 2
+        el = np.repeat(np.arange(self.n_elements), g.size)
         return xs.ravel(), ws.ravel().copy(), el
 
-    def _assemble(self, element_matrix):
+    def _assemble(self, element_matrices):
         m = 2 * self.n_elements + 2
         A = np.zeros((m, m))
-        for j in range(self.n_elements):
+        for j, Ae in enumerate(element_matrices):
             s = slice(2 * j, 2 * j + 4)
-            A[s, s] += element_matrix
+            A[s, s] += Ae
         return A[self._off:, self._off:]
 
+    def _element_integral(self, j, f, order):
+        """int over element j of f(x) D^T D dx, D the Hermite functions' derivative of
+        ``order`` (0: values, 2: curvatures), by the element's Gauss-Legendre rule."""
+        g, gw = np.polynomial.legendre.leggauss(self.points)
+        a, le = self.elements[j][0], self.lengths[j]
+        xi = (g + 1) / 2
+        D = hermite_functions(xi, le)[order]
+        return np.einsum("p,pi,pj->ij", gw * le / 2 * f(a + xi * le), D, D)
+
+    def element_stiffness(self, EI, j):
+        """K_e of element j for a section ``EI`` (number, per-element values or callable)."""
+        if callable(EI):
+            return self._element_integral(j, EI, 2)
+        return hermite_stiffness(EI if np.ndim(EI) == 0 else EI[j], self.lengths[j])
+
+    def element_mass(self, rho_A, j):
+        """M_e of element j for a section ``rho_A`` (number, per-element values or callable)."""
+        if callable(rho_A):
+            return self._element_integral(j, rho_A, 0)
+        return hermite_mass(rho_A if np.ndim(rho_A) == 0 else rho_A[j], self.lengths[j])
+
     def stiffness_matrix(self, EI):
-        return self._assemble(hermite_stiffness(EI, self.l))
+        if np.ndim(EI) == 0 and not callable(EI) and self.nodes is None:
+            Ke = hermite_stiffness(EI, self.l)
+            return self._assemble([Ke] * self.n_elements)
+        return self._assemble([self.element_stiffness(EI, j) for j in range(self.n_elements)])
 
     def mass_matrix(self, rho_A):
-        return self._assemble(hermite_mass(rho_A, self.l))
+        if np.ndim(rho_A) == 0 and not callable(rho_A) and self.nodes is None:
+            Me = hermite_mass(rho_A, self.l)
+            return self._assemble([Me] * self.n_elements)
+        return self._assemble([self.element_mass(rho_A, j) for j in range(self.n_elements)])
 
 
 class _QuadratureOnLink(ShapeBasis):
@@ -319,7 +377,10 @@ class PowerBasis(_QuadratureOnLink):
 def basis_for(link, clamped=True):
     """The shape basis a :class:`chrono_flex.planar.params.Link` asks for."""
     if link.basis == "fem":
-        return HermiteBasis(link.length, link.n_elements, clamped=clamped)
+        varying = callable(link.EI) or callable(link.rho_A)
+        nodes = None if link.element_lengths is None else link.nodes
+        return HermiteBasis(link.length, link.n_elements, clamped=clamped, nodes=nodes,
+                            points=SECTION_POINTS if varying else 4)
     if link.basis == "modes":
         return ModesBasis(link.length, link.n_modes)
     return PowerBasis(link.length, link.power_exponents)
