@@ -103,6 +103,32 @@ def clamped_pinned_roots(k):
                      for r in range(1, k + 1)])
 
 
+def tapered_cantilever_coefficient(m):
+    """First-frequency coefficient c = omega_1 L^2 sqrt(rho A_0 / (E I_0)) of a cantilever
+    clamped at its thick end whose section shrinks to a point at the tip:
+    EI(x) = E I_0 (1 - x/L)^(m+2), rho A(x) = rho A_0 (1 - x/L)^m (root values I_0, A_0).
+
+    m = 1 is the wedge (constant width, depth linear to zero), m = 2 the cone (radius
+    linear to zero). With s = L - x the bounded solutions are
+    w = s^(-m/2) [C_1 J_m(z) + C_2 I_m(z)], z = 2 k sqrt(s), omega = k^2 (for L = E I_0 =
+    rho A_0 = 1), and the clamp w = w' = 0 at s = L gives the frequency equation
+
+        J_m(z) I_(m+1)(z) + I_m(z) J_(m+1)(z) = 0,      c = z_1^2 / 4
+
+    (Kirchhoff 1879 for the wedge and the cone; Conway, Becker & Dubil, J. Appl. Mech.
+    31, 1964, for the family). c = 5.31510 (wedge), 8.71926 (cone), the classical
+    4-figure values 5.315 and 8.719.
+    """
+    from scipy.special import iv, jv
+
+    f = lambda z: jv(m, z) * iv(m + 1, z) + iv(m, z) * jv(m + 1, z)   # noqa: E731
+    grid = np.linspace(0.5, 12.0, 231)
+    vals = f(grid)
+    k = int(np.flatnonzero(np.sign(vals[:-1]) != np.sign(vals[1:]))[0])
+    z = brentq(f, grid[k], grid[k + 1], xtol=1e-15, rtol=4 * np.finfo(float).eps)
+    return z * z / 4.0
+
+
 def elastica_tip_deflection(P, L, EI):
     """Transverse tip deflection of a cantilever under a tip force P of fixed direction,
     normal to the unloaded beam: the inextensible elastica (Bisshopp & Drucker 1945).
