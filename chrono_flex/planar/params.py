@@ -39,6 +39,12 @@ def _is_number(v):
     return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
 
 
+def _is_varying(v):
+    """A section given per element (list, tuple, 1-D array) or as a callable of x."""
+    return callable(v) or isinstance(v, (list, tuple)) or (
+        isinstance(v, np.ndarray) and v.ndim == 1)
+
+
 class SectionFunction:
     """A section property given as a callable of the arc length x (m) from the root,
     checked at every call: each value must be a finite number > 0, else ParameterError
@@ -163,7 +169,7 @@ class Link:
             if self.E is None or self.I is None:
                 raise ParameterError("EI", None, "must be given, or both E and I")
             set_("EI", self.E * self.I)
-        elif not _is_number(self.EI):
+        elif _is_varying(self.EI):
             set_("EI", self._varying("EI", self.EI))
             if self.E is not None and self.I is not None:
                 raise ParameterError("EI", self.EI, "varies along the link: give it without "
@@ -178,7 +184,7 @@ class Link:
             if self.rho is None or self.A is None:
                 raise ParameterError("rho_A", None, "must be given, or both rho and A")
             set_("rho_A", self.rho * self.A)
-        elif not _is_number(self.rho_A):
+        elif _is_varying(self.rho_A):
             set_("rho_A", self._varying("rho_A", self.rho_A))
             if self.rho is not None and self.A is not None:
                 raise ParameterError("rho_A", self.rho_A, "varies along the link: give it "
@@ -218,14 +224,7 @@ class Link:
         """A per-element tuple or a checked :class:`SectionFunction` for ``name``."""
         if callable(value):
             return value if isinstance(value, SectionFunction) else SectionFunction(name, value)
-        if isinstance(value, (str, bytes, dict)):
-            raise ParameterError(name, value, "must be a number, one number per element or "
-                                 "a callable of the arc length x")
-        try:
-            vals = list(value)
-        except TypeError:
-            raise ParameterError(name, value, "must be a number, one number per element or "
-                                 "a callable of the arc length x") from None
+        vals = list(np.ravel(value)) if isinstance(value, np.ndarray) else list(value)
         if len(vals) != self.n_elements:
             raise ParameterError(name, value, f"must have one value per element "
                                  f"({self.n_elements}; has {len(vals)})")
