@@ -301,7 +301,7 @@ class Link:
     def beyond(self, x):
         """(int_x^L rho_A ds, int_x^L rho_A s ds) at each abscissa x: the mass outboard
         of x and its first moment about the root, for the axial force of geometric
-        stiffening (docs/planar-link.md eq. (4.9)). Closed form when uniform."""
+        stiffening (docs/planar-link.md §2.5). Closed form when uniform."""
         x = np.asarray(x, dtype=float)
         L = self.length
         if _is_number(self.rho_A):
