@@ -306,9 +306,25 @@ class Link:
         L = self.length
         if _is_number(self.rho_A):
             return self.rho_A * (L - x), self.rho_A * (L * L - x * x) / 2
-        m = np.array([self.integral("rho_A", xi, L) for xi in x.ravel()]).reshape(x.shape)
-        s = np.array([self.integral("rho_A", xi, L, 1) for xi in x.ravel()]).reshape(x.shape)
-        return m, s
+        g, gw = np.polynomial.legendre.leggauss(SECTION_POINTS)
+        nodes = self.nodes
+        xf = np.clip(x.ravel(), 0.0, L)
+        out = []
+        for power in (0, 1):
+            # whole elements, tip first: tail[j] = int over elements j+1 .. n-1
+            lo, hi = nodes[:-1], nodes[1:]
+            xs = lo[:, None] + (g[None, :] + 1) / 2 * (hi - lo)[:, None]
+            per = (self.section("rho_A", xs.ravel()).reshape(xs.shape) * xs**power
+                   @ gw) * (hi - lo) / 2
+            tail = np.concatenate([np.cumsum(per[::-1])[::-1][1:], [0.0]])
+            # the rest of each point's own element, [x, x_b]
+            j = self.element_of(xf)
+            b = nodes[j + 1]
+            xs = xf[:, None] + (g[None, :] + 1) / 2 * (b - xf)[:, None]
+            part = (self.section("rho_A", xs.ravel()).reshape(xs.shape) * xs**power
+                    @ gw) * (b - xf) / 2
+            out.append((part + tail[j]).reshape(x.shape))
+        return out[0], out[1]
 
     def per_element(self):
         """This link with ``EI`` and ``rho_A`` replaced by their averages over each

@@ -278,7 +278,9 @@ class HermiteBasis(ShapeBasis):
     def _element_integral(self, j, f, order):
         """int over element j of f(x) D^T D dx, D the Hermite functions' derivative of
         ``order`` (0: values, 2: curvatures), by the element's Gauss-Legendre rule."""
-        g, gw = np.polynomial.legendre.leggauss(self.points)
+        if "_rule" not in self.__dict__:
+            self._rule = np.polynomial.legendre.leggauss(self.points)
+        g, gw = self._rule
         a, le = self.elements[j][0], self.lengths[j]
         xi = (g + 1) / 2
         D = hermite_functions(xi, le)[order]
