@@ -57,9 +57,9 @@ class SectionFunction:
     def __call__(self, x):
         x = np.atleast_1d(np.asarray(x, dtype=float))
         out = np.empty(x.shape)
-        for k, xi in enumerate(x.ravel()):
+        for k, xi in enumerate(x.ravel().tolist()):
             try:
-                v = float(self.function(float(xi)))
+                v = float(self.function(xi))
             except (TypeError, ValueError) as exc:
                 raise ParameterError(self.name, self.function,
                                      f"must return a number at x = {xi!r} ({exc})") from None
