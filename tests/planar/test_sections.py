@@ -232,3 +232,14 @@ def test_a_model_file_with_a_wrong_length_list_names_the_key(tmp_path):
     with pytest.raises(ParameterError) as e:
         cf.PlanarArm.from_file(path)
     assert "links[0].EI" in str(e.value) and "one value per element" in str(e.value)
+
+
+def test_the_screw_recursion_refuses_a_varying_section():
+    from chrono_flex.formulations.screw import chain_bodies
+
+    with pytest.raises(ParameterError) as e:
+        chain_bodies(cf.PlanarArm([cone(2)]))
+    assert e.value.parameter == "links[0].EI"
+    with pytest.raises(ParameterError) as e:
+        chain_bodies(cf.PlanarArm([cf.Link(1.0, EI=1.0, rho_A=1.0, element_lengths=(0.5, 0.5))]))
+    assert e.value.parameter == "links[0].element_lengths"
