@@ -172,9 +172,9 @@ class BeamArm:
             # joint: hub with respect to the parent (ground or previous tip body)
             self.motors.append(self._joint(i, jt, hub, parent, p, axes[i], TorqueFunction,
                                            MotionFunction))
-            lb = _LinkBeam(nodes, elements, hub, None, lk.length, n, sec,
-                           sec.mass_per_length, jyy_factor * sec.mass_per_length, beta,
-                           alpha, secs, jyy_factor)
+            mu = lk.rho_A if lk.uniform else sec.mass_per_length   # (uniform: as given)
+            lb = _LinkBeam(nodes, elements, hub, None, lk.length, n, sec, mu,
+                           jyy_factor * mu, beta, alpha, secs, jyy_factor)
             if i + 1 < len(arm.links):
                 lb.tip = self._body(ptip, psi, MASS_FLOOR * link_mass,
                                     MASS_FLOOR * link_inertia)
@@ -260,13 +260,13 @@ class BeamArm:
         self._keep.append(link)
         return link
 
-    def _timoshenko_section(self, sec, le, beta, alpha):
-        """The tapered-Timoshenko section (the same at both ends) of one element."""
+    def _timoshenko_section(self, sec, le, beta, alpha, mu):
+        """The tapered-Timoshenko section (the same at both ends) of one element of mass
+        per length ``mu``."""
         fea = self.fea
         dc = fea.DampingCoefficients()
         dc.bx = dc.by = dc.bz = dc.bt = math.sqrt(beta)   # Chrono squares them
         dc.alpha = alpha
-        mu = sec.mass_per_length
         jr = self.jyy_factor * mu
         GA = 12.0 * sec.EI / (SHEAR_PHI * le * le)
         s = fea.ChBeamSectionTimoshenkoAdvancedGeneric(
@@ -304,8 +304,8 @@ class BeamArm:
         le = lk.length / n
         if self.consistent_mass and uniform:
             builder = fea.ChBuilderBeamTaperedTimoshenko()
-            builder.BuildBeam(self.mesh, self._timoshenko_section(secs[0], le, beta, alpha),
-                              n, A, B, ydir)
+            builder.BuildBeam(self.mesh, self._timoshenko_section(secs[0], le, beta, alpha,
+                                                                  lk.rho_A), n, A, B, ydir)
             nodes = list(builder.GetLastBeamNodes())
             self._keep.append(builder)
         elif self.consistent_mass:
@@ -316,8 +316,8 @@ class BeamArm:
                 builder = fea.ChBuilderBeamTaperedTimoshenko()
                 end = self._vec3(self._world(pa + (pb - pa) * (k + 1) / n))
                 start = A if k == 0 else nodes[-1]
-                builder.BuildBeam(self.mesh, self._timoshenko_section(sec, le, beta, alpha),
-                                  1, start, end, ydir)
+                tap = self._timoshenko_section(sec, le, beta, alpha, sec.mass_per_length)
+                builder.BuildBeam(self.mesh, tap, 1, start, end, ydir)
                 nodes += list(builder.GetLastBeamNodes())[(0 if k == 0 else 1):]
                 self._keep.append(builder)
         else:
