@@ -104,6 +104,9 @@ class Link:
 
     Elements may have different lengths: ``element_lengths`` (positive, summing to
     ``length``) sets them and ``n_elements`` to their number.
+    ``thickness`` stays one number per link (the drawn tube, and the h/2 of
+    ``Result.bending_strain``): for a varying section give the height where the strain
+    matters (the root's, for a link tapering outwards).
 
     Attributes:
         length: L, m.
