@@ -243,3 +243,32 @@ def test_the_screw_recursion_refuses_a_varying_section():
     with pytest.raises(ParameterError) as e:
         chain_bodies(cf.PlanarArm([cf.Link(1.0, EI=1.0, rho_A=1.0, element_lengths=(0.5, 0.5))]))
     assert e.value.parameter == "links[0].element_lengths"
+
+
+@pytest.mark.parametrize("stiffening", [False, True])
+def test_the_chrono_elements_terms_on_a_body_equal_the_reference(stiffening):
+    """floating.spatial_terms (the custom Chrono element's equations on a parent body),
+    summed point by point with the weights rho_A(x_p) w_p, against the reference's
+    invariants: a body at rest, and a body turning about the plane normal (an extra
+    rigid joint ahead of joint 1)."""
+    from chrono_flex.planar.floating import N_BODY, spatial_terms
+
+    arm = varying_chain(stiffening)
+    m = arm.model
+    rng = np.random.default_rng(7)
+    q, qd = rng.normal(size=arm.nq) * 0.05, rng.normal(size=arm.nq) * 0.5
+    plane = (np.zeros(3), np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]]))
+    g = np.array([0.0, -9.81, 0.0])
+    M, f = spatial_terms(m, q, qd, np.zeros(3), np.eye(3), np.zeros(3), np.zeros(3),
+                         *plane, g)
+    M_ref, f_ref = mdl.forcing(m, q, qd, np.zeros(arm.nq))
+    assert close(M[N_BODY:, N_BODY:], M_ref) and close(f[N_BODY:], f_ref)
+    Omega = 1.3
+    M, f = spatial_terms(m, q, qd, np.zeros(3), np.eye(3), np.zeros(3),
+                         np.array([0.0, 0.0, Omega]), *plane, g)
+    qd2 = qd.copy()
+    qd2[0] += Omega
+    M_ref, f_ref = mdl.forcing(m, q, qd2, np.zeros(arm.nq))
+    if not stiffening:      # the element's stiffening ignores the parent's motion (scope)
+        assert close(M[N_BODY:, N_BODY:], M_ref) and close(f[N_BODY:], f_ref)
+        assert close(M[5, N_BODY:], M_ref[0]) and abs(f[5] - f_ref[0]) < 1e-12 * np.abs(f_ref).max()
