@@ -232,6 +232,7 @@ class Link:
             raise ParameterError(name, value, f"must have one value per element "
                                  f"({self.n_elements}; has {len(vals)})")
         return tuple(ck.positive(f"{name}[{k}]", v) for k, v in enumerate(vals))
+
     @classmethod
     def from_material(cls, length, n_elements, E, I, rho, A, **kw):
         """A link from Young's modulus E (Pa), second moment I (m^4), density rho (kg/m^3)

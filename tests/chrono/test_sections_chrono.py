@@ -18,7 +18,6 @@ tip deflection of a truncated cone (radius halving from root to tip) under a tip
 
 import math
 
-import numpy as np
 import pytest
 from scipy.integrate import quad
 
