@@ -278,7 +278,12 @@ class Welds:
         lk = self.arm.links[link]
         b = self.model.bases[link]
         ell = b.length / len(b.elements) if getattr(b, "elements", None) else b.length
-        k_p, k_r = floating.bushing_stiffness(lk.EI, ell, ratio)
+        EI = lk.EI
+        if not lk.uniform:          # the stiffest element: largest mean EI, shortest length
+            nodes = lk.nodes
+            EI = max(lk.element_average("EI", a, c) for a, c in zip(nodes[:-1], nodes[1:]))
+            ell = float(np.min(np.diff(nodes)))
+        k_p, k_r = floating.bushing_stiffness(EI, ell, ratio)
         n = self._placement_state()[1] @ floating.plane_normal(self._placement_state()[5])
         A = np.asarray(body.GetRotMat().to_numpy(), dtype=float)
         J_n = float(n @ A @ np.asarray(body.GetInertia().to_numpy(), dtype=float) @ A.T @ n)

@@ -31,10 +31,10 @@ from .. import _checks as ck
 from ..errors import ParameterError
 from ..planar.arm import PlanarArm
 from .directors import JointInputs, JointMotion, beam_function_classes
-from .corotational import (BeamSection, centreline_integral_y, element_mass, element_stiffness,
-                           element_strain_energy, hermite_centreline, hub_frame_deflection,
-                           local_velocities, project_onto_basis, rigid_chain, rigid_velocity,
-                           section_properties)
+from .corotational import (BeamSection, centreline_integral_y, element_mass,
+                           element_sections, element_stiffness, element_strain_energy,
+                           hermite_centreline, hub_frame_deflection, local_velocities,
+                           project_onto_basis, rigid_chain, rigid_velocity)
 
 ENGINE = "chrono-beam"
 
@@ -88,6 +88,24 @@ class _LinkBeam:
     Jzz: float = 0.0
     beta: float = 0.0
     alpha: float = 0.0
+    sections: list = None   # one BeamSection per element (varying sections)
+    jyy: float = 0.0        # artificial rotary inertia per unit mass per length
+
+    @property
+    def uniform(self):
+        return all(s is self.sections[0] for s in self.sections)
+
+    @property
+    def mu_elements(self):
+        """Mass per length of each element (n,)."""
+        return np.array([s.mass_per_length for s in self.sections])
+
+    def element_matrices(self, le, consistent, stiffness=True):
+        """Per element (n, 6, 6): the stiffness (``stiffness=True``) or the mass matrices."""
+        if stiffness:
+            return [element_stiffness(s.EI, s.EA, le) for s in self.sections]
+        return [element_mass(s.mass_per_length, self.jyy * s.mass_per_length, le, consistent)
+                for s in self.sections]
 
 
 class BeamArm:
@@ -139,11 +157,12 @@ class BeamArm:
         for i, (lk, jt) in enumerate(zip(arm.links, arm.joints)):
             n = n_elements[i]
             (p, psi), (ptip, _) = roots[i], tips[i]
-            link_mass, link_inertia = lk.mass, lk.rho_A * lk.length ** 3 / 3.0
+            link_mass, link_inertia = lk.mass, _root_inertia(lk)
             beta = lk.damping_beta if rayleigh_beta is None else rayleigh_beta
             alpha = lk.damping_alpha if rayleigh_alpha is None else rayleigh_alpha
-            sec = section_properties(lk)
-            nodes, elements = self._build_beam(sec, lk, n, p, ptip, psi, beta, alpha)
+            secs = element_sections(lk, n)
+            sec = secs[0]
+            nodes, elements = self._build_beam(secs, lk, n, p, ptip, psi, beta, alpha)
             # hub body, clamped to the root node
             J_hub = jt.hub_inertia + (arm.hub_inertia if i == 0 else 0.0)
             hub = self._body(p, psi, max(jt.hub_mass, MASS_FLOOR * link_mass),
@@ -153,8 +172,9 @@ class BeamArm:
             # joint: hub with respect to the parent (ground or previous tip body)
             self.motors.append(self._joint(i, jt, hub, parent, p, axes[i], TorqueFunction,
                                            MotionFunction))
-            lb = _LinkBeam(nodes, elements, hub, None, lk.length, n, sec, lk.rho_A,
-                           jyy_factor * lk.rho_A, beta, alpha)
+            mu = lk.rho_A if lk.uniform else sec.mass_per_length   # (uniform: as given)
+            lb = _LinkBeam(nodes, elements, hub, None, lk.length, n, sec, mu,
+                           jyy_factor * mu, beta, alpha, secs, jyy_factor)
             if i + 1 < len(arm.links):
                 lb.tip = self._body(ptip, psi, MASS_FLOOR * link_mass,
                                     MASS_FLOOR * link_inertia)
@@ -168,7 +188,7 @@ class BeamArm:
             last = arm.links[-1]
             self.payload_body = self._body(
                 tips[-1][0], tips[-1][1], max(pl.mass, MASS_FLOOR * last.mass),
-                max(pl.inertia, MASS_FLOOR * last.rho_A * last.length ** 3 / 3.0))
+                max(pl.inertia, MASS_FLOOR * _root_inertia(last)))
             self.payload_body.SetName("payload")
             self._clamp(self.links[-1].nodes[-1], self.payload_body)
         self._bodies = [lb.hub for lb in self.links] + [lb.tip for lb in self.links if lb.tip]
@@ -240,48 +260,79 @@ class BeamArm:
         self._keep.append(link)
         return link
 
-    def _build_beam(self, sec, lk, n, p, ptip, psi, beta, alpha):
-        chrono, fea = self.chrono, self.fea
+    def _timoshenko_section(self, sec, le, beta, alpha, mu):
+        """The tapered-Timoshenko section (the same at both ends) of one element of mass
+        per length ``mu``."""
+        fea = self.fea
+        dc = fea.DampingCoefficients()
+        dc.bx = dc.by = dc.bz = dc.bt = math.sqrt(beta)   # Chrono squares them
+        dc.alpha = alpha
+        jr = self.jyy_factor * mu
+        GA = 12.0 * sec.EI / (SHEAR_PHI * le * le)
+        s = fea.ChBeamSectionTimoshenkoAdvancedGeneric(
+            sec.EA, sec.G * sec.J, sec.E * sec.Iyy, sec.EI, GA, GA, dc,
+            0.0, 0.0, 0.0, 0.0, 0.0, mu, jr, jr)
+        tap = fea.ChBeamSectionTaperedTimoshenkoAdvancedGeneric()
+        tap.SetSectionA(s)
+        tap.SetSectionB(s)
+        tap.SetLumpedMassMatrixType(False)
+        tap.SetLength(le)    # default 1.0 m: the consistent matrix would be wrong
+        self._keep += [dc, s, tap]
+        return tap
+
+    def _euler_section(self, sec, beta, alpha):
+        s = self.fea.ChBeamSectionEulerAdvanced()
+        s.SetYoungModulus(sec.E)
+        s.SetShearModulus(sec.G)
+        s.SetArea(sec.A)
+        s.SetIzz(sec.Izz)
+        s.SetIyy(sec.Iyy)
+        s.SetJ(sec.J)
+        s.SetDensity(sec.density)
+        s.SetRayleighDamping(beta, alpha)          # Chrono default: beta = 0.01
+        s.SetArtificialJyyJzzFactor(self.jyy_factor)  # Chrono default: 1/500
+        self._keep.append(s)
+        return s
+
+    def _build_beam(self, secs, lk, n, p, ptip, psi, beta, alpha):
+        """n equal elements from p to ptip; element k gets the section secs[k] (one
+        ChBeamSectionEulerAdvanced, or tapered-Timoshenko section, per distinct one)."""
+        fea = self.fea
         A, B = self._vec3(self._world(p)), self._vec3(self._world(ptip))
         ydir = self._vec3(self._dir(psi + math.pi / 2))   # local Z = plane normal
-        if self.consistent_mass:
-            le = lk.length / n
-            dc = fea.DampingCoefficients()
-            dc.bx = dc.by = dc.bz = dc.bt = math.sqrt(beta)   # Chrono squares them
-            dc.alpha = alpha
-            mu = lk.rho_A
-            jr = self.jyy_factor * mu
-            GA = 12.0 * sec.EI / (SHEAR_PHI * le * le)
-            s = fea.ChBeamSectionTimoshenkoAdvancedGeneric(
-                sec.EA, sec.G * sec.J, sec.E * sec.Iyy, sec.EI, GA, GA, dc,
-                0.0, 0.0, 0.0, 0.0, 0.0, mu, jr, jr)
-            tap = fea.ChBeamSectionTaperedTimoshenkoAdvancedGeneric()
-            tap.SetSectionA(s)
-            tap.SetSectionB(s)
-            tap.SetLumpedMassMatrixType(False)
-            tap.SetLength(le)    # default 1.0 m: the consistent matrix would be wrong
+        uniform = all(s is secs[0] for s in secs)
+        le = lk.length / n
+        if self.consistent_mass and uniform:
             builder = fea.ChBuilderBeamTaperedTimoshenko()
-            builder.BuildBeam(self.mesh, tap, n, A, B, ydir)
-            self._keep += [dc, s, tap]
+            builder.BuildBeam(self.mesh, self._timoshenko_section(secs[0], le, beta, alpha,
+                                                                  lk.rho_A), n, A, B, ydir)
+            nodes = list(builder.GetLastBeamNodes())
+            self._keep.append(builder)
+        elif self.consistent_mass:
+            # one element per call, each starting at the previous one's end node
+            pa, pb = np.asarray(p, dtype=float), np.asarray(ptip, dtype=float)
+            nodes = []
+            for k, sec in enumerate(secs):
+                builder = fea.ChBuilderBeamTaperedTimoshenko()
+                end = self._vec3(self._world(pa + (pb - pa) * (k + 1) / n))
+                start = A if k == 0 else nodes[-1]
+                tap = self._timoshenko_section(sec, le, beta, alpha, sec.mass_per_length)
+                builder.BuildBeam(self.mesh, tap, 1, start, end, ydir)
+                nodes += list(builder.GetLastBeamNodes())[(0 if k == 0 else 1):]
+                self._keep.append(builder)
         else:
-            s = fea.ChBeamSectionEulerAdvanced()
-            s.SetYoungModulus(sec.E)
-            s.SetShearModulus(sec.G)
-            s.SetArea(sec.A)
-            s.SetIzz(sec.Izz)
-            s.SetIyy(sec.Iyy)
-            s.SetJ(sec.J)
-            s.SetDensity(sec.density)
-            s.SetRayleighDamping(beta, alpha)          # Chrono default: beta = 0.01
-            s.SetArtificialJyyJzzFactor(self.jyy_factor)  # Chrono default: 1/500
             builder = fea.ChBuilderBeamEuler()
-            builder.BuildBeam(self.mesh, s, n, A, B, ydir)
-            self._keep.append(s)
-        self._keep.append(builder)
+            builder.BuildBeam(self.mesh, self._euler_section(secs[0], beta, alpha), n, A, B,
+                              ydir)
+            nodes = list(builder.GetLastBeamNodes())
+            self._keep.append(builder)
         # PyChrono 10 wraps no Python class for ChElementBeamTaperedTimoshenko: its
         # element list cannot be iterated, and nothing here needs it
         elements = [] if self.consistent_mass else list(builder.GetLastBeamElements())
-        return list(builder.GetLastBeamNodes()), elements
+        if not uniform and not self.consistent_mass:
+            for el, sec in zip(elements, secs):     # before the system's set-up reads them
+                el.SetSection(self._euler_section(sec, beta, alpha))
+        return nodes, elements
 
     def _joint(self, i, jt, hub, parent, p, axis, TorqueFunction, MotionFunction):
         chrono = self.chrono
@@ -418,16 +469,29 @@ class BeamArm:
         for lb in self.links:
             P, th, V, W = self.frames(lb.nodes, velocities=True)
             le = lb.length / lb.n_elements
-            M = element_mass(lb.mu, lb.Jzz, le, self.consistent_mass)
             vl = local_velocities(P, th, V, W)
-            kin += 0.5 * float(np.einsum("ei,ij,ej->", vl, M, vl))
-            el += element_strain_energy(P, th, le, lb.section.EI, lb.section.EA)
+            if lb.uniform:
+                M = element_mass(lb.mu, lb.Jzz, le, self.consistent_mass)
+                kin += 0.5 * float(np.einsum("ei,ij,ej->", vl, M, vl))
+                el += element_strain_energy(P, th, le, lb.section.EI, lb.section.EA)
+            else:
+                M = np.array(lb.element_matrices(le, self.consistent_mass, stiffness=False))
+                kin += 0.5 * float(np.einsum("ei,eij,ej->", vl, M, vl))
+                el += element_strain_energy(P, th, le, np.array([s.EI for s in lb.sections]),
+                                            np.array([s.EA for s in lb.sections]))
             if g:
-                if self.consistent_mass:
+                if self.consistent_mass and lb.uniform:
                     grav += g * lb.mu * centreline_integral_y(P, th, lb.length)
-                else:
+                elif self.consistent_mass:
+                    grav += g * centreline_integral_y(P, th, lb.length,
+                                                      weights=lb.mu_elements)
+                elif lb.uniform:
                     m_node = np.full(P.shape[0], lb.mu * le)
                     m_node[[0, -1]] = lb.mu * le / 2
+                    grav += g * float(m_node @ P[:, 1])
+                else:
+                    half = lb.mu_elements * le / 2       # each element's half on its nodes
+                    m_node = np.concatenate([half, [0.0]]) + np.concatenate([[0.0], half])
                     grav += g * float(m_node @ P[:, 1])
         for b in self._bodies:
             (P,), _, (V,), (W,) = self.frames([b], velocities=True)
@@ -447,10 +511,16 @@ class BeamArm:
                 continue
             P, th, V, W = self.frames(lb.nodes, velocities=True)
             le = lb.length / lb.n_elements
-            D = (lb.beta * element_stiffness(lb.section.EI, lb.section.EA, le)
-                 + lb.alpha * element_mass(lb.mu, lb.Jzz, le, self.consistent_mass))
             vl = local_velocities(P, th, V, W)
-            P_d += float(np.einsum("ei,ij,ej->", vl, D, vl))
+            if lb.uniform:
+                D = (lb.beta * element_stiffness(lb.section.EI, lb.section.EA, le)
+                     + lb.alpha * element_mass(lb.mu, lb.Jzz, le, self.consistent_mass))
+                P_d += float(np.einsum("ei,ij,ej->", vl, D, vl))
+            else:
+                D = (lb.beta * np.array(lb.element_matrices(le, self.consistent_mass))
+                     + lb.alpha * np.array(lb.element_matrices(le, self.consistent_mass,
+                                                               stiffness=False)))
+                P_d += float(np.einsum("ei,eij,ej->", vl, D, vl))
         return P_d
 
     def centrelines(self, n_samples):
@@ -489,6 +559,13 @@ class BeamArm:
             if src is not None and src.error is not None:
                 err, src.error = src.error, None
                 raise err
+
+
+def _root_inertia(link):
+    """int rho_A x^2 dx: the link's rotary inertia about its root (rigid)."""
+    if link.uniform:
+        return link.rho_A * link.length ** 3 / 3.0
+    return link.integral("rho_A", 0.0, link.length, 2)
 
 
 def _n_elements(arm, n_elements):
@@ -543,6 +620,13 @@ def build_beams(arm, joint_angles0=None, joint_rates0=None, torque=None, joint_m
         if fn is not None and not callable(fn):
             raise ParameterError(name, fn, "must be callable")
     n_el = _n_elements(arm, n_elements)
+    for k, lk in enumerate(arm.links):
+        if lk.element_lengths is not None:
+            raise ParameterError(f"links[{k}].element_lengths", lk.element_lengths,
+                                 "are not supported by the chrono-beam engine, which meshes "
+                                 "each link with equal elements (a varying EI or rho_A is; "
+                                 "use the reference or the chrono engine for unequal "
+                                 "elements)")
     jyy_factor = ck.non_negative("jyy_factor", jyy_factor)
     hht_alpha = ck.real("hht_alpha", hht_alpha)
     if not -1.0 / 3.0 <= hht_alpha <= 0.0:

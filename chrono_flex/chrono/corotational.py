@@ -51,8 +51,9 @@ class BeamSection:
         return self.density * self.A
 
 
-def section_properties(link):
-    """Split a Link's EI and rho_A into E, A, I, density for Chrono.
+def section_properties(link, EI=None, rho_A=None):
+    """Split a Link's EI and rho_A (or the values ``EI``, ``rho_A`` given, for one
+    element of a varying section) into E, A, I, density for Chrono.
 
     When the Link was given A and I, they are kept; otherwise the section is a solid
     square of side ``link.thickness`` (A = h^2, I = h^4/12). Either way E = EI/I and
@@ -66,9 +67,29 @@ def section_properties(link):
     else:
         h = float(link.thickness)
         A, Izz = h * h, h ** 4 / 12.0
-    E = link.EI / Izz
+    E = (link.EI if EI is None else EI) / Izz
     return BeamSection(E=E, A=A, Izz=Izz, Iyy=Izz, J=0.1406 * A * A,
-                       G=E / (2.0 * (1.0 + POISSON)), density=link.rho_A / A)
+                       G=E / (2.0 * (1.0 + POISSON)),
+                       density=(link.rho_A if rho_A is None else rho_A) / A)
+
+
+def element_sections(link, n):
+    """One :class:`BeamSection` per element of ``n`` equal beam elements of ``link``.
+
+    Uniform link: n copies of :func:`section_properties`. Varying section
+    (docs/planar-link.md §2.5): each element gets the MEAN of EI and of rho_A over its
+    own length, (1/l) int EI dx and (1/l) int rho_A dx (Gauss-Legendre, exact for the
+    link's per-element values and for polynomial callables). The mass of every element
+    is then exact; the variation inside an element is lost, which costs an O(h^2)
+    relative error in the frequencies (validation case sections.piecewise-convergence).
+    A, Izz (hence the split into E and density) are the link's, as for a uniform link.
+    """
+    if link.uniform:
+        return [section_properties(link)] * n
+    x = np.linspace(0.0, link.length, n + 1)
+    return [section_properties(link, link.element_average("EI", a, b),
+                               link.element_average("rho_A", a, b))
+            for a, b in zip(x[:-1], x[1:])]
 
 
 def rigid_chain(arm, joint_coords):
@@ -213,8 +234,9 @@ def element_strain_energy(P, th, le, EI, EA):
 
 
 
-def centreline_integral_y(P, th, length, n_gauss=4):
-    """int y ds over a link's Hermite centreline (Gauss-Legendre per element)."""
+def centreline_integral_y(P, th, length, n_gauss=4, weights=None):
+    """int y ds over a link's Hermite centreline (Gauss-Legendre per element); with
+    ``weights`` (one per element) the sum over elements of weight * int_e y ds."""
     n = P.shape[0] - 1
     le = length / n
     xg, wg = np.polynomial.legendre.leggauss(n_gauss)
@@ -225,7 +247,7 @@ def centreline_integral_y(P, th, length, n_gauss=4):
     for e in range(n):
         y = (h[0] * P[e, 1] + h[1] * chord[e] * math.sin(th[e])
              + h[2] * P[e + 1, 1] + h[3] * chord[e] * math.sin(th[e + 1]))
-        total += 0.5 * le * float(wg @ y)
+        total += 0.5 * le * float(wg @ y) * (1.0 if weights is None else weights[e])
     return total
 
 
@@ -275,4 +297,4 @@ def project_onto_basis(basis, x, w):
     return np.linalg.lstsq(N, np.asarray(w, dtype=float), rcond=None)[0]
 
 
-__all__ = ["BeamSection", "POISSON", "centreline_integral_y", "element_mass", "element_stiffness", "element_strain_energy", "hermite_centreline", "hub_frame_deflection", "local_velocities", "project_onto_basis", "rigid_chain", "rigid_velocity", "section_properties"]
+__all__ = ["BeamSection", "POISSON", "centreline_integral_y", "element_mass", "element_sections", "element_stiffness", "element_strain_energy", "hermite_centreline", "hub_frame_deflection", "local_velocities", "project_onto_basis", "rigid_chain", "rigid_velocity", "section_properties"]

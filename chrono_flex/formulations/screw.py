@@ -75,6 +75,13 @@ def chain_bodies(arm):
     bodies = []
     n = arm.n_joints
     for j, (lk, jt) in enumerate(zip(arm.links, arm.joints)):
+        if not lk.uniform:
+            name = "element_lengths" if lk.element_lengths is not None else (
+                "EI" if not isinstance(lk.EI, float) else "rho_A")
+            raise ParameterError(f"links[{j}].{name}", getattr(lk, name),
+                                 "varies along the link, which the screw recursion's rigid "
+                                 "bodies (uniform rods) do not model; use the reference, "
+                                 "chrono or chrono-beam engine")
         L, m_rod = lk.length, lk.mass
         J_hub = jt.hub_inertia + (arm.hub_inertia if j == 0 else 0.0)
         m_tip = arm.payload.mass if j == n - 1 else 0.0

@@ -32,7 +32,7 @@ import numpy as np
 
 from . import kinematics as kin
 from . import equations as mdl
-from .shapes import HermiteBasis, hermite_stiffness
+from .shapes import HermiteBasis
 
 _CSTEP = 1e-30
 
@@ -110,7 +110,7 @@ class ExtendedAssembly:
                 p = m.points
                 J = kin.points(roots[m.link], ll, qu.x[p], (qu.N[p], qu.dN[p]), q_ext, zero)[1]
                 Je = J[:, :, m.index_map]
-                w = self.ext.links[m.link].rho_A * qu.w[p]
+                w = qu.mw[p]
                 Me = np.einsum("p,pai,paj->ij", w, Je, Je)
             else:
                 it = m.item
@@ -138,10 +138,9 @@ class ExtendedAssembly:
         K = np.zeros((self.ext.nq, self.ext.nq))
         for ll, lk, b in zip(self.ext.layout.links, self.ext.links, self.ext.bases):
             if isinstance(b, HermiteBasis):
-                Ke = hermite_stiffness(lk.EI, b.l)
-                for _, _, dofs in b.elements:
+                for j, (_, _, dofs) in enumerate(b.elements):
                     g = ll.elastic_index[dofs]
-                    np.add.at(K, (g[:, None], g[None, :]), Ke)
+                    np.add.at(K, (g[:, None], g[None, :]), b.element_stiffness(lk.EI, j))
             else:
                 g = ll.elastic_index
                 K[np.ix_(g, g)] += b.stiffness_matrix(lk.EI)

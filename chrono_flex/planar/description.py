@@ -16,6 +16,13 @@ Keys of a link, joint or payload are the fields of :class:`~.params.Link`,
 :class:`~.params.Payload`; a drive's are those of
 :class:`~chrono_flex.drive.gear_drive.DriveParams`. Missing keys take the classes'
 defaults; an unknown key is an error that names it (``links[1].lenght``).
+
+A varying section is data when given per element (``EI``, ``rho_A`` as lists, one value
+per element; ``element_lengths`` as a list): those round-trip exactly. A section given as
+a callable is not: :func:`arm_to_dict` refuses it with a ParameterError naming the key
+(a result then stores no model and says why), rather than store a sampled copy that
+would not rebuild the same arm. ``Link.per_element()`` makes the explicit, describable
+approximation (element averages).
 """
 
 from dataclasses import fields
@@ -54,6 +61,13 @@ def arm_to_dict(links, joints, payload, hub_inertia, gravity, geometric_stiffeni
 
     ParameterError for a drive that is not a :class:`GearDrive` (no data describes it).
     """
+    for k, lk in enumerate(links):
+        for name in ("EI", "rho_A"):
+            if callable(getattr(lk, name)):
+                raise ParameterError(f"links[{k}].{name}", getattr(lk, name),
+                                     "is a callable, which cannot be described as data; "
+                                     "give one value per element (Link.per_element() "
+                                     "averages it over each element)")
     out = {"version": VERSION,
            "links": [_fields_of(lk) for lk in links],
            "joints": [dict(type=jt.kind, **_fields_of(jt)) for jt in joints],

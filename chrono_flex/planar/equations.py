@@ -45,6 +45,16 @@ class LinkQuadrature:
     N: np.ndarray
     dN: np.ndarray
     d2N: np.ndarray
+    mw: np.ndarray = None    # mass weights rho_A(x_p) w_p of the points
+    beyond: tuple = None     # (int_x^L rho_A, int_x^L rho_A s ds) at the points, or None
+
+
+def mass_weights(link, x, w):
+    """rho_A(x_p) w_p at the quadrature points: the weights of every mass integral
+    (docs/planar-link.md eq. (2.5)); ``rho_A * w`` for a uniform link."""
+    if np.ndim(link.rho_A) == 0 and not callable(link.rho_A):
+        return link.rho_A * w
+    return link.section("rho_A", x) * w
 
 
 class ArmModel:
@@ -68,10 +78,12 @@ class ArmModel:
         self.nq = self.layout.nq
         self.n_links = len(self.links)
         self.quad = []
-        for b in self.bases:
+        for lk, b in zip(self.links, self.bases):
             x, w, el = b.quadrature()
             N, dN, d2N = b.values(x)
-            qu = LinkQuadrature(x, w, el, N, dN, d2N)
+            uniform = np.ndim(lk.rho_A) == 0 and not callable(lk.rho_A)
+            qu = LinkQuadrature(x, w, el, N, dN, d2N, mass_weights(lk, x, w),
+                                None if uniform else lk.beyond(x))
             tN, tdN, _ = b.tip_values
             qu.x_all = np.append(x, b.length)
             qu.shapes_all = (np.vstack([N, tN]), np.vstack([dN, tdN]))
@@ -110,7 +122,9 @@ class ArmModel:
             outboard.append(m)
         self.outboard_mass = tuple(outboard)
         self.invariants = tuple(
-            inv.link_invariants(lk.rho_A, lk.length, qu.x, qu.w, qu.N, qu.dN, m_out)
+            inv.link_invariants(lk.rho_A if qu.beyond is None else lk.section("rho_A", qu.x),
+                                lk.length,
+                                qu.x, qu.w, qu.N, qu.dN, m_out, qu.beyond)
             for lk, qu, m_out in zip(self.links, self.quad, outboard))
         self.kernel = kernels.backend()
         self.packed = kernels.pack(self) if self.kernel == "numba" else None
@@ -163,8 +177,8 @@ def terms(model, q, qd):
     M = np.zeros((model.nq, model.nq))
     h = np.zeros(model.nq)
     Qg = np.zeros(model.nq)
-    for lk, qu, J, a in zip(model.links, model.quad, ev.J, ev.a):
-        wJ = ((lk.rho_A * qu.w)[:, None, None] * J).reshape(-1, model.nq)
+    for qu, J, a in zip(model.quad, ev.J, ev.a):
+        wJ = (qu.mw[:, None, None] * J).reshape(-1, model.nq)
         M += wJ.T @ J.reshape(-1, model.nq)
         h += wJ.T @ a.ravel()
         if model.gravity:
@@ -185,7 +199,10 @@ def gravity_potential(model, q):
     ev = evaluate(model, q, np.zeros(model.nq))
     V = 0.0 * q[0]
     for lk, qu, r in zip(model.links, model.quad, ev.r):
-        V = V - lk.rho_A * np.sum(qu.w * (r @ model.g_vec))
+        if qu.beyond is None:
+            V = V - lk.rho_A * np.sum(qu.w * (r @ model.g_vec))
+        else:
+            V = V - np.sum(qu.mw * (r @ model.g_vec))
     for it in model.items:
         if it.kind == "mass":
             V = V - it.value * (_item_kinematics(model, ev, it)[2] @ model.g_vec)
@@ -208,7 +225,10 @@ def angular_momentum(model, q, qd):
     cross = lambda r, v: r[..., 0] * v[..., 1] - r[..., 1] * v[..., 0]  # noqa: E731
     H = 0.0
     for lk, qu, r, J in zip(model.links, model.quad, ev.r, ev.J):
-        H += lk.rho_A * np.sum(qu.w * cross(r, J @ qd))
+        if qu.beyond is None:
+            H += lk.rho_A * np.sum(qu.w * cross(r, J @ qd))
+        else:
+            H += np.sum(qu.mw * cross(r, J @ qd))
     for it in model.items:
         Jr, _, pos = _item_kinematics(model, ev, it)
         H += it.value * (cross(pos, Jr @ qd) if it.kind == "mass" else (Jr @ qd)[0])
@@ -219,6 +239,9 @@ def axial_force(model, i, root, x):
     """Axial force N(x) in link i from the axial acceleration field of its frame (tension > 0).
 
     N(x) = rho A [(g_x - a_0)(L - x) + psi_dot^2 (L^2 - x^2)/2] + m_out (g_x - a_0 + psi_dot^2 L)
+
+    (for a varying section, rho A (L - x) -> int_x^L rho A ds and rho A (L^2 - x^2)/2 ->
+    int_x^L rho A s ds; docs/planar-link.md §2.5)
 
     a_0: convective acceleration of the root along the link axis, g_x: gravity along the
     axis, m_out: the mass outboard of the tip, lumped there. This is the centrifugal
@@ -231,8 +254,11 @@ def axial_force(model, i, root, x):
     a0 = c * root.ap[0] + s * root.ap[1]
     gx = c * model.g_vec[0] + s * model.g_vec[1]
     w2 = root.psid**2
-    return (lk.rho_A * ((gx - a0) * (L - x) + w2 * (L * L - x * x) / 2)
-            + model.outboard_mass[i] * (gx - a0 + w2 * L))
+    if np.ndim(lk.rho_A) == 0 and not callable(lk.rho_A):
+        return (lk.rho_A * ((gx - a0) * (L - x) + w2 * (L * L - x * x) / 2)
+                + model.outboard_mass[i] * (gx - a0 + w2 * L))
+    m_b, s_b = lk.beyond(x)
+    return (gx - a0) * m_b + w2 * s_b + model.outboard_mass[i] * (gx - a0 + w2 * L)
 
 
 def geometric_stiffness_force(model, q, qd, roots=None):

@@ -68,11 +68,11 @@ def _mass_points(model, ev):
     """Planar r (N,2), J (N,2,nq), a (N,2) and masses (N,) of all material points and
     lumped point masses, in the order of :func:`chrono_flex.planar.equations.terms`."""
     rs, Js, as_, ms = [], [], [], []
-    for lk, qu, r, J, a in zip(model.links, model.quad, ev.r, ev.J, ev.a):
+    for qu, r, J, a in zip(model.quad, ev.r, ev.J, ev.a):
         rs.append(r)
         Js.append(J)
         as_.append(a)
-        ms.append(lk.rho_A * qu.w)
+        ms.append(qu.mw)
     for it in model.items:
         if it.kind == "mass":
             Jr, ar, p = mdl._item_kinematics(model, ev, it)
@@ -91,8 +91,8 @@ def _plane_block(model, ev, g_p):
     M = np.zeros((nq, nq))
     h = np.zeros(nq)
     Qg = np.zeros(nq)
-    for lk, qu, J, a in zip(model.links, model.quad, ev.J, ev.a):
-        wJ = ((lk.rho_A * qu.w)[:, None, None] * J).reshape(-1, nq)
+    for qu, J, a in zip(model.quad, ev.J, ev.a):
+        wJ = (qu.mw[:, None, None] * J).reshape(-1, nq)
         M += wJ.T @ J.reshape(-1, nq)
         h += wJ.T @ a.ravel()
         Qg += wJ.T @ np.tile(g_p, J.shape[0])

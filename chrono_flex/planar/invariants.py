@@ -55,18 +55,24 @@ class LinkInvariants:
     G_w: np.ndarray         # geometric stiffness per unit psi_dot^2
 
 
-def link_invariants(rho_A, length, x, w, N, dN, outboard_mass):
+def link_invariants(rho_A, length, x, w, N, dN, outboard_mass, beyond=None):
     """Inertia invariants of a link from a quadrature rule (points ``x``, weights ``w``,
-    shape values ``N`` and slopes ``dN`` at the points) for a uniform ``rho_A`` and the
-    mass ``outboard_mass`` carried beyond its tip (module docstring)."""
+    shape values ``N`` and slopes ``dN`` at the points) for ``rho_A`` (a number, or its
+    values at the points) and the mass ``outboard_mass`` carried beyond its tip (module
+    docstring). ``beyond``: (int_x^L rho_A ds, int_x^L rho_A s ds) at the points for a
+    varying section (default: the uniform closed forms rho_A (L - x), rho_A (L^2 - x^2)/2)."""
     mw = rho_A * w
     Phi_1 = mw @ N
     Phi_x = (mw * x) @ N
     M_e = np.einsum("p,pi,pj->ij", mw, N, N)
     B = np.vstack([np.zeros_like(Phi_1), Phi_1, Phi_x])
     L = length
-    wa = w * (rho_A * (L - x) + outboard_mass)
-    ww = w * (rho_A * (L * L - x * x) / 2 + outboard_mass * L)
+    if beyond is None:
+        wa = w * (rho_A * (L - x) + outboard_mass)
+        ww = w * (rho_A * (L * L - x * x) / 2 + outboard_mass * L)
+    else:
+        wa = w * (beyond[0] + outboard_mass)
+        ww = w * (beyond[1] + outboard_mass * L)
     G_a = np.einsum("p,pi,pj->ij", wa, dN, dN)
     G_w = np.einsum("p,pi,pj->ij", ww, dN, dN)
     return LinkInvariants(float(mw.sum()), float(mw @ x), float(mw @ (x * x)), Phi_1, Phi_x,

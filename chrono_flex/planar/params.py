@@ -8,6 +8,8 @@ trajectory type (:class:`chrono_flex.result.Result`).
 from dataclasses import dataclass
 import math
 
+import numpy as np
+
 from .. import _checks as ck
 from ..errors import ParameterError
 
@@ -16,10 +18,67 @@ STANDARD_GRAVITY = 9.81
 
 BASES = ("fem", "modes", "power")
 
+#: Gauss-Legendre points per element that integrate a section given as a callable: an
+#: n-point rule is exact for polynomials of degree 2n - 1, so 6 points integrate the
+#: element mass int rho_A(x) H^T H dx exactly for rho_A of degree up to 5 (H cubic, H^T H
+#: of degree 6) and the stiffness int EI(x) H''^T H'' dx for EI of degree up to 9 (a
+#: cone: EI ~ r^4, rho_A ~ r^2, both polynomials of x). docs/planar-link.md §2.5.
+SECTION_POINTS = 6
+
+#: Relative mismatch allowed between sum(element_lengths) and length (round-off of the
+#: lengths as written in decimal).
+ELEMENT_LENGTHS_RTOL = 1e-9
+
 #: Most cubic Hermite elements a link may have. Matrices are dense (2 coordinates per
 #: element), so 2000 elements already mean 4000 x 4000 matrices per link (128 MB each);
 #: a million would ask for terabytes and end in a MemoryError.
 MAX_ELEMENTS = 2000
+
+
+def _is_number(v):
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool)
+
+
+def _is_varying(v):
+    """A section given per element (list, tuple, 1-D array) or as a callable of x."""
+    return callable(v) or isinstance(v, (list, tuple)) or (
+        isinstance(v, np.ndarray) and v.ndim == 1)
+
+
+class SectionFunction:
+    """A section property given as a callable of the arc length x (m) from the root,
+    checked at every call: each value must be a finite number > 0, else ParameterError
+    naming the property, the abscissa and the value. ``function`` is the callable given."""
+
+    def __init__(self, name, function):
+        self.name = name
+        self.function = function
+
+    def __call__(self, x):
+        x = np.atleast_1d(np.asarray(x, dtype=float))
+        out = np.empty(x.shape)
+        for k, xi in enumerate(x.ravel().tolist()):
+            try:
+                v = float(self.function(xi))
+            except (TypeError, ValueError) as exc:
+                raise ParameterError(self.name, self.function,
+                                     f"must return a number at x = {xi!r} ({exc})") from None
+            if not math.isfinite(v) or v <= 0:
+                raise ParameterError(self.name, self.function,
+                                     f"must return a finite value > 0, returned {v!r} at "
+                                     f"x = {xi!r}")
+            out.flat[k] = v
+        return out
+
+    def __eq__(self, other):
+        return isinstance(other, SectionFunction) and (self.name, self.function) == (
+            other.name, other.function)
+
+    def __hash__(self):
+        return hash((self.name, self.function))
+
+    def __repr__(self):
+        return f"SectionFunction({self.name!r}, {self.function!r})"
 
 
 @dataclass(frozen=True)
@@ -28,6 +87,26 @@ class Link:
 
     Give the section either as ``EI`` and ``rho_A`` or as ``E``, ``I``, ``rho`` and ``A``
     (or mix: ``E`` and ``I`` for the bending stiffness, ``rho`` and ``A`` for the mass).
+
+    A section that varies along the link (``basis="fem"`` only; docs/planar-link.md §2.5)
+    is given through ``EI`` and ``rho_A``, each as one of
+
+    * a number: uniform;
+    * one value per element (a list or tuple of ``n_elements`` positive numbers): constant
+      within each element;
+    * a callable ``f(x) -> float`` of the arc length x from the root (m): integrated
+      over each element by Gauss-Legendre quadrature of :data:`SECTION_POINTS` (6)
+      points, exact for polynomial rho_A up to degree 5 and EI up to degree 9. It must
+      return finite values > 0 at the quadrature points (it is never asked at the
+      nodes, so a section that vanishes at the tip, as a wedge's, is fine). A callable
+      cannot be written as data (``to_dict``, model files); :meth:`per_element` gives
+      the link with element averages, which can.
+
+    Elements may have different lengths: ``element_lengths`` (positive, summing to
+    ``length``) sets them and ``n_elements`` to their number.
+    ``thickness`` stays one number per link (the drawn tube, and the h/2 of
+    ``Result.bending_strain``): for a varying section give the height where the strain
+    matters (the root's, for a link tapering outwards).
 
     Attributes:
         length: L, m.
@@ -43,10 +122,12 @@ class Link:
         power_exponents: exponents p of the power-law shapes for ``basis="power"``.
         thickness: section height h in the bending plane, m (bending strain = h/2 * w'';
             also the drawn tube size). Defaults to sqrt(A) when A is known, else L/100.
+        element_lengths: lengths of the elements from the root, m (default: n_elements
+            equal ones).
     """
 
     length: float
-    n_elements: int = 4
+    n_elements: int = None
     EI: float = None
     rho_A: float = None
     E: float = None
@@ -59,10 +140,26 @@ class Link:
     n_modes: int = 3
     power_exponents: tuple = (1.5522,)
     thickness: float = None
+    element_lengths: tuple = None
 
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
         set_("length", ck.positive("length", self.length))
+        if self.element_lengths is not None:
+            le = ck.vector("element_lengths", self.element_lengths)
+            if np.any(le <= 0):
+                raise ParameterError("element_lengths", self.element_lengths, "must all be > 0")
+            if not math.isclose(float(le.sum()), self.length, rel_tol=ELEMENT_LENGTHS_RTOL):
+                raise ParameterError("element_lengths", self.element_lengths,
+                                     f"must sum to length = {self.length!r} (they sum to "
+                                     f"{float(le.sum())!r})")
+            if self.n_elements is not None and self.n_elements != le.size:
+                raise ParameterError("n_elements", self.n_elements,
+                                     f"contradicts element_lengths ({le.size} elements)")
+            set_("element_lengths", tuple(float(v) for v in le))
+            set_("n_elements", le.size)
+        elif self.n_elements is None:
+            set_("n_elements", 4)
         set_("n_elements", ck.positive_int("n_elements", self.n_elements))
         if self.n_elements > MAX_ELEMENTS:
             raise ParameterError("n_elements", self.n_elements,
@@ -75,6 +172,11 @@ class Link:
             if self.E is None or self.I is None:
                 raise ParameterError("EI", None, "must be given, or both E and I")
             set_("EI", self.E * self.I)
+        elif _is_varying(self.EI):
+            set_("EI", self._varying("EI", self.EI))
+            if self.E is not None and self.I is not None:
+                raise ParameterError("EI", self.EI, "varies along the link: give it without "
+                                     "E and I (E*I would be a second, uniform value)")
         else:
             set_("EI", ck.positive("EI", self.EI))
             if self.E is not None and self.I is not None and not math.isclose(
@@ -85,6 +187,12 @@ class Link:
             if self.rho is None or self.A is None:
                 raise ParameterError("rho_A", None, "must be given, or both rho and A")
             set_("rho_A", self.rho * self.A)
+        elif _is_varying(self.rho_A):
+            set_("rho_A", self._varying("rho_A", self.rho_A))
+            if self.rho is not None and self.A is not None:
+                raise ParameterError("rho_A", self.rho_A, "varies along the link: give it "
+                                     "without rho and A (rho*A would be a second, uniform "
+                                     "value)")
         else:
             set_("rho_A", ck.positive("rho_A", self.rho_A))
             if self.rho is not None and self.A is not None and not math.isclose(
@@ -105,6 +213,25 @@ class Link:
             set_("thickness", math.sqrt(self.A) if self.A is not None else self.length / 100.0)
         else:
             set_("thickness", ck.positive("thickness", self.thickness))
+        if self.basis != "fem" and not self.uniform:
+            which = "element_lengths" if self.element_lengths is not None else (
+                "EI" if not _is_number(self.EI) else "rho_A")
+            raise ParameterError(which, getattr(self, which), "needs basis='fem' (a varying "
+                                 f"section or element lengths are finite-element data; "
+                                 f"basis is {self.basis!r})")
+        for k in ("EI", "rho_A"):               # every value the model will ask for
+            if callable(getattr(self, k)):
+                getattr(self, k)(self.quadrature_points())
+
+    def _varying(self, name, value):
+        """A per-element tuple or a checked :class:`SectionFunction` for ``name``."""
+        if callable(value):
+            return value if isinstance(value, SectionFunction) else SectionFunction(name, value)
+        vals = list(np.ravel(value)) if isinstance(value, np.ndarray) else list(value)
+        if len(vals) != self.n_elements:
+            raise ParameterError(name, value, f"must have one value per element "
+                                 f"({self.n_elements}; has {len(vals)})")
+        return tuple(ck.positive(f"{name}[{k}]", v) for k, v in enumerate(vals))
 
     @classmethod
     def from_material(cls, length, n_elements, E, I, rho, A, **kw):
@@ -114,8 +241,106 @@ class Link:
 
     @property
     def mass(self):
-        """Link mass rho_A * L, kg."""
-        return self.rho_A * self.length
+        """Link mass int rho_A dx, kg (rho_A * L when uniform)."""
+        if _is_number(self.rho_A):
+            return self.rho_A * self.length
+        return float(self.integral("rho_A", 0.0, self.length))
+
+    # -- the section along the link (docs/planar-link.md §2.5) ----------------------------
+    @property
+    def uniform(self):
+        """True when EI and rho_A are numbers and the elements are equal."""
+        return (self.element_lengths is None and _is_number(self.EI)
+                and _is_number(self.rho_A))
+
+    @property
+    def nodes(self):
+        """Abscissae of the element nodes, root (0) to tip (``length``), (n_elements + 1,)."""
+        if self.element_lengths is None:
+            return np.linspace(0.0, self.length, self.n_elements + 1)
+        x = np.concatenate([[0.0], np.cumsum(self.element_lengths)])
+        x[-1] = self.length
+        return x
+
+    def element_of(self, x):
+        """Element index of each abscissa x (the last element holds the tip)."""
+        x = np.atleast_1d(np.asarray(x, dtype=float))
+        return np.clip(np.searchsorted(self.nodes, x, side="right") - 1, 0,
+                       self.n_elements - 1)
+
+    def quadrature_points(self, points=SECTION_POINTS):
+        """Gauss-Legendre abscissae, ``points`` per element (n_elements * points,)."""
+        g, _ = np.polynomial.legendre.leggauss(points)
+        a = self.nodes
+        return (a[:-1, None] + (g[None, :] + 1) / 2 * np.diff(a)[:, None]).ravel()
+
+    def section(self, name, x):
+        """Values of ``name`` ("EI" or "rho_A") at the abscissae x (array)."""
+        ck.choice("name", name, ("EI", "rho_A"))
+        v = getattr(self, name)
+        x = np.atleast_1d(np.asarray(x, dtype=float))
+        if _is_number(v):
+            return np.full(x.shape, float(v))
+        if callable(v):
+            return v(x)
+        return np.asarray(v)[self.element_of(x)]
+
+    def integral(self, name, a, b, power=0):
+        """int_a^b s^power f(s) ds of the section ``name`` ("EI" or "rho_A"), by
+        Gauss-Legendre quadrature of :data:`SECTION_POINTS` points on each piece of an
+        element inside [a, b] (exact for piecewise-constant values and for polynomial
+        callables up to degree 11 - power)."""
+        g, gw = np.polynomial.legendre.leggauss(SECTION_POINTS)
+        nodes = self.nodes
+        cuts = np.unique(np.concatenate([[a, b], nodes[(nodes > a) & (nodes < b)]]))
+        lo, hi = cuts[:-1], cuts[1:]
+        xs = (lo[:, None] + (g[None, :] + 1) / 2 * (hi - lo)[:, None]).ravel()
+        ws = (gw[None, :] * (hi - lo)[:, None] / 2).ravel()
+        return float(np.sum(ws * xs**power * self.section(name, xs))) if xs.size else 0.0
+
+    def element_average(self, name, a, b):
+        """Mean of the section ``name`` over [a, b] (b > a)."""
+        return self.integral(name, a, b) / (b - a)
+
+    def beyond(self, x):
+        """(int_x^L rho_A ds, int_x^L rho_A s ds) at each abscissa x: the mass outboard
+        of x and its first moment about the root, for the axial force of geometric
+        stiffening (docs/planar-link.md §2.5). Closed form when uniform."""
+        x = np.asarray(x, dtype=float)
+        L = self.length
+        if _is_number(self.rho_A):
+            return self.rho_A * (L - x), self.rho_A * (L * L - x * x) / 2
+        g, gw = np.polynomial.legendre.leggauss(SECTION_POINTS)
+        nodes = self.nodes
+        xf = np.clip(x.ravel(), 0.0, L)
+        out = []
+        for power in (0, 1):
+            # whole elements, tip first: tail[j] = int over elements j+1 .. n-1
+            lo, hi = nodes[:-1], nodes[1:]
+            xs = lo[:, None] + (g[None, :] + 1) / 2 * (hi - lo)[:, None]
+            per = (self.section("rho_A", xs.ravel()).reshape(xs.shape) * xs**power
+                   @ gw) * (hi - lo) / 2
+            tail = np.concatenate([np.cumsum(per[::-1])[::-1][1:], [0.0]])
+            # the rest of each point's own element, [x, x_b]
+            j = self.element_of(xf)
+            b = nodes[j + 1]
+            xs = xf[:, None] + (g[None, :] + 1) / 2 * (b - xf)[:, None]
+            part = (self.section("rho_A", xs.ravel()).reshape(xs.shape) * xs**power
+                    @ gw) * (b - xf) / 2
+            out.append((part + tail[j]).reshape(x.shape))
+        return out[0], out[1]
+
+    def per_element(self):
+        """This link with ``EI`` and ``rho_A`` replaced by their averages over each
+        element (a callable cannot be written as data; the averages can). The mass and
+        each element's mean stiffness are kept; the variation inside an element is not."""
+        from dataclasses import replace
+
+        nodes = self.nodes
+        avg = lambda k: tuple(self.element_average(k, a, b)   # noqa: E731
+                              for a, b in zip(nodes[:-1], nodes[1:]))
+        return replace(self, EI=avg("EI") if callable(self.EI) else self.EI,
+                       rho_A=avg("rho_A") if callable(self.rho_A) else self.rho_A)
 
     @property
     def n_coordinates(self):

@@ -20,6 +20,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from ..errors import ParameterError
+from .params import SECTION_POINTS
 
 _GAUSS4 = np.polynomial.legendre.leggauss(4)
 
@@ -140,6 +141,32 @@ def hub_links_roots(eta, n_links=2, k=3):
     return np.array(roots[:k])
 
 
+def tapered_cantilever_coefficient(m):
+    """First-frequency coefficient c = omega_1 L^2 sqrt(rho A_0 / (E I_0)) of a cantilever
+    clamped at its thick end whose section shrinks to a point at the tip:
+    EI(x) = E I_0 (1 - x/L)^(m+2), rho A(x) = rho A_0 (1 - x/L)^m (root values I_0, A_0).
+
+    m = 1 is the wedge (constant width, depth linear to zero), m = 2 the cone (radius
+    linear to zero). With s = L - x the bounded solutions are
+    w = s^(-m/2) [C_1 J_m(z) + C_2 I_m(z)], z = 2 k sqrt(s), omega = k^2 (for L = E I_0 =
+    rho A_0 = 1), and the clamp w = w' = 0 at s = L gives the frequency equation
+
+        J_m(z) I_(m+1)(z) + I_m(z) J_(m+1)(z) = 0,      c = z_1^2 / 4
+
+    (Kirchhoff 1879 for the wedge and the cone; Conway, Becker & Dubil, J. Appl. Mech.
+    31, 1964, for the family). c = 5.31510 (wedge), 8.71926 (cone), the classical
+    4-figure values 5.315 and 8.719.
+    """
+    from scipy.special import iv, jv
+
+    f = lambda z: jv(m, z) * iv(m + 1, z) + iv(m, z) * jv(m + 1, z)   # noqa: E731
+    grid = np.linspace(0.5, 12.0, 231)
+    vals = f(grid)
+    k = int(np.flatnonzero(np.sign(vals[:-1]) != np.sign(vals[1:]))[0])
+    z = brentq(f, grid[k], grid[k + 1], xtol=1e-15, rtol=4 * np.finfo(float).eps)
+    return z * z / 4.0
+
+
 def elastica_tip_deflection(P, L, EI):
     """Transverse tip deflection of a cantilever under a tip force P of fixed direction,
     normal to the unloaded beam: the inextensible elastica (Bisshopp & Drucker 1945).
@@ -207,32 +234,58 @@ class ShapeBasis:
 
 
 class HermiteBasis(ShapeBasis):
-    """Cubic Hermite finite elements: n_elements equal elements on [0, L].
+    """Cubic Hermite finite elements on [0, L]: ``n_elements`` equal elements, or the
+    elements between ``nodes`` (abscissae from 0 to L) when given.
 
     Dof order (0-based) of the full link: [w_0, phi_0, w_1, phi_1, ..., w_n, phi_n]
     ([B]/[K]'s u1, u2, ..., u_{2n+2}); ``clamped=True`` drops w_0, phi_0 (the root).
+    ``points`` Gauss-Legendre points per element make the quadrature rule (4: exact for
+    the uniform mass integrands of degree 6; 6 for sections given as callables,
+    :data:`chrono_flex.planar.params.SECTION_POINTS`).
+
+    The section in :meth:`stiffness_matrix` and :meth:`mass_matrix` is a number (uniform;
+    the closed forms (2.3), (2.4)), one number per element (closed forms element by
+    element) or a callable of x returning an array (Gauss-Legendre quadrature of
+    ``points`` points per element, docs/planar-link.md eq. (2.5)).
     """
 
-    def __init__(self, length, n_elements, clamped=True):
+    def __init__(self, length, n_elements, clamped=True, nodes=None, points=4):
         if n_elements < 1:
             raise ParameterError("n_elements", n_elements, "must be >= 1")
         self.length = float(length)
         self.n_elements = int(n_elements)
         self.clamped = bool(clamped)
+        self.points = int(points)
         self.l = self.length / self.n_elements
+        if nodes is None:
+            self.nodes = None
+            self.lengths = np.full(self.n_elements, self.l)
+            bounds = [(j * self.l, (j + 1) * self.l) for j in range(self.n_elements)]
+        else:
+            self.nodes = np.asarray(nodes, dtype=float)
+            if self.nodes.shape != (self.n_elements + 1,) or np.any(np.diff(self.nodes) <= 0):
+                raise ParameterError("nodes", nodes, f"must be {self.n_elements + 1} "
+                                     "increasing abscissae")
+            self.lengths = np.diff(self.nodes)
+            bounds = list(zip(self.nodes[:-1], self.nodes[1:]))
         self._off = 2 if clamped else 0
         self.n = 2 * self.n_elements + 2 - self._off
         self.root_dofs = () if clamped else (0, 1)
-        self.elements = [(j * self.l, (j + 1) * self.l,
-                          np.array([2 * j, 2 * j + 1, 2 * j + 2, 2 * j + 3]) - self._off)
-                         for j in range(self.n_elements)]
+        self.elements = [(a, b, np.array([2 * j, 2 * j + 1, 2 * j + 2, 2 * j + 3]) - self._off)
+                         for j, (a, b) in enumerate(bounds)]
         self.tip_dofs = (self.n - 2, self.n - 1)
 
     def values(self, x):
         x = np.atleast_1d(np.asarray(x, dtype=float))
-        j = np.clip(np.floor(x / self.l).astype(int), 0, self.n_elements - 1)
-        xi = x / self.l - j
-        H, dH, d2H = hermite_functions(xi, self.l)
+        if self.nodes is None:
+            j = np.clip(np.floor(x / self.l).astype(int), 0, self.n_elements - 1)
+            xi = x / self.l - j
+            H, dH, d2H = hermite_functions(xi, self.l)
+        else:
+            j = np.clip(np.searchsorted(self.nodes, x, side="right") - 1, 0,
+                        self.n_elements - 1)
+            xi = (x - self.nodes[j]) / self.lengths[j]
+            H, dH, d2H = hermite_functions(xi, self.lengths[j])     # l per point
         out = []
         for h in (H, dH, d2H):
             full = np.zeros((x.size, 2 * self.n_elements + 2))
@@ -242,25 +295,58 @@ class HermiteBasis(ShapeBasis):
         return tuple(out)
 
     def quadrature(self):
-        g, gw = _GAUSS4
-        xs = ((g[None, :] + 1) / 2 + np.arange(self.n_elements)[:, None]) * self.l
-        ws = np.broadcast_to(gw * self.l / 2, xs.shape)
-        el = np.repeat(np.arange(self.n_elements), 4)
+        g, gw = _GAUSS4 if self.points == 4 else np.polynomial.legendre.leggauss(self.points)
+        if self.nodes is None:
+            xs = ((g[None, :] + 1) / 2 + np.arange(self.n_elements)[:, None]) * self.l
+            ws = np.broadcast_to(gw * self.l / 2, xs.shape)
+        else:
+            xs = self.nodes[:-1, None] + (g[None, :] + 1) / 2 * self.lengths[:, None]
+            ws = gw[None, :] * self.lengths[:, None] / 2
+        el = np.repeat(np.arange(self.n_elements), g.size)
         return xs.ravel(), ws.ravel().copy(), el
 
-    def _assemble(self, element_matrix):
+    def _assemble(self, element_matrices):
         m = 2 * self.n_elements + 2
         A = np.zeros((m, m))
-        for j in range(self.n_elements):
+        for j, Ae in enumerate(element_matrices):
             s = slice(2 * j, 2 * j + 4)
-            A[s, s] += element_matrix
+            A[s, s] += Ae
         return A[self._off:, self._off:]
 
+    def _element_integral(self, j, f, order):
+        """int over element j of f(x) D^T D dx, D the Hermite functions' derivative of
+        ``order`` (0: values, 2: curvatures), by the element's Gauss-Legendre rule."""
+        if "_rule" not in self.__dict__:
+            self._rule = np.polynomial.legendre.leggauss(self.points)
+        g, gw = self._rule
+        a, le = self.elements[j][0], self.lengths[j]
+        xi = (g + 1) / 2
+        D = hermite_functions(xi, le)[order]
+        return np.einsum("p,pi,pj->ij", gw * le / 2 * f(a + xi * le), D, D)
+
+    def element_stiffness(self, EI, j):
+        """K_e of element j for a section ``EI`` (number, per-element values or callable)."""
+        if callable(EI):
+            return self._element_integral(j, EI, 2)
+        return hermite_stiffness(EI if np.ndim(EI) == 0 else EI[j], self.lengths[j])
+
+    def element_mass(self, rho_A, j):
+        """M_e of element j for a section ``rho_A`` (number, per-element values or callable)."""
+        if callable(rho_A):
+            return self._element_integral(j, rho_A, 0)
+        return hermite_mass(rho_A if np.ndim(rho_A) == 0 else rho_A[j], self.lengths[j])
+
     def stiffness_matrix(self, EI):
-        return self._assemble(hermite_stiffness(EI, self.l))
+        if np.ndim(EI) == 0 and not callable(EI) and self.nodes is None:
+            Ke = hermite_stiffness(EI, self.l)
+            return self._assemble([Ke] * self.n_elements)
+        return self._assemble([self.element_stiffness(EI, j) for j in range(self.n_elements)])
 
     def mass_matrix(self, rho_A):
-        return self._assemble(hermite_mass(rho_A, self.l))
+        if np.ndim(rho_A) == 0 and not callable(rho_A) and self.nodes is None:
+            Me = hermite_mass(rho_A, self.l)
+            return self._assemble([Me] * self.n_elements)
+        return self._assemble([self.element_mass(rho_A, j) for j in range(self.n_elements)])
 
 
 class _QuadratureOnLink(ShapeBasis):
@@ -357,7 +443,10 @@ class PowerBasis(_QuadratureOnLink):
 def basis_for(link, clamped=True):
     """The shape basis a :class:`chrono_flex.planar.params.Link` asks for."""
     if link.basis == "fem":
-        return HermiteBasis(link.length, link.n_elements, clamped=clamped)
+        varying = callable(link.EI) or callable(link.rho_A)
+        nodes = None if link.element_lengths is None else link.nodes
+        return HermiteBasis(link.length, link.n_elements, clamped=clamped, nodes=nodes,
+                            points=SECTION_POINTS if varying else 4)
     if link.basis == "modes":
         return ModesBasis(link.length, link.n_modes)
     return PowerBasis(link.length, link.power_exponents)
