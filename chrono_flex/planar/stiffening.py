@@ -31,7 +31,7 @@ import warnings
 
 import numpy as np
 
-from ..errors import StiffeningWarning
+from ..errors import ParameterError, StiffeningWarning
 from . import equations as mdl
 from . import kinematics as kin
 
@@ -81,7 +81,10 @@ def run_ratios(arm, Q, QD):
     stiffening term (:func:`chrono_flex.planar.equations.axial_force`), its angular
     velocity, and the arm's first bending frequency about the first sample."""
     model = arm.model
-    omega1 = first_bending_frequency(arm, np.asarray(Q[0], dtype=float))
+    try:
+        omega1 = first_bending_frequency(arm, np.asarray(Q[0], dtype=float))
+    except ParameterError:          # no vibration mode (cannot happen for a Hermite link)
+        omega1 = math.nan
     nt, nl = len(Q), model.n_links
     P, spin = np.empty((nt, nl)), np.empty((nt, nl))
     for k in range(nt):
@@ -102,6 +105,7 @@ def check_stiffening(arm, t, Q, QD):
     if len(t) == 0:
         return None
     axial, spin, omega1 = run_ratios(arm, Q, QD)
+    spin = np.nan_to_num(spin, nan=0.0)          # no first frequency: no spin ratio
     ka = np.unravel_index(np.argmax(axial), axial.shape)
     ks = np.unravel_index(np.argmax(spin), spin.shape)
     out = dict(axial_ratio=float(axial[ka]), axial_time=float(t[ka[0]]),
