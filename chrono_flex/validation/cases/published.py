@@ -220,7 +220,8 @@ def s_fig8_printed_law(ctx):
                     f"{gap.max() * 1e3:.4g} mN m (first order {pred.min() * 1e3:.4g} .. "
                     f"{pred.max() * 1e3:.4g}); sigma1/sigma0 {ratio.min() * 1e3:.3g}-"
                     f"{ratio.max() * 1e3:.3g} ms against T_v {T.min() * 1e3:.3g}-"
-                    f"{T.max() * 1e3:.3g} ms; error {err:.3g}")
+                    f"{T.max() * 1e3:.3g} ms; error {err:.3g}; peak friction "
+                    f"{F.max():.4g} N m (Ms = {m.Fs} N m)")
     rows.append("the classic frictional lag (accelerating branch higher) needs sigma1/sigma0 "
                 "< T_v = g/(sigma0 |v|), i.e. sigma1 < g/|v| = 0.003-0.02 N m s/rad over "
                 "2-15 rad/s; with [S]'s sigma1 = 0.923 N m s/rad neither law gives it, the "
