@@ -391,7 +391,7 @@ def k_explicit_failure(ctx):
             f"0.97 h* over the full 5 s: runs ({below.info['nfev']} evaluations), nodal peaks "
             + ", ".join(f"{x:.3f}" for x in w) + " mm, slopes "
             + ", ".join(f"{x:.4f}" for x in s) + " deg",
-            f"1.1 h* with the default guard (half the link length): "
+            "1.1 h* with the default guard (half the link length): "
             + (overflow[1][:160] if overflow[0] else "ran (no overflow)")
             + f"; |R| = {growth:.3f} per step on the top mode",
             "between h* and 1.05 h* (measured over 5 s: peaks of 1-6 cm) the top mode "
