@@ -2,5 +2,6 @@
 
 from . import beam, dynamics, formulations, integrators, spinup  # noqa: F401
 from . import drive, drive_behaviour, drive_arm, engines, spatial, screw  # noqa: F401
-from . import scene, published, stiffening  # noqa: F401
+from . import scene  # noqa: F401
 from .. import regression  # noqa: F401
+from . import published, stiffening  # noqa: F401
