@@ -60,3 +60,9 @@ class MissingExtra(ChronoFlexError, ImportError):
         self.extra, self.package, self.feature = extra, package, feature
         super().__init__(f"{feature} needs {package}, which is not installed (the optional "
                          f"'{extra}' extra): pip install 'chrono_flex[{extra}]'")
+
+
+class StiffeningWarning(UserWarning):
+    """A run of the papers' linear model (``geometric_stiffening=False``) went where the
+    axial load or the spin rate of a link changes its bending stiffness by more than the
+    rule of docs/planar-link.md §4.5 allows: rerun with ``geometric_stiffening=True``."""

@@ -31,6 +31,7 @@ from .friction import (
 from .gear import GearStage, GearTrain
 from .identify import (
     EfficiencyFit,
+    PreslidingFit,
     StribeckFit,
     breakaway_ms,
     efficiency_input,
@@ -39,6 +40,8 @@ from .identify import (
     identify_command,
     identify_efficiency,
     identify_efficiency_output,
+    identify_presliding,
+    presliding_curve,
     read_efficiency_csv,
 )
 from .motor import DCMotor, current_rate, motor_torque
@@ -54,7 +57,8 @@ __all__ = [
     "modified_stribeck", "stribeck", "stribeck_curve", "tustin", "viscous", "GearStage",
     "GearTrain", "EfficiencyFit", "StribeckFit", "breakaway_ms", "efficiency_input",
     "efficiency_output", "fit_stribeck", "identify_command", "identify_efficiency",
-    "identify_efficiency_output", "read_efficiency_csv", "DCMotor", "current_rate",
+    "identify_efficiency_output", "identify_presliding", "presliding_curve", "PreslidingFit",
+    "read_efficiency_csv", "DCMotor", "current_rate",
     "motor_torque", "DriveResult",
     "simulate_drive", "FIXED_STEP_METHODS", "stable_step", "DriveParams", "GearDrive",
 ]

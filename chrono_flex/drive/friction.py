@@ -344,6 +344,11 @@ class DissipativeLuGre(LuGre):
         return math.inf if self.passive else super().passivity_speed
 
 
+#: The sigma1(v) laws of :class:`ModifiedLuGre`: the passivity cap (force units, the
+#: default), a constant sigma1, and [S] eq. 12 as printed.
+MODIFIED_DAMPING = ("cap", "constant", "printed")
+
+
 @dataclass(frozen=True)
 class ModifiedLuGre(LuGre):
     """[S]'s modified LuGre (eqs. 9-12): the time constant of z is bounded below by T_min.
@@ -356,6 +361,10 @@ class ModifiedLuGre(LuGre):
     sigma0(v) = sigma0 and the model is the (capped) LuGre model; above it the lag is
     exactly T_min and F follows the static curve g(v) sign(v) with that lag, so an explicit
     fixed step only has to resolve T_min. damping="constant" keeps sigma1 constant.
+    damping="printed" is [S] eq. 12 as printed, sigma1(v) = min(sigma1, 4 sigma0(v) g(v)
+    / |v|), with g in force units (docs/drive.md eq. (2.7)): its bound is sigma0(v) times
+    the passivity bound, so it is not passive between the two (:attr:`passive` is False);
+    it is there to run [S]'s law as written beside the cap.
     The bristle bound becomes |z| <= max(Fs/sigma0, v_max T_min) (:meth:`z_max`).
 
     Limitation: above v_t the model is not passive with the storage sigma0 z^2/2. A speed
@@ -373,7 +382,7 @@ class ModifiedLuGre(LuGre):
     def __post_init__(self):
         super().__post_init__()
         object.__setattr__(self, "T_min", ck.positive("T_min", self.T_min))
-        ck.choice("damping", self.damping, ("cap", "constant"))
+        ck.choice("damping", self.damping, MODIFIED_DAMPING)
 
     def sigma0_eff(self, v, g=None):
         v = ew.as_input(v)
@@ -386,7 +395,18 @@ class ModifiedLuGre(LuGre):
         if self.damping == "constant":
             return self.sigma1 + 0.0 * v
         g = self.g(v) if g is None else g
-        return self.sigma1 * (4.0 * g / ew.maximum(4.0 * g, self.sigma1 * ew.absolute(v)))
+        bound = 4.0 * g
+        if self.damping == "printed":          # [S] eq. 12 as printed: 4 sigma0(v) g / |v|
+            bound = bound * self.sigma0_eff(v, g)
+        return self.sigma1 * (bound / ew.maximum(bound, self.sigma1 * ew.absolute(v)))
+
+    @property
+    def passive(self):
+        """Whether sigma1(v) <= 4 g(v)/|v| holds at every speed (the cap does; "constant"
+        only with sigma1 = 0; "printed" only when sigma0(v) <= 1 everywhere)."""
+        if self.damping == "cap" or self.sigma1 == 0.0:
+            return True
+        return self.damping == "printed" and self.sigma0 <= 1.0
 
     @property
     def transition_speed(self):
@@ -400,7 +420,7 @@ class ModifiedLuGre(LuGre):
 
     @property
     def passivity_speed(self):
-        return math.inf if self.damping == "cap" else super().passivity_speed
+        return math.inf if self.passive else super().passivity_speed
 
     def z_max(self, v_max=math.inf):
         return max(self.Fs / self.sigma0, v_max * self.T_min)

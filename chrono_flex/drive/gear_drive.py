@@ -24,7 +24,7 @@ from .. import _checks as ck
 from ..errors import ParameterError
 from . import stability
 from .backlash import CONTACT_LAWS, GAP_EPS, dead_zone, spring_energy
-from .friction import STRIBECK_SHAPES, ModifiedLuGre, StaticFriction
+from .friction import MODIFIED_DAMPING, STRIBECK_SHAPES, ModifiedLuGre, StaticFriction
 from .gear import GearStage
 from .motor import MOTOR_MODES, DCMotor, current_rate, motor_torque
 
@@ -59,7 +59,9 @@ class DriveParams:
             [S] eq. 21) or "none" (K_V2 only).
         motor: "voltage" (input u in V) or "current" (ideal current control, u in A).
         contact: "modelica" (ElastoBacklash, no pulling torque) or "linear" ([S] eq. 15).
-        sigma1_damping: "cap" (sigma1(v) = min(sigma1, 4 g/|v|), [S] eq. 12) or "constant".
+        sigma1_damping: "cap" (sigma1(v) = min(sigma1, 4 g/|v|), [S] eq. 12 in force
+            units), "constant", or "printed" ([S] eq. 12 as printed, 4 sigma0(v) g/|v|;
+            not passive, docs/drive.md §2).
     """
 
     L: float
@@ -103,7 +105,7 @@ class DriveParams:
         ck.choice("friction", self.friction, FRICTION_KINDS)
         ck.choice("motor", self.motor, MOTOR_MODES)
         ck.choice("contact", self.contact, CONTACT_LAWS)
-        ck.choice("sigma1_damping", self.sigma1_damping, ("cap", "constant"))
+        ck.choice("sigma1_damping", self.sigma1_damping, MODIFIED_DAMPING)
         if self.friction != "none":
             if self.Mc <= 0.0:
                 raise ParameterError("Mc", self.Mc, f"must be > 0 with friction={self.friction!r}")

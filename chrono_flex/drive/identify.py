@@ -4,6 +4,8 @@
 - :func:`identify_efficiency_output`: the same from eta(M_out) ([S] eq. 28).
 - :func:`breakaway_ms`: Ms from a breakaway (torque ramp) measurement.
 - :func:`fit_stribeck`: Mc, Ms, Stribeck speed (and viscous K_V2) from a friction-speed curve.
+- :func:`identify_presliding`: sigma0 (and Ms, and sigma1 with velocities) from a
+  presliding test, a slow monotone loading below breakaway (docs/drive.md §5).
 
 Least squares with scipy.optimize.least_squares; 95 % confidence intervals from the
 Jacobian at the solution, cov = s^2 (J^T J)^-1 with s^2 = RSS/(n - p), and Student's t
@@ -323,6 +325,119 @@ def fit_stribeck(speed, friction, delta=2.0, fit_delta=False, viscous=False):
     return StribeckFit(Mc=float(Mc), Ms=float(Ms), vs=float(abs(vs)), delta=float(dl),
                        K_V=float(kv), ci=ci, stderr=se, residual_std=s, n=int(av.size),
                        fitted=tuple(names))
+
+
+# ---------------------------------------------------------------------------------------
+# presliding (bristle) stiffness
+
+
+def presliding_curve(x, sigma0, Ms, sigma1=0.0, v=0.0):
+    """Friction of LuGre during a monotone loading from rest (z(0) = 0, v >= 0 and
+    |v| << vs, so g(v) = Ms):
+
+        z(x) = (Ms / sigma0) (1 - exp(-sigma0 x / Ms)),   dz/dt = v exp(-sigma0 x / Ms)
+        F(x, v) = Ms (1 - exp(-sigma0 x / Ms)) + sigma1 v exp(-sigma0 x / Ms)
+
+    (dz/dx = 1 - sigma0 z / Ms integrated in x, [CW] eq. 2 with g = Fs; F = sigma0 z +
+    sigma1 dz/dt). The initial slope dF/dx is sigma0, the asymptote Ms; x is the
+    displacement since the start of the loading.
+    """
+    u = -sigma0 * np.asarray(x, dtype=float) / Ms
+    return -Ms * np.expm1(u) + sigma1 * np.asarray(v, dtype=float) * np.exp(u)
+
+
+@dataclass(frozen=True)
+class PreslidingFit:
+    """sigma0 (N m/rad or N/m), Ms and, with velocities, sigma1 fitted to a presliding
+    test by :func:`identify_presliding`.
+
+    Attributes: sigma0, Ms, sigma1 (None when not fitted), ci (name -> (lo, hi), 95 %),
+    stderr, residual_std (of the friction), n (points used), fitted (names).
+    """
+
+    sigma0: float
+    Ms: float
+    sigma1: float
+    ci: dict
+    stderr: dict
+    residual_std: float
+    n: int
+    fitted: tuple
+
+    def friction(self, x, v=0.0):
+        return presliding_curve(x, self.sigma0, self.Ms, self.sigma1 or 0.0, v)
+
+    def summary(self):
+        lines = [f"presliding fit: {self.n} points, fitted {', '.join(self.fitted)}",
+                 _ci_text("sigma0", self.sigma0, self.ci, "(torque/angle)"),
+                 _ci_text("Ms", self.Ms, self.ci, "(torque)") if "Ms" in self.ci
+                 else f"Ms     = {self.Ms:.6g} (torque, given)"]
+        if self.sigma1 is not None:
+            lines.append(_ci_text("sigma1", self.sigma1, self.ci, "(torque s/angle)"))
+        lines.append(f"residual std: {self.residual_std:.3g}")
+        return "\n".join(lines)
+
+
+def identify_presliding(displacement, friction, velocity=None, Ms=None):
+    """sigma0, the presliding (bristle) stiffness, from a presliding test -> :class:`PreslidingFit`.
+
+    The test ([S] section 3: "sigma0 follows from a measurement of the micro-displacements
+    before sliding"): from rest, a slowly rising load below the breakaway torque, with the
+    displacement and the friction torque recorded (the applied torque less the inertia
+    torque J x''; for a slow load the inertia part is negligible). During such a monotone
+    loading LuGre's friction is :func:`presliding_curve` exactly, whose initial slope is
+    sigma0; least squares of it on the samples gives sigma0 and Ms (Ms fixed when given,
+    e.g. from :func:`breakaway_ms`), and sigma1 too when the velocities are given (the
+    term sigma1 v exp(-sigma0 x/Ms); it is determined only when the loading is fast
+    enough for it to matter). 95 % intervals as for the other fits.
+
+    Only the monotone part from the start is used: samples up to the first where the
+    displacement decreases or the friction leaves (0, Ms). ParameterError for fewer than
+    4 such samples, mismatched lengths, NaN, or a loading in the negative direction
+    (mirror the data first).
+    """
+    x = _series("displacement", displacement, min_points=4)
+    F = _series("friction", friction, x.size, min_points=4)
+    v = None if velocity is None else _series("velocity", velocity, x.size, min_points=4)
+    x = x - x[0]
+    if x[-1] < 0.0:
+        raise ParameterError("displacement", float(x[-1]), "must grow (a loading in the "
+                             "positive direction; mirror a negative one)")
+    Ms_fixed = None if Ms is None else ck.positive("Ms", Ms)
+    back = np.flatnonzero(np.diff(x) < 0.0)
+    n = x.size if back.size == 0 else int(back[0]) + 1
+    if Ms_fixed is not None:
+        out = np.flatnonzero(F >= Ms_fixed)
+        n = min(n, x.size if out.size == 0 else int(out[0]))
+    if n < 4:
+        raise ParameterError("displacement", f"{n} monotone samples", "must give at least 4 "
+                             "samples of a monotone loading from rest below breakaway")
+    x, F = x[:n], F[:n]
+    v = None if v is None else v[:n]
+    # start: the slope of the first tenth, Ms from the largest friction (a lower bound)
+    k = max(2, n // 10)
+    s0 = float(np.polyfit(x[:k], F[:k], 1)[0]) if x[k - 1] > 0.0 else 1.0
+    s0 = s0 if s0 > 0.0 else float(F[-1] / max(x[-1], 1e-300))
+    names = ["sigma0"] + ([] if Ms_fixed is not None else ["Ms"]) + (["sigma1"] if v is not None
+                                                                     else [])
+    x0 = [s0] + ([] if Ms_fixed is not None else [1.2 * float(np.max(F))]) + \
+         ([0.0] if v is not None else [])
+
+    def unpack(p):
+        d = dict(zip(names, p))
+        return d["sigma0"], d.get("Ms", Ms_fixed), d.get("sigma1", 0.0)
+
+    def resid(p):
+        s, m, d = unpack(p)
+        return presliding_curve(x, s, m, d, 0.0 if v is None else v) - F
+
+    res = least_squares(resid, np.array(x0, dtype=float), method="lm", xtol=1e-15,
+                        ftol=1e-15, gtol=1e-15, x_scale="jac")
+    ci, se, s, _ = _confidence(res, n, names, "displacement")
+    s0, m, d = unpack(res.x)
+    return PreslidingFit(sigma0=float(s0), Ms=float(m), sigma1=float(d) if v is not None
+                         else None, ci=ci, stderr=se, residual_std=s, n=int(n),
+                         fitted=tuple(names))
 
 
 # ---------------------------------------------------------------------------------------

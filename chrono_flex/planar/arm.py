@@ -294,7 +294,10 @@ class PlanarArm:
             dt_out: output interval (default t_end/500).
             method: "Radau" (default), "BDF", "LSODA", explicit "RK45", "RK23", "DOP853",
                 or "generalized_alpha" (fixed step ``step``, numerical dissipation
-                ``rho_inf``; :mod:`chrono_flex.integrators.generalized_alpha`).
+                ``rho_inf``; :mod:`chrono_flex.integrators.generalized_alpha`), or
+                "rk4", classical Runge-Kutta with the fixed step ``step``
+                (:mod:`chrono_flex.integrators.explicit`; stable only below
+                2 sqrt(2) / omega_max, there to show the explicit limit).
             step: the fixed step of "generalized_alpha", s (shortened to land on each
                 output time); None (default): the step is controlled by an estimate of
                 the local error of the positions, kept below ``rtol`` times each

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import _checks as ck
 from . import equations as mdl
+from .stiffening import check_stiffening
 from ..errors import ParameterError
 from ..result import Energy, Result
 
@@ -48,6 +49,7 @@ def arm_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, extra=None, info
         cl[k] = arm.plane.to_world(pts)
         clr[k] = arm.plane.to_world(mdl.centerlines(m, q, n_samples, rigid=True)[0])
     model, info = describe(arm, info)
+    info["stiffening"] = check_stiffening(arm, t, Q, QD)
     ji = arm.joint_index
     return Result(t=t, q=Q, qd=QD, joint_angles=Q[:, ji].copy(),
                   joint_rates=QD[:, ji].copy(), tip_position=tip, tip_deflection=defl,

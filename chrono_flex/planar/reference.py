@@ -21,6 +21,7 @@ from scipy.optimize import brentq
 from .. import _checks as ck
 from .._callbacks import call_vector
 from ..errors import ParameterError
+from ..integrators.explicit import RungeKutta4
 from ..integrators.generalized_alpha import GeneralizedAlpha
 from ..integrators.ivp import EXPLICIT, STIFF, OdeStepper, fd_jacobian
 from ..stepping import Progress, Stepper, output_times, run
@@ -31,7 +32,7 @@ FORMS = ("virtual_power", "lagrange", "without_mdot")
 
 #: Methods of the reference engine with a fixed step or their own step control (the
 #: others are scipy's adaptive solvers).
-FIXED_STEP = ("generalized_alpha",)
+FIXED_STEP = ("generalized_alpha", "rk4")
 
 #: Default tolerance of generalized-alpha's step control (a second-order method: its
 #: local error estimate is meaningful at engineering tolerances, not at Radau's 1e-6).
@@ -88,7 +89,13 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
     t_wall = time.perf_counter()
     if rtol is None:
         rtol = GA_RTOL if method in FIXED_STEP else 1e-6
-    if method in FIXED_STEP:
+    if method == "rk4":
+        if step is None:
+            raise ParameterError("step", step, "must be given for method 'rk4' (a fixed "
+                                 "step, s)")
+        ode = RungeKutta4(sim.rhs, t0, x0, step, max_nfev=max_nfev)
+        settings = dict(step=step)
+    elif method in FIXED_STEP:
         if step is None:       # step control on the local error, to rtol
             first = min(max_step, dt_out, t_end - t0) / 10.0
             ode = GeneralizedAlpha(sim.rhs, sim.jac, t0, x0, sim.n2, first, rho_inf=rho_inf,

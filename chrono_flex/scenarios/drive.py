@@ -102,7 +102,7 @@ def drive_presliding(t_end=None, frequency=2.0, amplitude=0.9):
                           metrics)
 
 
-def drive_stribeck(t_end=None, a=20.0, b=21.0, frequency=20.0):
+def drive_stribeck(t_end=None, a=20.0, b=21.0, frequency=20.0, sigma1_damping="cap"):
     """[S] Fig. 8. Prescribed output speed Omega2 = a sin(2 pi f t) + b (b > a, no sign
     change) through the friction of the [S] drive (load factor 1). Both models follow the
     Stribeck drop from Ms to Mc; the dynamic (modified LuGre) friction is not a function
@@ -111,7 +111,9 @@ def drive_stribeck(t_end=None, a=20.0, b=21.0, frequency=20.0):
     12) sigma1/sigma0 = 4 T_v where the cap is active and F ~ g(v) + 3 T_v dg/dt, so the
     decelerating branch lies above the accelerating one, the reverse of the classic
     frictional lag of constant-sigma1 LuGre (Canudas de Wit et al. 1995); see the
-    validation case drive.frictional-lag.
+    validation case drive.frictional-lag. ``sigma1_damping="printed"`` runs [S] eq. 12 as
+    printed (sigma1 <= 4 sigma0 g/|v|) instead of the cap (validation case
+    drive.fig8-printed-law); "constant" keeps sigma1 fixed.
     """
     a = ck.positive("a", a)
     b = ck.positive("b", b)
@@ -119,7 +121,7 @@ def drive_stribeck(t_end=None, a=20.0, b=21.0, frequency=20.0):
         raise ParameterError("b", b, f"must be > a = {a!r} (the speed must not change sign)")
     w = 2.0 * math.pi * ck.positive("frequency", frequency)
     t_end = _t_end(t_end, 3.0 / frequency)
-    p_dyn = DriveParams.serebrenny2019(friction="dynamic")
+    p_dyn = DriveParams.serebrenny2019(friction="dynamic", sigma1_damping=sigma1_damping)
     p_sta = DriveParams.serebrenny2019(friction="static")
     lugre = p_dyn.friction_model
     static = p_sta.friction_model
@@ -142,12 +144,14 @@ def drive_stribeck(t_end=None, a=20.0, b=21.0, frequency=20.0):
     up = _branch(v[last & acc], F_dyn[last & acc], grid)
     down = _branch(v[last & ~acc], F_dyn[last & ~acc], grid)
     width = float(np.nanmax(np.abs(up - down)))
+    higher = "decelerating" if np.nanmean(up - down) < 0.0 else "accelerating"
     lines = [f"speed {b - a:.3g} .. {a + b:.3g} rad/s at {frequency:g} Hz; Stribeck speed "
              f"{p_dyn.Omega2s} rad/s",
              f"static:  M_F from {F_sta.max():.5g} to {F_sta.min():.5g} N m (drop "
              f"{F_sta.max() - F_sta.min():.3g} N m)",
              f"dynamic: M_F from {F_dyn.max():.5g} to {F_dyn.min():.5g} N m; hysteresis width "
-             f"(accelerating - decelerating, last period) up to {width:.3e} N m"]
+             f"(accelerating - decelerating, last period) up to {width:.3e} N m; sigma1 law "
+             f"{sigma1_damping!r}: the {higher} branch is higher"]
     panels = [
         dict(title="friction torque vs speed", xlabel="Omega2, rad/s", ylabel="M_F, N m",
              lines=[("v", "F_sta", "static (modified Stribeck)", "k--"),
@@ -157,7 +161,8 @@ def drive_stribeck(t_end=None, a=20.0, b=21.0, frequency=20.0):
              lines=[("t", "F_dyn", "dynamic", "-"), ("t", "F_sta", "static", "--")]),
     ]
     metrics = dict(hysteresis_width=width, static_drop=float(F_sta.max() - F_sta.min()),
-                   dynamic_drop=float(F_dyn.max() - F_dyn.min()))
+                   dynamic_drop=float(F_dyn.max() - F_dyn.min()),
+                   mean_branch_gap=float(np.nanmean(up - down)))
     return ScenarioResult("drive-stribeck", SCENARIOS["drive-stribeck"][0], data, panels, lines,
                           metrics)
 

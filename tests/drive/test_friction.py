@@ -241,6 +241,15 @@ def test_classic_lugre_is_passive_only_below_4fc_over_sigma1():
     assert gain["classic"] > 1e-6
     assert gain["cap"] <= 1e-9 and gain["exponential"] <= 1e-9
 
+    # [S] eq. 12 as printed bounds sigma1 by 4 sigma0(v) g/|v|: 1e5 times the cap here, so
+    # on the same history it gains energy like the classic model; the cap does not
+    printed = ModifiedLuGre(**CW, T_min=1e-7, damping="printed")    # v_t = 100 m/s
+    capped = ModifiedLuGre(**CW, T_min=1e-7)
+    assert not printed.passive and capped.passive
+    for m, gains in ((printed, True), (capped, False)):
+        t, z, W = run_lugre(m, v, 0.052, z0, rtol=1e-10, max_step=2e-5, n_out=5201)
+        assert (worst_energy_gain(m, t, z, W, z0) > 1e-6) is gains
+
 
 # ---------------------------------------------------------------------------------------
 # modified LuGre

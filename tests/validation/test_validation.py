@@ -88,7 +88,7 @@ def test_every_real_case_states_its_tolerance_and_reason():
     assert len(cases) >= 40
     names = [c.name for c in cases]
     for group in ("beam.", "dynamics.", "formulations.", "integrators.", "spinup.", "drive.",
-                  "engines.", "regression."):
+                  "engines.", "regression.", "published.", "stiffening."):
         assert any(n.startswith(group) for n in names), group
     for c in cases:
         assert len(c.reason) > 20, c.name
