@@ -2,6 +2,5 @@
 
 from . import beam, dynamics, formulations, integrators, spinup  # noqa: F401
 from . import drive, drive_behaviour, drive_arm, engines, spatial, screw  # noqa: F401
-from . import scene, sections, spatial_chrono  # noqa: F401
+from . import scene, sections, spatial_chrono, published, stiffening  # noqa: F401
 from .. import regression  # noqa: F401
-from . import published, stiffening  # noqa: F401
