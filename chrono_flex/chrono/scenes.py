@@ -290,6 +290,13 @@ class SliderCrank:
         wts[1:-1:2], wts[2:-1:2] = 4.0, 2.0
         return float(0.5 * (self._x[1] - self._x[0]) / 3.0 * (wts @ slope ** 2))
 
+    def rod_points(self, n_samples=21):
+        """World (x, y) of the rod's deformed centreline now, (n_samples, 2), m."""
+        if self.formulation == "element":
+            return self.link.centerlines(n_samples)[0][:, :2]
+        pts, _ = self.link.centrelines(n_samples)
+        return pts[0] + np.array([self.r, 0.0])
+
     def rigid_slider(self, theta):
         """The rigid mechanism's slider X at crank angle theta."""
         return self.r * np.cos(theta) + np.sqrt(self.l ** 2 - (self.r * np.sin(theta)) ** 2)
