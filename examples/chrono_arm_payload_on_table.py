@@ -78,6 +78,16 @@ def smooth_step(t, t0, t1):
             60 * u * (1 - u) * (1 - 2 * u) / d ** 2)
 
 
+def hertz_overlap(force, n_points, young=YOUNG, poisson=POISSON, radius=0.1):
+    """Overlap (m) of SMC's Hertz contact when ``n_points`` contact points of two bodies
+    of the same material share ``force`` (N): F_i = (4/3) E* sqrt(R) delta^(3/2)
+    (Johnson 1985, Contact mechanics, eq. 4.22), E* = E / (2 (1 - nu^2)) for equal
+    materials, R the effective radius of curvature (Chrono's default for flat faces:
+    ``ChCollisionInfo.GetDefaultEffectiveCurvatureRadius()``, 0.1 m)."""
+    E_star = young / (2.0 * (1.0 - poisson ** 2))
+    return float((3.0 * force / (4.0 * n_points * E_star * np.sqrt(radius))) ** (2.0 / 3.0))
+
+
 def shoulder_drop():
     """The shoulder angle (rad, negative: down) that lowers the rigid arm's tip by
     DROP + PRESS with link 2 kept vertical: L1 sin(delta) = DROP + PRESS."""

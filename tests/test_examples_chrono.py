@@ -104,3 +104,48 @@ def test_exaggerated_rod_keeps_the_chord_and_scales_the_offset():
     assert np.allclose(out[0, [0, -1]], rod[0, [0, -1]])
     assert np.allclose(out[0, 1:3, 1], 10.0 * rod[0, 1:3, 1])
     assert np.allclose(out[0, :, 0], rod[0, :, 0])
+
+
+@pytest.mark.pychrono
+@pytest.mark.parametrize("contact", ["nsc", "smc"])
+def test_arm_puts_its_payload_down_on_the_table_and_lets_go(contact):
+    import pychrono as chrono
+
+    ex = load("chrono_arm_payload_on_table")
+    res = ex.run(contact, t_end=1.2)
+    t, y, F, W = res["t"], res["payload_y"], res["contact_y"], res["weight"]
+    # carried clear of the table (the cube starts 5 cm above it) ...
+    assert np.all(F[t < 0.3] == 0.0)
+    # ... then pressed onto it by the arm: the table takes more than the weight
+    pressed = (t > 0.75) & (t < ex.T_RELEASE - 0.01)
+    assert np.all(F[pressed] > 1.2 * W)
+    assert res["released"][-1] and not res["released"][t < ex.T_RELEASE - 1e-9].any()
+    settled = t >= 1.1
+    if contact == "nsc":
+        # complementarity: no overlap, to the ADMM's tolerance (1e-8) and the step's
+        # position recovery; 1 um is 30 times what is seen
+        expected, tol = res["rest_height"], 1e-6
+    else:
+        # four corners share the weight through Hertz's law (41.2 um); 2 % of it for
+        # the cube's residual rocking on the stiff contact (0.2 % seen)
+        delta = ex.hertz_overlap(W, 4, radius=chrono.ChCollisionInfo.GetDefaultEffectiveCurvatureRadius())
+        expected, tol = res["rest_height"] - delta, 0.02 * delta
+    assert np.all(np.abs(y[settled] - expected) < tol), (y[settled] - res["rest_height"]).tolist()
+    # at rest the table carries the weight and nothing else: 1 % for the solver's
+    # iteration cap (NSC) and the contact's residual vibration (SMC); 0.2 % seen
+    assert np.all(np.abs(F[settled] - W) < 0.01 * W)
+
+
+def test_arm_payload_motion_is_smooth_and_keeps_link_2_vertical():
+    ex = load("chrono_arm_payload_on_table")
+    ts = np.linspace(0.0, ex.T_END, 2001)
+    th = np.array([ex.joint_motion(t)[0] for t in ts])
+    thd = np.array([ex.joint_motion(t)[1] for t in ts])
+    assert np.allclose(th[:, 0] + th[:, 1], -np.pi / 2)
+    assert th[0, 0] == 0.0 and th[-1, 0] == 0.0
+    assert np.min(th[:, 0]) == pytest.approx(ex.shoulder_drop())
+    # the rate is the derivative of the angle (central differences, O(dt^2))
+    dt = ts[1] - ts[0]
+    assert np.allclose(np.gradient(th[:, 0], dt)[1:-1], thd[1:-1, 0], atol=1e-3)
+    # the rigid drop: L1 sin(delta) = drop + press
+    assert ex.LINKS[0][0] * np.sin(-ex.shoulder_drop()) == pytest.approx(ex.DROP + ex.PRESS)
