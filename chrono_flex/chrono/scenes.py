@@ -200,7 +200,8 @@ class SliderCrank:
             rod = cf.PlanarArm([link])
             self.link = FlexibleLink(system, rod, parent_body=self.crank,
                                      joint_frame=((r, 0, 0), (1, 0, 0), (0, 1, 0)),
-                                     joint_rates0=[rate - self.crank_motion(0.0)[1]], jacobian=jacobian)
+                                     joint_rates0=[rate - self.crank_motion(0.0)[1]],
+                                     jacobian=jacobian)
             basis = self.link.model.bases[0]
             self._N = [basis.values(np.array([x]))[0][0] for x in (l / 2, l)]
         else:
@@ -321,5 +322,6 @@ class SliderCrank:
                 angle, self.energy(), self.motor.GetMotorTorque() * rate]
 
 
-__all__ = ["ALIASES", "FORMULATIONS", "SliderCrank", "clamped_link", "flexible_link", "free_body", "new_system", "pin_to_ground", "run", "settle", "spin_up_motion",
+__all__ = ["ALIASES", "FORMULATIONS", "SliderCrank", "clamped_link", "flexible_link",
+           "free_body", "new_system", "pin_to_ground", "run", "settle", "spin_up_motion",
            "world_force"]

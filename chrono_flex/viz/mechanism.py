@@ -18,7 +18,8 @@ from .render import DPI, animation_frames, animation_writer, save_animation
 def _tracks(lines):
     """The polylines as float arrays (nt, npts, 2), all with the same nt."""
     if not isinstance(lines, dict) or not lines:
-        raise ParameterError("lines", lines, "must be a non-empty dict name -> (nt, npts, 2) points")
+        raise ParameterError("lines", lines,
+                             "must be a non-empty dict name -> (nt, npts, 2) points")
     out, nt = {}, None
     for name, pts in lines.items():
         a = np.asarray(pts, dtype=float)
@@ -27,7 +28,8 @@ def _tracks(lines):
         if not np.all(np.isfinite(a)):
             raise ParameterError(f"lines[{name!r}]", "non-finite points", "must be finite")
         if nt is not None and a.shape[0] != nt:
-            raise ParameterError(f"lines[{name!r}]", a.shape, f"must have {nt} frames like the others")
+            raise ParameterError(f"lines[{name!r}]", a.shape,
+                                 f"must have {nt} frames like the others")
         nt = a.shape[0]
         out[name] = a
     return out, nt
@@ -103,7 +105,8 @@ def box_outline(centre, half, angle=0.0):
     """Closed outline (5, 2) of a rectangle: ``centre`` (2,), half sizes ``half`` (2,),
     turned by ``angle`` (rad)."""
     c, s = np.cos(angle), np.sin(angle)
-    corners = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1], [-1, -1]]) * np.asarray(half, dtype=float)
+    corners = (np.array([[-1, -1], [1, -1], [1, 1], [-1, 1], [-1, -1]])
+               * np.asarray(half, dtype=float))
     return np.asarray(centre, dtype=float) + corners @ np.array([[c, s], [-s, c]])
 
 

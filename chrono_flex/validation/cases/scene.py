@@ -510,8 +510,8 @@ def _slider_crank_formulations(ctx):
                f"axial force up to {st['N_max']:.2f} N, N_cr = {st['N_cr']:.1f} N; modelled "
                f"differences {np.array2string(np.array(st['e_model']), precision=2)} m"]
     for form, p in st["parts"].items():
-        details.append(f"{form}: step estimate {np.array2string(np.array(p['e_step']), precision=2)}"
-                       f", mesh estimate {np.array2string(np.array(p['e_mesh']), precision=2)} m")
+        step_, mesh = (np.array2string(np.array(p[k]), precision=2) for k in ("e_step", "e_mesh"))
+        details.append(f"{form}: step estimate {step_}, mesh estimate {mesh} m")
     return Outcome(float(np.max(ratios)), details=details, data=st)
 
 
