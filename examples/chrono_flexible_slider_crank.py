@@ -43,10 +43,11 @@ EXAGGERATION = 100.0
 FRAMES_PER_SECOND = 40
 
 
-def run(t_end=1.0, step=1e-3, stiffness_ratio=100.0, jacobian="step", formulation="element",
+def run(t_end=1.0, step=1e-3, stiffness_ratio=100.0, jacobian="auto", formulation="element",
         frame_every=None):
     """Simulate; returns a dict of arrays over the steps: t (s), crank (rad), slider (m,
-    X of the slider), midpoint (m, the rod's midpoint off its chord), gap (m) and angle
+    X of the slider; ``jacobian``: the element's, "auto" keeps it while Newton converges
+    fast, docs/chrono.md §9), midpoint (m, the rod's midpoint off its chord), gap (m) and angle
     (rad) of the weld, energy (J: crank, rod, pin, slider and weld), motor_work (J),
     rigid_slider (m, the rigid mechanism's slider X at the same crank angle); with
     ``frame_every`` (s), frames: t_frames (s) and rod (nf, 21, 2) world points of the

@@ -61,7 +61,7 @@ class _MechanismScene:
             kw.setdefault("label", name)
             (self.artists[name],) = ax.plot(a[0, :, 0], a[0, :, 1], **kw)
         ax.legend(loc="upper right", fontsize=7)
-        self.text = ax.text(0.02, 0.96, "", transform=ax.transAxes, va="top", fontsize=8)
+        self.text = ax.text(0.02, 0.03, "", transform=ax.transAxes, va="bottom", fontsize=8)
         if title:
             ax.set_title(title, fontsize=9)
 
