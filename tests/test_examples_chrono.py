@@ -154,3 +154,17 @@ def test_arm_payload_motion_is_smooth_and_keeps_link_2_vertical():
     assert np.allclose(np.gradient(th[:, 0], dt)[1:-1], thd[1:-1, 0], atol=1e-3)
     # the rigid drop: L1 sin(delta) = drop + press
     assert ex.LINKS[0][0] * np.sin(-ex.shoulder_drop()) == pytest.approx(ex.DROP + ex.PRESS)
+
+
+@pytest.mark.parametrize("name", ["chrono_flexible_slider_crank", "chrono_arm_payload_on_table"])
+def test_scene_examples_without_pychrono_say_what_is_missing(name, tmp_path):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]))
+    done = subprocess.run([sys.executable, "-c", WITHOUT_PYCHRONO, str(EXAMPLES / f"{name}.py"),
+                           str(tmp_path)], capture_output=True, text=True, env=env, cwd=tmp_path,
+                          timeout=120)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{name}.py: ")
+    assert "PyChrono is not importable" in lines[0] and "Project Chrono" in lines[0]
+    assert list(tmp_path.iterdir()) == []          # nothing written
