@@ -68,9 +68,9 @@ def test_flexible_slider_crank_balances_energy_and_keeps_its_weld_closed(formula
     assert res["slider"][0] == pytest.approx(0.65, abs=1e-9) and res["slider"][-1] < 0.63
     # the motor's work is the mechanism's energy change, to HHT's accuracy at 1 ms
     # (the energy tests of welded scenes: drifts ~1e-5 of the energy exchanged). The
-    # beams' energy also rings at period 2 h (HHT with alpha = 0 does not damp the
-    # prescribed motion's reaction, docs/chrono.md §9): +-6 uJ seen, 1.2e-4 of the work
-    # at 0.1 s, so twice the element's bound
+    # balance also rings at period 2 h (HHT with alpha = 0 does not damp the prescribed
+    # crank's reaction, docs/chrono.md §9), more with the beams: +-6 uJ seen, 1.2e-4 of
+    # the work at 0.1 s, so twice the element's bound
     balance = res["energy"] - res["energy"][0] - res["motor_work"]
     rel = 1e-4 if formulation == "element" else 2e-4
     assert np.max(np.abs(balance)) < rel * np.max(np.abs(res["motor_work"]))
