@@ -33,8 +33,13 @@ its weight (2.45 N); before
 the release the table also takes the arm's press. The tip deflects by a few millimetres
 while carrying, more while pressing.
 
-Run: ``python chrono_arm_payload_on_table.py [OUTPUT_DIR] [--contact smc|nsc] [--t-end T]
-[--no-gif]``; the plot and the GIF go to OUTPUT_DIR (default the current directory) and
+``--formulation beam`` builds the same arm from Chrono's beams instead (one
+``BeamArm``, the elbow body's mass on link 2's hub, the cube welded to the tip node by
+``BeamArm.attach``, started from Chrono's static equilibrium, ``DoStaticNonlinear``),
+with NSC contact only (with SMC the cube chatters on an edge and tips over).
+
+Run: ``python chrono_arm_payload_on_table.py [OUTPUT_DIR] [--contact smc|nsc]
+[--formulation element|beam] [--t-end T] [--no-gif]``; the plot and the GIF go to OUTPUT_DIR (default the current directory) and
 their absolute paths are printed.
 """
 
@@ -44,7 +49,7 @@ import sys
 
 import numpy as np
 
-from chrono_flex.errors import PyChronoUnavailable
+from chrono_flex.errors import ParameterError, PyChronoUnavailable
 
 G = 9.81
 #: Links: length (m), EI (N m^2), rho A (kg/m); elements per link; damping beta (s).
@@ -111,12 +116,22 @@ def joint_motion(t):
             np.array([th1dd, -th1dd]))
 
 
-def build(contact="smc"):
-    """The scene: a dict with system, links (two FlexibleLinks), elbow (the body between
-    them) and elbow_weld, payload, table, weld (the payload's), table_top (m), contact."""
+def build(contact="smc", formulation="element"):
+    """The scene: a dict with system, arm (its readings: joint_angles, tip_deflections,
+    elbow_gap, centrelines), payload, table, weld (the payload's), table_top (m),
+    contact, formulation ("element": two FlexibleLinks and a welded elbow body; "beam":
+    Chrono's beams)."""
     import chrono_flex as cf
-    from chrono_flex.chrono import FlexibleLink, configure_system, require_pychrono
+    from chrono_flex.chrono import configure_system, require_pychrono
 
+    if contact not in ("smc", "nsc"):
+        raise ParameterError("contact", contact, "must be 'smc' or 'nsc'")
+    if formulation not in ("element", "beam"):
+        raise ParameterError("formulation", formulation, "must be 'element' or 'beam'")
+    if formulation == "beam" and contact == "smc":
+        raise ParameterError("formulation", formulation, "with contact='smc' is not offered: "
+                             "the cube chatters on an edge and tips over at 1 ms and Newton "
+                             "fails at 0.5 ms (docs/chrono.md §9); use contact='nsc'")
     chrono = require_pychrono()
     if contact == "smc":
         system = chrono.ChSystemSMC()
@@ -126,7 +141,7 @@ def build(contact="smc"):
         mat.SetYoungModulus(YOUNG)
         mat.SetPoissonRatio(POISSON)
         mat.SetRestitution(RESTITUTION)
-    elif contact == "nsc":
+    else:
         system = chrono.ChSystemNSC()
         # complementarity needs a VI solver; ADMM solves it with a sparse LU inside for
         # the arm's stiffness and damping matrices
@@ -138,57 +153,124 @@ def build(contact="smc"):
         system.SetTimestepperType(chrono.ChTimestepper.Type_EULER_IMPLICIT_LINEARIZED)
         mat = chrono.ChContactMaterialNSC()
         mat.SetRestitution(0.0)
-    else:
-        from chrono_flex.errors import ParameterError
-
-        raise ParameterError("contact", contact, "must be 'smc' or 'nsc'")
     mat.SetFriction(FRICTION)
     system.SetGravitationalAcceleration(chrono.ChVector3d(0, -G, 0))
     system.SetCollisionSystemType(chrono.ChCollisionSystem.Type_BULLET)
 
     links = [cf.Link(length=L, n_elements=N_ELEMENTS, EI=EI, rho_A=mu,
                      damping_beta=DAMPING_BETA) for L, EI, mu in LINKS]
-    # the static equilibrium of the whole arm (the elbow body a point mass at the
-    # joint, the cube's weight at the tip), to start without ringing
-    whole = cf.PlanarArm(links, joints=[cf.RevoluteJoint(), cf.RevoluteJoint(hub_mass=ELBOW_MASS)],
-                         gravity=G)
-    q0 = whole.static_deflection(joint_motion(0.0)[0], tip_force=(0.0, -BOX_MASS * G))
-    e0 = q0[whole.elastic_index]
-    n1 = len(e0) // 2
-    one = [lambda t, j=j: tuple(np.array([v[j]]) for v in joint_motion(t)) for j in (0, 1)]
-    # link 1 on the ground, its shoulder prescribed (a Chrono shaft motor) ...
-    link1 = FlexibleLink(system, cf.PlanarArm([links[0]]), joint_motion=one[0],
-                         elastic0=e0[:n1])
-    # ... an elbow body welded to its tip, turned to the tip's tangent ...
-    tip_frame = link1.tip_frame()
-    elbow = chrono.ChBody()
-    elbow.SetMass(ELBOW_MASS)
-    elbow.SetInertiaXX(chrono.ChVector3d(*(ELBOW_INERTIA,) * 3))
-    elbow.SetPos(tip_frame.GetPos())
-    elbow.SetRot(tip_frame.GetRot())
-    elbow.EnableCollision(False)
-    system.Add(elbow)
-    elbow_weld = link1.attach(elbow, stiffness_ratio=100.0)
-    # ... and link 2 carried by the elbow body, its joint prescribed relative to it
-    link2 = FlexibleLink(system, cf.PlanarArm([links[1]]), parent_body=elbow,
-                         joint_frame=((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0)),
-                         joint_motion=one[1], elastic0=e0[n1:])
-    tip = link2.centerlines(2)[-1, -1]           # world position of the deformed tip
+    joints = [cf.RevoluteJoint(), cf.RevoluteJoint(hub_mass=ELBOW_MASS)]
+    if formulation == "beam":
+        arm = _BeamArm(system, links, joints)
+    else:
+        arm = _ElementArm(system, links, joints)
+    tip = arm.tip()
     payload = chrono.ChBodyEasyBox(BOX, BOX, BOX, BOX_MASS / BOX ** 3, True, True, mat)
     payload.SetPos(chrono.ChVector3d(tip[0], tip[1] - BOX / 2, 0.0))
     _margins(payload)
     system.Add(payload)
-    weld = link2.attach(payload, stiffness_ratio=100.0)
-    table_top = tip[1] - BOX - DROP
+    # every collision shape goes in before the first assembly (the beams' attach and
+    # static solve run one): a body added afterwards is left out of the collision system
     size = (0.4, 0.05, 0.3)
     table = chrono.ChBodyEasyBox(*size, 1000.0, True, True, mat)
-    table.SetPos(chrono.ChVector3d(tip[0], table_top - size[1] / 2, 0.0))
     table.SetFixed(True)
     _margins(table)
+    table.SetPos(chrono.ChVector3d(0.0, -10.0, 0.0))     # out of the way until placed
     system.Add(table)
-    return dict(system=system, links=(link1, link2), elbow=elbow, elbow_weld=elbow_weld,
-                payload=payload, table=table, weld=weld, table_top=float(table_top),
-                contact=contact, material=mat)
+    weld = arm.attach(payload)
+    if formulation == "beam":
+        # the beams start undeformed: their static equilibrium with the cube (no contact
+        # yet, the joints held at their start) before the first step
+        system.DoStaticNonlinear(50)
+    table_top = payload.GetPos().y - BOX / 2 - DROP
+    table.SetPos(chrono.ChVector3d(payload.GetPos().x, table_top - size[1] / 2, 0.0))
+    return dict(system=system, arm=arm, payload=payload, table=table, weld=weld,
+                table_top=float(table_top), contact=contact, formulation=formulation,
+                material=mat)
+
+
+class _ElementArm:
+    """Two FlexibleLinks: link 1 on the ground, an elbow body welded at its tip, link 2
+    carried by that body; the readings of :func:`run`."""
+
+    def __init__(self, system, links, joints):
+        import chrono_flex as cf
+        from chrono_flex.chrono import FlexibleLink, require_pychrono
+
+        chrono = require_pychrono()
+        # the static equilibrium of the whole arm (the elbow body a point mass at the
+        # joint, the cube's weight at the tip), to start without ringing
+        whole = cf.PlanarArm(links, joints=joints, gravity=G)
+        q0 = whole.static_deflection(joint_motion(0.0)[0], tip_force=(0.0, -BOX_MASS * G))
+        e0 = q0[whole.elastic_index]
+        n1 = len(e0) // 2
+        one = [lambda t, j=j: tuple(np.array([v[j]]) for v in joint_motion(t)) for j in (0, 1)]
+        # link 1 on the ground, its shoulder prescribed (a Chrono shaft motor) ...
+        self.link1 = FlexibleLink(system, cf.PlanarArm([links[0]]), joint_motion=one[0],
+                                  elastic0=e0[:n1])
+        # ... an elbow body welded to its tip, turned to the tip's tangent ...
+        tip_frame = self.link1.tip_frame()
+        self.elbow = elbow = chrono.ChBody()
+        elbow.SetMass(ELBOW_MASS)
+        elbow.SetInertiaXX(chrono.ChVector3d(*(ELBOW_INERTIA,) * 3))
+        elbow.SetPos(tip_frame.GetPos())
+        elbow.SetRot(tip_frame.GetRot())
+        elbow.EnableCollision(False)
+        system.Add(elbow)
+        self.elbow_weld = self.link1.attach(elbow, stiffness_ratio=100.0)
+        # ... and link 2 carried by the elbow body, its joint prescribed relative to it
+        self.link2 = FlexibleLink(system, cf.PlanarArm([links[1]]), parent_body=elbow,
+                                  joint_frame=((0.0, 0.0, 0.0), (1.0, 0.0, 0.0),
+                                               (0.0, 1.0, 0.0)),
+                                  joint_motion=one[1], elastic0=e0[n1:])
+
+    def tip(self):
+        return self.link2.centerlines(2)[-1, -1]
+
+    def attach(self, body):
+        return self.link2.attach(body, stiffness_ratio=100.0)
+
+    def joint_angles(self):
+        return [self.link1.joint_angles()[0], self.link2.joint_angles()[0]]
+
+    def tip_deflections(self):
+        return [self.link1.tip_deflections()[0], self.link2.tip_deflections()[0]]
+
+    def elbow_gap(self):
+        return self.elbow_weld.error()[0]
+
+    def centrelines(self):
+        return np.array([lk.centerlines(21)[0, :, :2] for lk in (self.link1, self.link2)])
+
+
+class _BeamArm:
+    """The same arm of Chrono's beams (one BeamArm, both joints ChLinkMotorRotationAngle,
+    the elbow's mass on its hub); the readings of :func:`run`."""
+
+    def __init__(self, system, links, joints):
+        import chrono_flex as cf
+        from chrono_flex.chrono.beam_scene import build_beams
+
+        self.beams = build_beams(cf.PlanarArm(links, joints=joints), joint_motion=joint_motion,
+                                 system=system)
+
+    def tip(self):
+        return self.beams.links[-1].nodes[-1].GetPos().to_numpy()
+
+    def attach(self, body):
+        return self.beams.attach(body)
+
+    def joint_angles(self):
+        return list(self.beams.joint_state()[0])
+
+    def tip_deflections(self):
+        return list(self.beams.tip_deflections())
+
+    def elbow_gap(self):
+        return 0.0          # the elbow is a clamp (ChLinkMateGeneric) at a node
+
+    def centrelines(self):
+        return self.beams.centrelines(21)[0]
 
 
 def _margins(body):
@@ -197,18 +279,16 @@ def _margins(body):
     model.SetSafeMargin(MARGIN)
 
 
-def run(contact="smc", t_end=T_END, step=None, frame_every=None):
+def run(contact="smc", t_end=T_END, step=None, frame_every=None, formulation="element"):
     """Simulate; returns a dict of arrays over the steps: t (s), joints (n, 2) rad,
     payload_y (m, the cube's centre), contact_y (N, vertical contact force on the cube),
     tip_deflection (n, 2) m, released (bool), elbow_gap (m, the elbow weld's); scalars
-    table_top, rest_height (table top
-    + half the cube), weight (N); with ``frame_every`` (s): t_frames, arm (nf, 2, 21, 2),
+    table_top, rest_height (table top + half the cube), weight (N); with ``frame_every`` (s): t_frames, arm (nf, 2, 21, 2),
     box (nf, 5, 2), and table (5, 2) outlines."""
     from chrono_flex.chrono import quiet_swig, step as step_system
 
-    sc = build(contact)
-    system, payload, weld = sc["system"], sc["payload"], sc["weld"]
-    links = sc["links"]
+    sc = build(contact, formulation)
+    system, payload, weld, arm = sc["system"], sc["payload"], sc["weld"], sc["arm"]
     h = STEPS[contact] if step is None else float(step)
     every = None if frame_every is None else max(1, int(round(frame_every / h)))
     rows, frames = [], []
@@ -220,22 +300,21 @@ def run(contact="smc", t_end=T_END, step=None, frame_every=None):
             t = system.GetChTime()
             if not weld.released and t >= T_RELEASE - 1e-9:
                 weld.release()
-            rows.append([t, *(lk.joint_angles()[0] for lk in links), payload.GetPos().y,
-                         payload.GetContactForce().y, *(lk.tip_deflections()[0] for lk in links),
-                         float(weld.released), sc["elbow_weld"].error()[0]])
+            rows.append([t, *arm.joint_angles(), payload.GetPos().y,
+                         payload.GetContactForce().y, *arm.tip_deflections(),
+                         float(weld.released), arm.elbow_gap()])
             if every is not None and k % every == 0:
                 A = np.asarray(payload.GetRotMat().to_numpy(), dtype=float)
                 corners = np.array([[-1, -1, 0], [1, -1, 0], [1, 1, 0], [-1, 1, 0],
                                     [-1, -1, 0]]) * BOX / 2
                 box = payload.GetPos().to_numpy() + corners @ A.T
-                frames.append((t, np.array([lk.centerlines(21)[0, :, :2] for lk in links]),
-                               box[:, :2]))
+                frames.append((t, arm.centrelines(), box[:, :2]))
     r = np.array(rows)
     out = dict(t=r[:, 0], joints=r[:, 1:3], payload_y=r[:, 3], contact_y=r[:, 4],
                tip_deflection=r[:, 5:7], released=r[:, 7] > 0, elbow_gap=r[:, 8],
                table_top=sc["table_top"],
                rest_height=sc["table_top"] + BOX / 2, weight=BOX_MASS * G, contact=contact,
-               step=h)
+               formulation=formulation, step=h)
     if frames:
         x0 = sc["table"].GetPos().x
         top = sc["table_top"]
@@ -269,8 +348,8 @@ def plot(res, path):
         a.grid(alpha=0.3)
     for a in (ax[0], ax[2], ax[3]):
         a.legend(fontsize=7, loc="upper right")
-    ax[0].set_title(f"arm puts a cube on a table ({res['contact'].upper()} contact; "
-                    "red: release)", fontsize=9)
+    ax[0].set_title(f"arm ({res['formulation']}) puts a cube on a table "
+                    f"({res['contact'].upper()} contact; red: release)", fontsize=9)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
@@ -289,7 +368,8 @@ def write_gif(res, path):
     k_of = np.searchsorted(res["t"], res["t_frames"] - 1e-12)
     state = np.where(res["released"][k_of], "released", "welded")
     return render_mechanism(res["t_frames"], lines, path, styles=styles,
-                            title=f"two-link flexible arm, {res['contact'].upper()} contact",
+                            title=f"two-link flexible arm ({res['formulation']}), "
+                                  f"{res['contact'].upper()} contact",
                             labels=lambda k: f"payload {state[k]}", n_frames=nf)
 
 
@@ -297,24 +377,28 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("output_dir", nargs="?", default=os.getcwd())
     parser.add_argument("--contact", choices=("smc", "nsc"), default="smc")
+    parser.add_argument("--formulation", choices=("element", "beam"), default="element",
+                        help="the links: the papers' element (two FlexibleLinks) or "
+                             "Chrono's beams")
     parser.add_argument("--t-end", type=float, default=T_END)
     parser.add_argument("--no-gif", action="store_true", help="write the plot only")
     args = parser.parse_args(argv)
     folder = os.path.abspath(args.output_dir)
     try:
-        res = run(args.contact, t_end=args.t_end,
+        res = run(args.contact, t_end=args.t_end, formulation=args.formulation,
                   frame_every=None if args.no_gif else 1.0 / FRAMES_PER_SECOND)
     except PyChronoUnavailable as exc:
         sys.exit(f"{os.path.basename(__file__)}: {exc}")
     last = res["t"] > res["t"][-1] - 0.1
-    print(f"{args.contact.upper()}: cube at {res['payload_y'][-1]:.6f} m, rest height "
+    print(f"{args.contact.upper()}, {args.formulation}: cube at {res['payload_y'][-1]:.6f} m, rest height "
           f"{res['rest_height']:.6f} m (off by "
           f"{(res['payload_y'][-1] - res['rest_height']) * 1e6:.1f}"
           f" um); contact force over the last 0.1 s {res['contact_y'][last].mean():.4f} N, "
           f"weight {res['weight']:.4f} N; largest tip deflection "
           f"{np.max(np.abs(res['tip_deflection'])) * 1e3:.2f} mm")
     os.makedirs(folder, exist_ok=True)
-    stem = f"chrono_arm_payload_on_table_{args.contact}"
+    stem = f"chrono_arm_payload_on_table_{args.contact}" + (
+        "" if args.formulation == "element" else "_beam")
     print(f"wrote {plot(res, os.path.join(folder, stem + '.png'))}")
     if not args.no_gif:
         print(f"wrote {write_gif(res, os.path.join(folder, stem + '.gif'))}")

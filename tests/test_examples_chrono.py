@@ -168,3 +168,25 @@ def test_scene_examples_without_pychrono_say_what_is_missing(name, tmp_path):
     assert len(lines) == 1 and lines[0].startswith(f"{name}.py: ")
     assert "PyChrono is not importable" in lines[0] and "Project Chrono" in lines[0]
     assert list(tmp_path.iterdir()) == []          # nothing written
+
+
+@pytest.mark.pychrono
+def test_arm_of_chrono_beams_puts_its_payload_down_with_nsc_contact():
+    ex = load("chrono_arm_payload_on_table")
+    res = ex.run("nsc", t_end=0.8, formulation="beam")
+    t, y, F, W = res["t"], res["payload_y"], res["contact_y"], res["weight"]
+    assert np.all(F[t < 0.2] == 0.0) and np.all(F[(t > 0.5) & (t < ex.T_RELEASE - 0.01)] > W)
+    settled = t >= 0.7
+    # as with the element (the same bounds and reasons)
+    assert np.all(np.abs(y[settled] - res["rest_height"]) < 1e-6)
+    assert np.all(np.abs(F[settled] - W) < 0.01 * W)
+
+
+def test_arm_example_names_the_combination_it_does_not_offer():
+    from chrono_flex.errors import ParameterError
+
+    ex = load("chrono_arm_payload_on_table")
+    with pytest.raises(ParameterError, match="contact='smc' is not offered"):
+        ex.build("smc", "beam")
+    with pytest.raises(ParameterError, match="contact"):
+        ex.build("hertz")
