@@ -190,3 +190,15 @@ def test_arm_example_names_the_combination_it_does_not_offer():
         ex.build("smc", "beam")
     with pytest.raises(ParameterError, match="contact"):
         ex.build("hertz")
+
+
+@pytest.mark.pychrono
+def test_arm_example_writes_its_plot_and_gif(tmp_path):
+    from PIL import Image
+
+    ex = load("chrono_arm_payload_on_table")
+    ex.main([str(tmp_path), "--contact", "nsc", "--formulation", "beam", "--t-end", "0.08"])
+    stem = tmp_path / "chrono_arm_payload_on_table_nsc_beam"
+    assert stem.with_suffix(".png").stat().st_size > 0
+    with Image.open(stem.with_suffix(".gif")) as im:
+        assert im.n_frames == 3                  # a frame every 1/25 s: 0, 0.04, 0.08
