@@ -39,8 +39,8 @@ while carrying, more while pressing.
 with NSC contact only (with SMC the cube chatters on an edge and tips over).
 
 Run: ``python chrono_arm_payload_on_table.py [OUTPUT_DIR] [--contact smc|nsc]
-[--formulation element|beam] [--t-end T] [--no-gif]``; the plot and the GIF go to OUTPUT_DIR (default the current directory) and
-their absolute paths are printed.
+[--formulation element|beam] [--t-end T] [--no-gif]``; the plot and the GIF go to
+OUTPUT_DIR (default the current directory) and their absolute paths are printed.
 """
 
 import argparse
@@ -283,8 +283,9 @@ def run(contact="smc", t_end=T_END, step=None, frame_every=None, formulation="el
     """Simulate; returns a dict of arrays over the steps: t (s), joints (n, 2) rad,
     payload_y (m, the cube's centre), contact_y (N, vertical contact force on the cube),
     tip_deflection (n, 2) m, released (bool), elbow_gap (m, the elbow weld's); scalars
-    table_top, rest_height (table top + half the cube), weight (N); with ``frame_every`` (s): t_frames, arm (nf, 2, 21, 2),
-    box (nf, 5, 2), and table (5, 2) outlines."""
+    table_top, rest_height (table top + half the cube), weight (N); with ``frame_every``
+    (s): t_frames, arm (nf, 2, 21, 2), box (nf, 5, 2), and table (5, 2) outlines;
+    ``formulation`` as for :func:`build`."""
     from chrono_flex.chrono import quiet_swig, step as step_system
 
     sc = build(contact, formulation)
@@ -390,8 +391,8 @@ def main(argv=None):
     except PyChronoUnavailable as exc:
         sys.exit(f"{os.path.basename(__file__)}: {exc}")
     last = res["t"] > res["t"][-1] - 0.1
-    print(f"{args.contact.upper()}, {args.formulation}: cube at {res['payload_y'][-1]:.6f} m, rest height "
-          f"{res['rest_height']:.6f} m (off by "
+    print(f"{args.contact.upper()}, {args.formulation}: cube at {res['payload_y'][-1]:.6f} m, "
+          f"rest height {res['rest_height']:.6f} m (off by "
           f"{(res['payload_y'][-1] - res['rest_height']) * 1e6:.1f}"
           f" um); contact force over the last 0.1 s {res['contact_y'][last].mean():.4f} N, "
           f"weight {res['weight']:.4f} N; largest tip deflection "
