@@ -499,8 +499,8 @@ def slider_crank_study():
       reason="bound = S = 3 times the sum of each formulation's step and mesh error "
              "estimates (step halving, element doubling), plus what the formulations model "
              "differently: the axial force's effect on bending N/(N_cr - N) of the "
-             "deflection, the beams' stretch N l/EA and chord shortening, and the element's "
-             "weld gap")
+             "deflection, the beams' stretch N l/EA and their shortening by bending (the "
+             "linear element keeps its tip at abscissa l), and the element's weld gap")
 def _slider_crank_formulations(ctx):
     st = slider_crank_study()
     ratios = np.array(st["diff"]) / np.array(st["bound"])
