@@ -129,19 +129,35 @@ def _compute_q_cost(arm, repeat=200):
     return (time.perf_counter() - t0) / repeat
 
 
-def bench_slider_crank(t_sim=0.1, step=1e-3, jacobian="step"):
+def bench_slider_crank(t_sim=0.1, step=1e-3, jacobian="step", formulation="element"):
     """Wall time per simulated second of the flexible slider-crank
     (:class:`chrono_flex.chrono.scenes.SliderCrank`: a 4-element rod on a turning crank,
-    its tip welded to a pin in a slider), and the element's ComputeQ calls per step."""
+    its tip welded to a pin in a slider) with the rod as ``formulation`` ("element": the
+    papers' element, with ``jacobian``; "beam": Chrono's beams), and, for the element,
+    its ComputeQ calls per step (None for the beams)."""
     from .chrono import scenes
 
-    sc = scenes.SliderCrank(jacobian=jacobian)
+    t_sim, step = ck.positive("t_sim", t_sim), ck.positive("step", step)
+    sc = scenes.SliderCrank(jacobian=jacobian, formulation=formulation)
     t0 = time.perf_counter()
     scenes.run(sc.system, step, t_sim, lambda: 0.0)
     wall = time.perf_counter() - t0
     n_steps = int(round(t_sim / step))
-    return dict(wall_per_sim_second=wall / t_sim,
-                compute_q_calls_per_step=sc.link.n_compute_q / n_steps)
+    calls = sc.link.n_compute_q / n_steps if sc.formulation == "element" else None
+    return dict(formulation=sc.formulation, jacobian=jacobian if calls is not None else None,
+                wall_per_sim_second=wall / t_sim, compute_q_calls_per_step=calls)
+
+
+def bench_slider_crank_formulations(t_sim=0.1, step=1e-3):
+    """:func:`bench_slider_crank` side by side in one process: the element with its
+    Jacobian rebuilt every step ("step") and kept while Newton converges fast ("auto"),
+    and Chrono's beams; each row gets ``ratio``, its wall time over the beams'."""
+    rows = [bench_slider_crank(t_sim, step, "step", "element"),
+            bench_slider_crank(t_sim, step, "auto", "element"),
+            bench_slider_crank(t_sim, step, formulation="beam")]
+    for r in rows:
+        r["ratio"] = r["wall_per_sim_second"] / rows[-1]["wall_per_sim_second"]
+    return rows
 
 
 def bench_beams(n_elements_list=(1, 4, 16), t_sim=0.5, step=1e-3, case="kozlowski-1link"):
@@ -197,4 +213,5 @@ def bench_render(case="bien-2link", n_frames=200, path=None, engine="reference")
                 render_s=render_s, ms_per_frame=1e3 * render_s / frames, gif_bytes=size)
 
 
-__all__ = ["bench_drive_step", "bench_chrono_element", "bench_beams", "bench_render"]
+__all__ = ["bench_drive_step", "bench_chrono_element", "bench_beams", "bench_render",
+           "bench_slider_crank", "bench_slider_crank_formulations"]

@@ -271,7 +271,7 @@ def cmd_identify(args):
 def cmd_bench(args):
     from . import engines
     from .bench import (bench_beams, bench_chrono_element, bench_drive_step, bench_render,
-                        bench_slider_crank)
+                        bench_slider_crank_formulations)
 
     if args.what == "perf":
         from .bench_perf import format_report, perf_benchmark
@@ -303,10 +303,15 @@ def cmd_bench(args):
               f"{row['wall_per_sim_second']:10.3f}")
     for n, v in bench_beams().items():
         print(f"  {'Chrono beams':16s} {n:>3} elements {v:10.3f}")
-    sc = bench_slider_crank()
-    print("Wall time per simulated second (s), flexible slider-crank (welded pin, 1 ms):")
-    print(f"  {'custom element':16s}   4 elements {sc['wall_per_sim_second']:10.3f}"
-          f"   ({sc['compute_q_calls_per_step']:.0f} ComputeQ calls per step)")
+    print("Wall time per simulated second (s), flexible slider-crank (welded pin, 4 "
+          "elements, 1 ms), and its ratio to Chrono's beams:")
+    for r in bench_slider_crank_formulations():
+        if r["formulation"] == "element":
+            name = f"custom element, jacobian={r['jacobian']}"
+            calls = f"   ({r['compute_q_calls_per_step']:.0f} ComputeQ calls per step)"
+        else:
+            name, calls = "Chrono beams", ""
+        print(f"  {name:36s} {r['wall_per_sim_second']:10.3f}  x{r['ratio']:7.2f}{calls}")
     return 0
 
 

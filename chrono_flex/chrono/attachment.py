@@ -89,6 +89,25 @@ class Attachment(WeldErrors):
         self._shapes = owner.model.bases[self.link].values(np.array([self.s]))[:2]
         self.index = None           # the body's place among the load's bodies (set by the link)
         self._kin_key, self._kin = None, None
+        self.released_at = None     # time of release() (None while welded)
+
+    @property
+    def released(self):
+        """Whether :meth:`release` has opened the weld."""
+        return self.released_at is not None
+
+    def release(self):
+        """Open the weld: from the next step on the body moves freely (it keeps its
+        position and velocity) and the link no longer carries it. The bushing's elastic
+        energy at that moment (:meth:`energy`, |F|^2 / (2 k_p) + ..., micro-joules for a
+        body at rest on its weld) leaves the model with it. Afterwards ``force``,
+        ``moment`` and ``energy()`` are zero and ``error()`` measures how far the body
+        has moved from the station. Releasing twice is an error."""
+        if self.released:
+            raise ParameterError("attachment", self, f"was already released at t = "
+                                 f"{self.released_at} s")
+        self.owner._detach(self)
+        self.released_at = float(self.owner.system.GetChTime())
 
     @property
     def gains(self):
@@ -118,18 +137,19 @@ class Attachment(WeldErrors):
 
     @property
     def force(self):
-        """Force (3,) the link applies to the body through the weld, world, N."""
-        return self.terms()["force"]
+        """Force (3,) the link applies to the body through the weld, world, N (zero once
+        released)."""
+        return np.zeros(3) if self.released else self.terms()["force"]
 
     @property
     def moment(self):
         """Moment (3,) the link applies to the body through the weld, about the
-        attachment point, world, N m."""
-        return self.terms()["moment"]
+        attachment point, world, N m (zero once released)."""
+        return np.zeros(3) if self.released else self.terms()["moment"]
 
     def energy(self):
-        """Elastic energy stored in the bushing, J."""
-        return self.terms()["energy"]
+        """Elastic energy stored in the bushing, J (zero once released)."""
+        return 0.0 if self.released else self.terms()["energy"]
 
     def _after_step(self, time):
         """Add the dampers' work over the last step (mean relative rates, see
@@ -311,6 +331,25 @@ class Welds:
         self.initialize_accelerations()
         att._after_step(self.system.GetChTime())
         return att
+
+    def _detach(self, att):
+        """Take ``att`` out of the load (:meth:`Attachment.release`): the body leaves the
+        load's loadables unless another weld of this link holds it, the load is rebuilt,
+        and every item gets consistent accelerations again."""
+        if not any(a is att for a in self.attachments):
+            raise ParameterError("attachment", att, "is not welded to this link")
+        self.attachments = [a for a in self.attachments if a is not att]
+        ident = att.body.GetIdentifier()
+        if all(a.body.GetIdentifier() != ident for a in self.attachments):
+            self._bodies = [b for b in self._bodies if b.GetIdentifier() != ident]
+        ids = [b.GetIdentifier() for b in self._bodies]
+        for a in self.attachments:
+            a.index = ids.index(a.body.GetIdentifier())
+        self._build_load()
+        self.initialize_accelerations()
+        # the released body's stored acceleration still holds this weld's force: HHT
+        # would start its free flight from it (a velocity error h/2 (a_old - a_new))
+        start_body_acceleration(self._chrono, self.system, att.body)
 
     def _attachment_forces(self, q, qd, parent, bodies):
         """Generalized forces of the attachments: (on the arm's rows (nw_arm,), on the

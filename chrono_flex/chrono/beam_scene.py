@@ -118,7 +118,7 @@ class BeamArm:
 
     def __init__(self, arm, joint_coords0, joint_rates0, n_elements, consistent_mass,
                  rayleigh_beta, rayleigh_alpha, jyy_factor, hht_alpha, step,
-                 torque=None, joint_motion=None, system=None):
+                 torque=None, joint_motion=None, system=None, parent_body=None):
         chrono, fea = _modules()
         self.chrono, self.fea = chrono, fea
         self.arm = arm
@@ -153,7 +153,7 @@ class BeamArm:
         TorqueFunction, MotionFunction = beam_function_classes(chrono)
         self.inputs = JointInputs(self, torque) if torque is not None else None
         self.motion = joint_motion
-        parent = self.ground
+        parent = self.ground if parent_body is None else parent_body
         for i, (lk, jt) in enumerate(zip(arm.links, arm.joints)):
             n = n_elements[i]
             (p, psi), (ptip, _) = roots[i], tips[i]
@@ -583,7 +583,7 @@ def _n_elements(arm, n_elements):
 def build_beams(arm, joint_angles0=None, joint_rates0=None, torque=None, joint_motion=None,
                 n_elements=None, consistent_mass=False, rayleigh_beta=None,
                 rayleigh_alpha=None, jyy_factor=DEFAULT_JYY_FACTOR,
-                hht_alpha=DEFAULT_HHT_ALPHA, step=1e-3, system=None):
+                hht_alpha=DEFAULT_HHT_ALPHA, step=1e-3, system=None, parent_body=None):
     """Build a Chrono system holding ``arm`` made of Chrono's beams; returns a BeamArm.
 
     Args:
@@ -605,6 +605,11 @@ def build_beams(arm, joint_angles0=None, joint_rates0=None, torque=None, joint_m
             they are; the beams feel its gravity) instead of a new one of its own.
             :meth:`BeamArm.energies` still counts gravity from ``arm.gravity``, and
             the welded bodies' kinetic energy in the plane only.
+        parent_body: a ``ChBody`` of ``system`` that carries the first joint (instead of
+            the beams' own fixed ground): the arm's plane is placed in the world as
+            ``arm.plane`` says at the start, and the initial velocities above are
+            relative to a parent at rest, so give the beams a moving parent's velocity
+            yourself.
     """
     if not isinstance(arm, PlanarArm):
         raise ParameterError("arm", arm, "must be a chrono_flex.PlanarArm")
@@ -643,9 +648,16 @@ def build_beams(arm, joint_angles0=None, joint_rates0=None, torque=None, joint_m
     else:
         q0 = np.zeros(nj) if joint_angles0 is None else ck.vector("joint_angles0", joint_angles0, nj)
         qd0 = np.zeros(nj) if joint_rates0 is None else ck.vector("joint_rates0", joint_rates0, nj)
+    if parent_body is not None:
+        chrono, _ = _modules()
+        if system is None:
+            raise ParameterError("parent_body", parent_body, "needs `system` (the system "
+                                 "the body is in)")
+        if not isinstance(parent_body, chrono.ChBody):
+            raise ParameterError("parent_body", parent_body, "must be a chrono ChBody")
     return BeamArm(arm, q0, qd0, n_el, bool(consistent_mass), rayleigh_beta, rayleigh_alpha,
                    jyy_factor, hht_alpha, step, torque=torque, joint_motion=motion,
-                   system=system)
+                   system=system, parent_body=parent_body)
 
 
 __all__ = ["BeamArm", "DEFAULT_HHT_ALPHA", "DEFAULT_JYY_FACTOR", "ENGINE", "build_beams"]

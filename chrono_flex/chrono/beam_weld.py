@@ -44,6 +44,41 @@ class BeamWeld(WeldErrors):
         self.owner, self.body, self.link, self.s = owner, body, int(link), float(s)
         self.node, self.joint = node, joint
         self.offset, self.frame_rot = offset, frame_rot
+        self.released_at = None
+
+    @property
+    def released(self):
+        """Whether :meth:`release` has opened the weld."""
+        return self.released_at is not None
+
+    def release(self):
+        """Open the weld: the ``ChLinkMateFix`` leaves the system, the body moves freely
+        from the next step on (same as :meth:`Attachment.release
+        <chrono_flex.chrono.attachment.Attachment.release>`); ``force`` and ``moment`` are
+        zero afterwards. Releasing twice is an error."""
+        if self.released:
+            raise ParameterError("attachment", self, f"was already released at t = "
+                                 f"{self.released_at} s")
+        owner, body, chrono = self.owner, self.body, self.owner.chrono
+        F, M = self._wrench()
+        p_weld = np.asarray(self.joint.GetFrame2Abs().GetPos().to_numpy(), dtype=float)
+        xb, Ab = _pose(body)
+        owner.system.Remove(self.joint)
+        owner.welds = [w for w in owner.welds if w is not self]
+        ident = body.GetIdentifier()
+        if all(w.body.GetIdentifier() != ident for w in owner.welds):
+            owner._bodies = [b for b in owner._bodies if b.GetIdentifier() != ident]
+        self.released_at = float(owner.system.GetChTime())
+        # HHT starts the next step from the stored accelerations: take the weld's force
+        # and moment (about the centre of mass) out of the body's. Chrono's acceleration
+        # assembly (DoAssembly) would also move every velocity by a 1e-6 s step.
+        J = np.asarray(body.GetInertia().to_numpy(), dtype=float)
+        M_c = M + np.cross(p_weld - xb, F)
+        a = np.asarray(body.GetPosDt2().to_numpy(), dtype=float) - F / body.GetMass()
+        alpha = (np.asarray(body.GetAngAccLocal().to_numpy(), dtype=float)
+                 - np.linalg.solve(J, Ab.T @ M_c))
+        body.SetPosDt2(chrono.ChVector3d(*a))
+        body.SetAngAccLocal(chrono.ChVector3d(*alpha))
 
     def error(self):
         """(position gap |e| in m, angle of the relative rotation in rad) now: the
@@ -54,6 +89,8 @@ class BeamWeld(WeldErrors):
         return float(np.linalg.norm(gap)), rotation_angle((Ab @ self.frame_rot).T @ An)
 
     def _wrench(self):
+        if self.released:
+            return np.zeros(3), np.zeros(3)
         w = self.joint.GetReaction2()
         fr = self.joint.GetFrame2Abs()
         R = quat_to_matrix(*fr.GetRot().to_numpy())

@@ -1,4 +1,4 @@
-"""Natural modes of a whole Chrono system about its current state (docs/chrono.md §9).
+"""Natural modes of a whole Chrono system about its current state (docs/chrono.md §10).
 
 Chrono writes the matrices of its linearised equations (``ChSystem.WriteSystemMatrices``):
 the mass matrix M, the stiffness K = -dF/dq of every item that gives one (Chrono's beams,

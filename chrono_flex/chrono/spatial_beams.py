@@ -1,6 +1,6 @@
 """Spatial flexible links from Chrono's beams: two bending planes and torsion, on any body.
 
-A spatial link (docs/chrono.md §10) is a straight Euler-Bernoulli beam clamped at its
+A spatial link (docs/chrono.md §11) is a straight Euler-Bernoulli beam clamped at its
 root to a Chrono body, with bending stiffnesses ``EI_y`` (about the section's y axis:
 deflection along z) and ``EI_z`` (about z: deflection along y), torsional stiffness
 ``GJ``, mass per length ``rho_A`` and polar mass moment per length ``rho_Ip``. It is

@@ -106,7 +106,7 @@ def clamped_pinned_roots(k):
 def hub_links_roots(eta, n_links=2, k=3):
     """The first k roots lambda_r = beta_r L (> 0) of ``n_links`` identical clamped-free
     links on a rigid hub that turns freely about an axis through their roots, in the
-    modes where every link bends alike and the hub turns (docs/chrono.md §10):
+    modes where every link bends alike and the hub turns (docs/chrono.md §11):
 
         det [[eta l^3, -2n, eta l^3],
              [-sin l, -(cos l + cosh l), sinh l],

@@ -1,5 +1,5 @@
 """Spatial links and a branched arm built from Chrono's beams (chrono_flex.chrono.spatial_beams,
-docs/chrono.md §10), checked against closed forms through the natural modes of the whole
+docs/chrono.md §11), checked against closed forms through the natural modes of the whole
 Chrono system (chrono_flex.chrono.modal: Chrono's own M, K and constraint Jacobian).
 
 Closed forms (Euler-Bernoulli beam and Saint-Venant torsion; Blevins, Formulas for
@@ -99,7 +99,7 @@ def _clamped_study():
              "for the pre-asymptotic range. A wrong property or closed form stalls the "
              "error (order ~0)",
       engines=("chrono-beam",), needs_pychrono=True,
-      source="Blevins 1979 tables 8-1, 8-19; docs/chrono.md §10")
+      source="Blevins 1979 tables 8-1, 8-19; docs/chrono.md §11")
 def chrono_beam_modes(ctx):
     exact, errs, rows = _clamped_study()
     orders = _orders(errs)
@@ -118,7 +118,7 @@ def chrono_beam_modes(ctx):
       reason="Euler-Bernoulli elements are nodally exact for tip loads; what is left is the "
              "direct sparse solve (condition ~ EA/EI * n^2 ~ 1e6 times round-off)",
       engines=("chrono-beam",), needs_pychrono=True,
-      source="Young & Budynas 2002 table 8.1; docs/chrono.md §10")
+      source="Young & Budynas 2002 table 8.1; docs/chrono.md §11")
 def chrono_beam_static(ctx):
     sys_, link = _clamped(8)
     R = link.axes
@@ -174,7 +174,7 @@ def _hub_study():
       reason="lumped mass: order 2 (see spatial-link.chrono-beam-modes); a wrong hub "
              "equation or a wrongly mounted link stalls the error",
       engines=("chrono-beam",), needs_pychrono=True,
-      source="docs/chrono.md §10 (hub equation); Blevins 1979 table 8-1")
+      source="docs/chrono.md §11 (hub equation); Blevins 1979 table 8-1")
 def chrono_beam_hub(ctx):
     exact, errs, rows = _hub_study()
     orders = _orders(errs)
