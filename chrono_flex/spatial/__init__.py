@@ -1,0 +1,1 @@
+"""Spatial flexible links and trees of bodies (docs/spatial-link.md)."""

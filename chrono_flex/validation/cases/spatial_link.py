@@ -1,0 +1,376 @@
+"""The spatial flexible link against beam theory and against the planar link
+(docs/spatial-link.md §5; chrono_flex.spatial).
+
+Closed forms (:mod:`chrono_flex.spatial.closed_forms`):
+
+* clamped-free bending in each principal plane, 1 + cos(bL) cosh(bL) = 0 with EI_z for
+  the deflection v and EI_y for w (Blevins table 8-1);
+* clamped-free torsion, omega_n = (2n - 1) pi / (2L) sqrt(GJ / rho_Ip) (Blevins
+  table 8-19);
+* a cantilever under a skew tip force (P_y, P_z) and a tip torque T:
+  v = P_y x^2 (3L - x) / (6 EI_z), w = P_z x^2 (3L - x) / (6 EI_y), phi = T x / GJ;
+* two links on a free hub (docs/spatial-link.md §5.3).
+
+Discretisation error: consistent-mass cubic Hermite elements err in frequency by
+(b h)^4 / 1440 to leading order (Strang & Fix, An analysis of the finite element method,
+ch. 6); consistent-mass linear torsion elements by (k h)^2 / 24, k = omega / c the wave
+number (the same book: the eigenvalue error (k h)^2 / 12 of linear elements, halved for
+the frequency). Both bounds below carry a factor 2 for the next-order terms. Static tip
+loads carry no discretisation error: the exact deflections (cubic in x for bending, linear
+for the twist) lie in the element spaces, so the nodes are exact (Tong 1969).
+"""
+
+import functools
+import math
+
+import numpy as np
+
+from ..core import Outcome, case, observed_rate
+
+L, EI_Y, EI_Z, GJ, RHO_A, RHO_IP = 1.2, 3.0, 1.2, 0.8, 0.5, 2e-3
+N_EL = 16
+
+
+def _link(n=N_EL, **kw):
+    from chrono_flex.spatial.params import SpatialLink
+
+    args = dict(EI_y=EI_Y, EI_z=EI_Z, GJ=GJ, rho_A=RHO_A, rho_Ip=RHO_IP)
+    args.update(kw)
+    return SpatialLink(L, n, **args)
+
+
+def hermite_bound(beta_L, n):
+    """Leading relative frequency error of n consistent-mass Hermite elements, times 2."""
+    return 2.0 * (np.asarray(beta_L) / n) ** 4 / 1440.0
+
+
+def torsion_bound(k, n):
+    """Leading relative frequency error of n consistent-mass linear torsion elements
+    for mode k (wave number (2k - 1) pi / 2L), times 2."""
+    kh = (2 * np.asarray(k) - 1) * math.pi / 2 / n
+    return 2.0 * kh**2 / 24.0
+
+
+def _classified(arm, n_modes, joints="locked", body=0):
+    """The frequencies of ``arm``'s modes sorted by what moves in link ``body``: the
+    share of v, w and phi dofs in each mode vector; returns {"v": [...], "w": [...],
+    "phi": [...]} (Hz) and the modes."""
+    modes = arm.modes(n_modes, joints=joints)
+    idx = arm.elastic_indices(body)
+    out = {"v": [], "w": [], "phi": []}
+    for f, vec in zip(modes.frequencies, modes.vectors):
+        e = vec[idx]
+        share = [np.sum(e[:, 0:2] ** 2 * [1.0, L * L]), np.sum(e[:, 2:4] ** 2 * [1.0, L * L]),
+                 np.sum(e[:, 4] ** 2)]
+        out[("v", "w", "phi")[int(np.argmax(share))]].append(f)
+    return {k: np.array(v) for k, v in out.items()}, modes
+
+
+@functools.lru_cache(maxsize=None)
+def _fixed_link_frequencies(n):
+    from chrono_flex.spatial.arm import SpatialArm
+    from chrono_flex.spatial.params import RevoluteJoint
+
+    # a skew joint axis and a turned link: the frequencies must not care
+    jt = RevoluteJoint(axis=(1.0, 2.0, 2.0), x_axis=(0.0, 0.6, 0.8), y_axis=(1.0, 0.0, 0.0))
+    freqs, _ = _classified(SpatialArm([_link(n)], [jt], gravity=0.0), 12)
+    return freqs
+
+
+@case("spatial-link.bending-two-planes", quantity="first three clamped-free bending "
+      "frequencies in each principal plane (EI_z = 1.2, EI_y = 3.0 N m^2), 16 elements, "
+      "link on a skew revolute axis, joint locked",
+      metric="max over planes and modes of |f_h - f| / f / bound_k, bound_k = "
+             "2 (b_k h)^4 / 1440", tolerance=1.0,
+      reason="O(h^4) frequency error of consistent-mass Hermite elements, leading term "
+             "(bh)^4/1440 (Strang & Fix ch. 6), factor 2 for higher-order terms; the roots "
+             "of 1 + cos cosh = 0 are solved to 1e-14",
+      engines=("reference", "closed form"), source="Blevins table 8-1")
+def bending_two_planes(ctx):
+    from chrono_flex.planar.shapes import clamped_free_roots
+    from chrono_flex.spatial.closed_forms import bending_frequencies
+
+    f = _fixed_link_frequencies(N_EL)
+    bound = hermite_bound(clamped_free_roots(3), N_EL)
+    ratios, details = [], []
+    for plane, EI in (("v", EI_Z), ("w", EI_Y)):
+        exact = bending_frequencies(EI, RHO_A, L, 3)
+        err = np.abs(f[plane][:3] - exact) / exact
+        ratios.append(err / bound)
+        details += [f"{plane} (EI = {EI}): mode {k + 1}: {f[plane][k]:.8g} Hz, closed form "
+                    f"{exact[k]:.8g} Hz, error {err[k]:.2e} (bound {bound[k]:.2e})"
+                    for k in range(3)]
+    return Outcome(float(np.max(ratios)), details=details,
+                   data=dict(v=f["v"][:3], w=f["w"][:3]))
+
+
+@case("spatial-link.torsion", quantity="first three torsional frequencies of the "
+      "clamped-free link (GJ = 0.8 N m^2, rho_Ip = 2e-3 kg m), 16 elements",
+      metric="max over modes of |f_h - f| / f / bound_k, bound_k = 2 (k_k h)^2 / 24",
+      tolerance=1.0,
+      reason="O(h^2) frequency error of consistent-mass linear elements, leading term "
+             "(kh)^2/24 for wave number k = (2n - 1) pi / 2L (Strang & Fix ch. 6), factor 2 "
+             "for higher-order terms",
+      engines=("reference", "closed form"), source="Blevins table 8-19")
+def torsion(ctx):
+    from chrono_flex.spatial.closed_forms import torsion_frequencies
+
+    exact = torsion_frequencies(GJ, RHO_IP, L, 3)
+    f = _fixed_link_frequencies(N_EL)["phi"][:3]
+    err = np.abs(f - exact) / exact
+    bound = torsion_bound(np.arange(1, 4), N_EL)
+    ns = (4, 8, 16)
+    errs = [abs(_fixed_link_frequencies(n)["phi"][0] / exact[0] - 1) for n in ns]
+    rate = observed_rate(L / np.array(ns), errs)
+    details = [f"mode {k + 1}: {f[k]:.8g} Hz, closed form {exact[k]:.8g} Hz, error "
+               f"{err[k]:.2e} (bound {bound[k]:.2e})" for k in range(3)]
+    details.append(f"observed order of mode 1 over n = 4, 8, 16: {rate:.3f} (linear elements: 2)")
+    return Outcome(float(np.max(err / bound)), details=details, data=dict(f=f, rate=rate))
+
+
+@case("spatial-link.frequency-order", quantity="first bending frequency in each plane "
+      "vs element count (n = 4, 8, 16)",
+      metric="smaller observed order of convergence of the two planes", tolerance=(3.8, 4.2),
+      compare="window",
+      reason="theory: order 4 for consistent-mass cubic Hermite elements; +-0.2 for the "
+             "pre-asymptotic terms (the next term is O(h^6))",
+      engines=("reference", "closed form"))
+def frequency_order(ctx):
+    from chrono_flex.spatial.closed_forms import bending_frequencies
+
+    ns = (4, 8, 16)
+    rates = {}
+    for plane, EI in (("v", EI_Z), ("w", EI_Y)):
+        exact = bending_frequencies(EI, RHO_A, L, 1)[0]
+        errs = [abs(_fixed_link_frequencies(n)[plane][0] / exact - 1) for n in ns]
+        rates[plane] = observed_rate(L / np.array(ns), errs)
+    return Outcome(min(rates.values()),
+                   details=[f"plane {p}: order {r:.3f}" for p, r in rates.items()],
+                   data=rates)
+
+
+def _static(force, torque):
+    """Nodal (v, v', w, w', phi) of a cantilever on a turned revolute joint (held at
+    0.7 rad) under a tip force (P_y, P_z) and torque T in the tip frame, and the closed
+    form at the nodes."""
+    from chrono_flex.spatial.arm import SpatialArm
+    from chrono_flex.spatial.closed_forms import cantilever_deflection
+    from chrono_flex.spatial.params import RevoluteJoint
+
+    n = 5
+    jt = RevoluteJoint(axis=(0.0, 1.0, 1.0), x_axis=(1.0, 0.0, 0.0), y_axis=(0.0, 0.0, 1.0))
+    arm = SpatialArm([_link(n)], [jt])
+    q0 = np.zeros(arm.nq)
+    q0[arm.joint_index] = 0.7
+    q = arm.static_deflection({0: ((0.0, force[0], force[1]), (torque, 0.0, 0.0))}, q0)
+    got = q[arm.elastic_indices(0)]
+    x = np.arange(1, n + 1) * L / n
+    exact = np.column_stack(cantilever_deflection(x, L, EI_Y, EI_Z, GJ, force, torque))
+    return got, exact
+
+
+@case("spatial-link.skew-tip-load", quantity="nodal deflections and slopes in both planes "
+      "of a cantilever under a tip force at 30 degrees to its y axis (5 elements, link on "
+      "a turned revolute joint)", metric="max relative error at the nodes",
+      tolerance=1e-12,
+      reason="cubic Hermite elements contain the exact cubic deflection in each plane, so "
+             "the nodes are exact; 1e-12 is round-off of a solve with condition ~(2n)^4",
+      engines=("reference", "closed form"), source="Roark table 8.1 case 1a")
+def skew_tip_load(ctx):
+    P = 0.05
+    got, exact = _static((P * math.cos(math.pi / 6), P * math.sin(math.pi / 6)), 0.0)
+    err = float(np.max(np.abs(got - exact)) / np.max(np.abs(exact)))
+    return Outcome(err, details=[
+        f"tip v = {got[-1, 0]:.10g} m (closed form {exact[-1, 0]:.10g}), "
+        f"w = {got[-1, 2]:.10g} m (closed form {exact[-1, 2]:.10g})",
+        f"largest twist {np.max(np.abs(got[:, 4])):.1e} rad (none expected)"],
+        data=dict(tip=got[-1], exact=exact[-1]))
+
+
+@case("spatial-link.tip-torque", quantity="nodal twist of a cantilever under a tip "
+      "torque (5 elements)", metric="max relative error at the nodes (bending dofs "
+      "counted against the twist scale)", tolerance=1e-12,
+      reason="linear torsion elements contain the exact linear twist T x / GJ, so the "
+             "nodes are exact; 1e-12 is round-off",
+      engines=("reference", "closed form"), source="Saint-Venant torsion")
+def tip_torque(ctx):
+    T = 0.02
+    got, exact = _static((0.0, 0.0), T)
+    err = float(np.max(np.abs(got - exact)) / np.max(np.abs(exact)))
+    return Outcome(err, details=[f"tip twist {got[-1, 4]:.12g} rad, closed form "
+                                 f"T L / GJ = {T * L / GJ:.12g} rad"],
+                   data=dict(phi=got[:, 4]))
+
+
+def _planar_pair(geometric_stiffening=False, n=3, gravity=9.81):
+    """A planar arm (revolute + prismatic links, hub inertia and mass, slider, payload,
+    gravity) and the same arm as a SpatialArm in the plane z = 0, with the index of each
+    planar coordinate in the spatial q."""
+    import chrono_flex as cf
+    from chrono_flex.spatial import params as sp
+    from chrono_flex.spatial.arm import SpatialArm
+
+    links = [cf.Link(1.0, n, EI=2.0, rho_A=0.5), cf.Link(0.8, n, EI=1.5, rho_A=0.3)]
+    joints = [cf.RevoluteJoint(hub_inertia=0.01, hub_mass=0.2),
+              cf.PrismaticJoint(axis_angle=0.3, link_angle=1.0, slider_mass=0.1)]
+    planar = cf.PlanarArm(links, joints, payload=cf.Payload(0.3, 0.02), gravity=gravity,
+                          geometric_stiffening=geometric_stiffening)
+    x2, y2 = sp.turned(1.3)
+    bodies = [sp.SpatialLink(lk.length, n, EI_y=3.0, EI_z=lk.EI, GJ=1.0, rho_A=lk.rho_A,
+                             rho_Ip=1e-3) for lk in links] + [sp.RigidBody(0.3, (0, 0, 0.02))]
+    sjoints = [sp.RevoluteJoint(axis=(0, 0, 1), hub_inertia=0.01, hub_mass=0.2),
+               sp.PrismaticJoint(axis=(math.cos(0.3), math.sin(0.3), 0), x_axis=x2,
+                                 y_axis=y2, slider_mass=0.1),
+               sp.FixedJoint()]
+    spatial = SpatialArm(bodies, sjoints, gravity=(0.0, -gravity, 0.0),
+                         geometric_stiffening=geometric_stiffening)
+    idx = []
+    for b in (0, 1):
+        idx.append(spatial.model.layout.bodies[b].joint_index)
+        idx += list(spatial.elastic_indices(b)[:, :2].ravel())
+    return planar, spatial, np.array(idx)
+
+
+@case("spatial-link.planar-special-case", quantity="M(q) and f(q, q_d) of a two-link "
+      "planar arm (revolute and prismatic joints, hub, slider, payload, gravity, with and "
+      "without geometric stiffening) built as a spatial arm, at 5 random in-plane states",
+      metric="max relative difference of M and f against the planar engine (and the size "
+             "of the out-of-plane rows); inf if a frequency differs by more than the "
+             "eigensolver's round-off", tolerance=1e-13,
+      reason="the same equations evaluated through other arithmetic (3D frames, 5 dofs per "
+             "node) and eigenproblems of the same matrices: round-off, ~100 eps of the "
+             "largest entry",
+      engines=("reference",), source="docs/spatial-link.md §5.2")
+def planar_special_case(ctx):
+    from chrono_flex.planar import equations as pmdl
+    from chrono_flex.spatial import equations as smdl
+
+    rng = np.random.default_rng(2026)
+    worst, rows = 0.0, []
+    for gs in (False, True):
+        planar, spatial, idx = _planar_pair(gs)
+        out = np.setdiff1d(np.arange(spatial.nq), idx)
+        for _ in range(5):
+            qp, qdp = 0.1 * rng.normal(size=planar.nq), rng.normal(size=planar.nq)
+            q, qd = np.zeros(spatial.nq), np.zeros(spatial.nq)
+            q[idx], qd[idx] = qp, qdp
+            Mp, fp = pmdl.forcing(planar.model, qp, qdp, np.zeros(planar.nq))
+            Ms, fs = smdl.forcing(spatial.model, q, qd, np.zeros(spatial.nq))
+            dM = np.max(np.abs(Ms[np.ix_(idx, idx)] - Mp)) / np.max(np.abs(Mp))
+            df = np.max(np.abs(fs[idx] - fp)) / np.max(np.abs(fp))
+            leak = max(np.max(np.abs(Ms[np.ix_(out, idx)])), np.max(np.abs(fs[out])))
+            worst = max(worst, dM, df, leak / np.max(np.abs(Mp)))
+        rows.append(f"geometric stiffening {gs}: last state |dM| {dM:.1e}, |df| {df:.1e}, "
+                    f"out-of-plane coupling {leak:.1e}")
+    # without gravity: the planar engine takes the gravity Hessian by central
+    # differences (error ~1e-10), the spatial one by complex step
+    planar, spatial, idx = _planar_pair(False, gravity=0.0)
+    fp = planar.natural_frequencies(4, joints="free")
+    fs = spatial.natural_frequencies(20, joints="free")
+    near = np.array([np.min(np.abs(fs - f)) / f for f in fp])
+    # eigh's relative error of omega_k^2 is ~eps omega_max^2 / omega_k^2 (its absolute
+    # error is eps times the largest eigenvalue): 100 eps of that, halved for omega
+    from chrono_flex.planar.modes import eigenmodes
+
+    w2 = eigenmodes(planar, None, joints="free")[0]
+    eig_bound = 50 * np.finfo(float).eps * w2[-1] / w2[:fp.size]
+    rows.append(f"free-joint frequencies without gravity {np.round(fp, 6).tolist()} Hz "
+                f"found among the spatial arm's to {np.round(near, 14).tolist()} "
+                f"(eigensolver bound {np.max(eig_bound):.1e})")
+    if np.any(near > eig_bound):
+        worst = float("inf")
+    return Outcome(worst, details=rows)
+
+
+T_MOTION, RTOL_MOTION = 0.2, 1e-6
+
+
+@case("spatial-link.planar-special-case-motion", quantity="a 0.2 s torque-driven motion "
+      "of the planar two-link arm (revolute and prismatic) run by the planar and by the "
+      "spatial reference engine (Radau, rtol = 1e-6)",
+      metric="max |q_spatial - q_planar| / max |q_planar| over the in-plane coordinates, "
+             "and the largest out-of-plane coordinate", tolerance=1000 * RTOL_MOTION,
+      reason="the equations agree to round-off (planar-special-case), so the runs differ by "
+             "the integrators' global errors, each ~10-100 rtol over ~100 steps (the "
+             "spatial run steers its steps by more coordinates): 1000 rtol",
+      engines=("reference",))
+def planar_special_case_motion(ctx):
+    planar, spatial, idx = _planar_pair(False, n=2)
+    tau = lambda t, q, qd: [0.5 * math.sin(8 * t), 0.3 * math.cos(6 * t)]  # noqa: E731
+    kw = dict(dt_out=0.02, rtol=RTOL_MOTION, atol=1e-12, progress=False)
+    rp = planar.simulate(T_MOTION, torque=tau, **kw)
+    rs = spatial.simulate(T_MOTION, torque=tau, **kw)
+    d = float(np.max(np.abs(rs.q[:, idx] - rp.q)) / np.max(np.abs(rp.q)))
+    out = np.setdiff1d(np.arange(spatial.nq), idx)
+    leak = float(np.max(np.abs(rs.q[:, out])))
+    return Outcome(max(d, leak), details=[
+        f"max in-plane difference {d:.2e} (relative), largest out-of-plane coordinate {leak:.1e}",
+        f"final joints planar {np.round(rp.joint_angles[-1], 6).tolist()}, spatial "
+        f"{np.round(rs.joint_angles[-1], 6).tolist()}",
+        f"wall time planar {rp.info['wall_time']:.2f} s, spatial {rs.info['wall_time']:.2f} s"])
+
+
+def _hub_arm(n, J_hub, radius):
+    from chrono_flex.spatial import params as sp
+    from chrono_flex.spatial.arm import SpatialArm
+
+    hub = sp.RigidBody(2.0, (0.5 * J_hub, 0.5 * J_hub, J_hub))
+    xb, yb = sp.turned(math.pi)
+    joints = [sp.RevoluteJoint(axis=(0, 0, 1)),
+              sp.FixedJoint(offset=(radius, 0, 0)),
+              sp.FixedJoint(offset=(-radius, 0, 0), x_axis=xb, y_axis=yb)]
+    return SpatialArm([hub, _link(n), _link(n)], joints, parents=[-1, 0, 0])
+
+
+@case("spatial-link.hub-two-links", quantity="the modes of a free hub (J_h = 0.05 kg m^2, "
+      "radius 0.1 m) carrying two identical links at 180 degrees, 16 elements each",
+      metric="max over the first 12 modes of |f_h - f| / f / bound, against the clamped-free "
+             "frequencies (modes that leave the hub still) and the roots of the hub-and-links "
+             "determinant with n = 2 (modes that turn it)", tolerance=1.0,
+      reason="closed forms solved to 1e-14 in bL; FEM error O(h^4) with leading term "
+             "(bh)^4/1440 for bending, O(h^2) with (kh)^2/24 for torsion (Strang & Fix), "
+             "factor 2 for higher-order terms",
+      engines=("reference", "closed form"), source="docs/spatial-link.md §5.3")
+def hub_two_links(ctx):
+    from chrono_flex.spatial.closed_forms import (bending_frequencies, hub_links_frequencies,
+                                                  torsion_frequencies)
+
+    J_h, r, n = 0.05, 0.1, N_EL
+    arm = _hub_arm(n, J_h, r)
+    modes = arm.modes(12, joints="free")
+    hub = arm.joint_index[0]
+    iv = [arm.elastic_indices(b) for b in (1, 2)]
+    turning = hub_links_frequencies(4, EI_Z, RHO_A, L, J_h, 2, r)
+    clamped = {"v": bending_frequencies(EI_Z, RHO_A, L, 4),
+               "w": bending_frequencies(EI_Y, RHO_A, L, 4),
+               "phi": torsion_frequencies(GJ, RHO_IP, L, 4)}
+    ratios, rows, seen = [], [], {"turning": 0}
+    for f, vec in zip(modes.frequencies, modes.vectors):
+        a, b = vec[iv[0]], vec[iv[1]]
+        kind = ("v", "w", "phi")[int(np.argmax([np.sum(a[:, 0] ** 2), np.sum(a[:, 2] ** 2),
+                                                 np.sum(a[:, 4] ** 2) * (L / 2) ** 2]))]
+        sym = "symmetric" if np.sum((a - b) ** 2) < np.sum((a + b) ** 2) else "antisymmetric"
+        if abs(vec[hub]) > 1e-8 * np.max(np.abs(vec)):
+            k = seen["turning"]
+            seen["turning"] += 1
+            exact, label = turning[k], f"turns the hub (root {k + 1} of the determinant)"
+            beta = np.sqrt(2 * math.pi * exact / math.sqrt(EI_Z / RHO_A)) * L
+            bound = hermite_bound(beta, n)
+        else:
+            k = int(np.argmin(np.abs(clamped[kind] - f)))
+            exact, label = clamped[kind][k], f"{kind} clamped-free mode {k + 1}"
+            if kind == "phi":
+                bound = torsion_bound(k + 1, n)
+            else:
+                beta = np.sqrt(2 * math.pi * exact / math.sqrt((EI_Z if kind == "v" else EI_Y)
+                                                                 / RHO_A)) * L
+                bound = hermite_bound(beta, n)
+        err = abs(f / exact - 1)
+        ratios.append(err / bound)
+        rows.append(f"{f:.8g} Hz, {sym} {kind}: {label} {exact:.8g} Hz, error {err:.1e} "
+                    f"(bound {bound:.1e})")
+    if seen["turning"] < 2:                      # the case must see the hub modes
+        ratios.append(np.inf)
+        rows.append(f"only {seen['turning']} hub-turning modes among the first 12")
+    return Outcome(float(np.max(ratios)), details=rows,
+                   data=dict(f=modes.frequencies, turning=turning))
