@@ -238,7 +238,7 @@ def axial_force(model, i, root, x):
 def geometric_stiffness_force(model, q, qd):
     """-K_geo e, K_geo = int N(x) (Nv'^T Nv' + Nw'^T Nw') dx per link (optional term)."""
     roots, _ = kin.tree_frames(model.layout, q, qd)
-    f = np.zeros(model.nq)
+    f = np.zeros(model.nq, np.result_type(q, qd, float))
     for i in model.links:
         bl, qu = model.layout.bodies[i], model.quad[i]
         wN = qu.w * axial_force(model, i, roots[i], qu.x)

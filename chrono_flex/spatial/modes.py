@@ -71,4 +71,38 @@ def natural_modes(arm, n=3, q=None, joints="locked"):
     return Modes(np.sqrt(w2[:n]) / (2 * np.pi), vectors, joints, q)
 
 
-__all__ = ["JOINTS", "Modes", "linear_stiffness", "natural_modes"]
+def steady_spin_frequencies(arm, joint_rates, n=3, q=None):
+    """The n lowest frequencies (Hz) of the elastic coordinates about a steady motion:
+    joints held at constant rates ``joint_rates`` (prescribed, no joint acceleration), the
+    elastic state at q (default zero; it must be an equilibrium of that motion, as e = 0
+    is for a straight link spinning about an axis across it).
+
+    With f_e(e, e_d) the elastic rows of the forcing, the small motions obey
+    M_ee de_dd = A de + B de_d, A = df_e/de, B = df_e/de_d (complex step, exact to
+    round-off); the frequencies are |Im lambda| of the eigenvalues of
+    [[0, I], [M_ee^-1 A, M_ee^-1 B]] (B holds the gyroscopic coupling and damping).
+    Geometric stiffening, when the arm has it, enters through A
+    (docs/spatial-link.md §4.3).
+    """
+    n = ck.positive_int("n", n)
+    q = np.zeros(arm.nq) if q is None else ck.vector("q", q, arm.nq)
+    qd = np.zeros(arm.nq)
+    qd[arm.joint_index] = ck.vector("joint_rates", joint_rates, arm.n_joints)
+    e = arm.elastic_index
+    Q = np.zeros(arm.nq)
+    A = np.empty((e.size, e.size))
+    B = np.empty((e.size, e.size))
+    for c, k in enumerate(e):
+        for target, x, xd in ((A, q.astype(complex), qd), (B, q, qd.astype(complex))):
+            (x if target is A else xd)[k] += 1j * _CSTEP
+            target[:, c] = mdl.forcing(arm.model, x, xd, Q)[1][e].imag / _CSTEP
+    M = arm.mass_matrix(q)[np.ix_(e, e)]
+    Minv = np.linalg.inv(M)
+    S = np.block([[np.zeros_like(M), np.eye(e.size)], [Minv @ A, Minv @ B]])
+    w = np.sort(np.abs(np.linalg.eigvals(S).imag))[::2]      # the +- pairs, once each
+    if n > w.size:
+        raise ParameterError("n", n, f"must be at most {w.size}")
+    return w[:n] / (2 * np.pi)
+
+
+__all__ = ["JOINTS", "Modes", "linear_stiffness", "natural_modes", "steady_spin_frequencies"]
