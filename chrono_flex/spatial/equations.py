@@ -75,7 +75,11 @@ class SpatialModel:
                 continue
             x, w, el = b.quadrature()
             Nv, dNv, _, Nw, dNw, _, Nphi, _ = b.values(x)
-            self.quad.append(Quadrature(x, w, el, Nv, Nw, Nphi, dNv, dNw))
+            qu = Quadrature(x, w, el, Nv, Nw, Nphi, dNv, dNw)
+            tip = b.tip_values
+            qu.x_all = np.append(x, b.length)
+            qu.Nv_all, qu.Nw_all = np.vstack([Nv, tip[0]]), np.vstack([Nw, tip[3]])
+            self.quad.append(qu)
         items = []
         for i, (body, jt) in enumerate(zip(self.bodies, self.joints)):
             if jt.hub_inertia > 0:
@@ -124,12 +128,18 @@ class Evaluation:
 def evaluate(model, q, qd):
     """Frames of all bodies and kinematics of all links' quadrature points at (q, q_d)."""
     q, qd = np.asarray(q), np.asarray(qd)
-    roots, attach = kin.tree_frames(model.layout, q, qd)
-    rs, Js, as_ = {}, {}, {}
-    for i in model.links:
-        qu = model.quad[i]
-        rs[i], Js[i], as_[i] = kin.points(roots[i], model.layout.bodies[i], qu.x, qu.Nv,
-                                          qu.Nw, q, qd)
+    base = kin.base_frame(model.nq, np.result_type(q, qd, float))
+    roots, attach, rs, Js, as_ = [], [], {}, {}, {}
+    for i, bl in enumerate(model.layout.bodies):
+        f = kin.child_frame(base if bl.parent < 0 else attach[bl.parent], bl, q, qd)
+        roots.append(f)
+        if not bl.is_link:
+            attach.append(f)
+            continue
+        qu = model.quad[i]           # the quadrature points and the tip in one pass
+        r, J, a = kin.points(f, bl, qu.x_all, qu.Nv_all, qu.Nw_all, q, qd)
+        rs[i], Js[i], as_[i] = r[:-1], J[:-1], a[:-1]
+        attach.append(kin.tip_frame(f, bl, q, qd, (r[-1:], J[-1:], a[-1:])))
     return Evaluation(roots, attach, rs, Js, as_)
 
 

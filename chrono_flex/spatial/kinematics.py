@@ -198,16 +198,18 @@ def tip_rotation(a, b, c):
     return Rz @ Ry @ Rx, T
 
 
-def tip_frame(frame, bl, q, qd):
-    """The frame at the deformed tip of a link: position r(L); rotation R E(a, b, c) with
+def tip_frame(frame, bl, q, qd, tip=None):
+    """The frame at the deformed tip of a link (``tip``: its point kinematics (r, J, a),
+    each with a leading axis of 1, if already evaluated): position r(L); rotation R E(a, b, c) with
     a = v'(L), b = -w'(L), c = phi(L) (module docstring); angular velocity
     omega + R T theta_dot and its convective acceleration
     aw + omega x (R T theta_dot) + R (a_dot b_dot e_z x t2 + c_dot (a_dot e_z + b_dot t2) x t3).
     """
     b = bl.basis
     Nv, dNv, _, Nw, dNw, _, Nphi, _ = b.tip_values
-    x = np.array([b.length])
-    r, J, acc = points(frame, bl, x, Nv, Nw, q, qd)
+    if tip is None:            # (r, J, a) of the tip point, when not already evaluated
+        tip = points(frame, bl, np.array([b.length]), Nv, Nw, q, qd)
+    r, J, acc = tip
     ei = bl.elastic_slice
     Jth = np.stack([dNv[0], -dNw[0], Nphi[0]])           # (3, n) rows of theta = (a, b, c)
     th, thd = Jth @ q[ei], Jth @ qd[ei]

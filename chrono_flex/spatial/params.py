@@ -154,11 +154,13 @@ class _Joint:
         R = mounting(self.x_axis, self.y_axis)
         object.__setattr__(self, "x_axis", tuple(R[:, 0]))
         object.__setattr__(self, "y_axis", tuple(R[:, 1]))
+        R.setflags(write=False)
+        object.__setattr__(self, "_mount", R)
 
     @property
     def mount(self):
-        """The child's frame in the joint frame at zero joint value (3 x 3)."""
-        return mounting(self.x_axis, self.y_axis)
+        """The child's frame in the joint frame at zero joint value (3 x 3, read-only)."""
+        return self._mount
 
 
 @dataclass(frozen=True)
