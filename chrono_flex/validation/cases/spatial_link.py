@@ -444,3 +444,48 @@ def geometric_stiffening(ctx):
                 f"(the in-plane mode softens to sqrt(omega_1^2 - Omega^2) = 0, the flap mode "
                 f"stays at {w0w:.4f})")
     return Outcome(float(np.max(ratios)), details=rows)
+
+
+RTOL_ENERGY, T_ENERGY = 1e-6, 0.05
+
+
+@case("spatial-link.chain-energy", quantity="energy balance T + V_el + V_g - W_in of a "
+      "serial chain in free motion under gravity: a link on a skew revolute axis, a "
+      "second on a revolute axis across the first's tip, a third sliding on a skew "
+      "prismatic axis, a payload (0.05 s from spun-up joints)",
+      metric="max |balance drift| / max(T + V_el + |V_g - V_g(0)|)", tolerance=100 * RTOL_ENERGY,
+      reason="the terms are Lagrange's equations to round-off (tests/spatial), so the drift "
+             "is Radau's global error: local error <= rtol |y| per step over ~100 steps, "
+             "bounded by 100 rtol (rtol = 1e-6)",
+      engines=("reference",), source="docs/spatial-link.md §4.1")
+def chain_energy(ctx):
+    from chrono_flex.spatial import params as sp
+    from chrono_flex.spatial.arm import SpatialArm
+
+    links = [_sized(0.8, 2), _sized(0.6, 2), _sized(0.4, 1)]
+    x3, y3 = sp.turned(0.5, (0.0, 1.0, 0.0))
+    joints = [sp.RevoluteJoint(axis=(0.2, 0.3, 1.0), hub_inertia=0.01),
+              sp.RevoluteJoint(axis=(0.0, 1.0, 0.2), offset=(0.02, 0.0, 0.0), hub_mass=0.1),
+              sp.PrismaticJoint(axis=(0.6, 0.0, 0.8), x_axis=x3, y_axis=y3, slider_mass=0.05),
+              sp.FixedJoint()]
+    arm = SpatialArm(links + [sp.RigidBody(0.1, (1e-3, 2e-3, 3e-3))], joints,
+                     gravity=True)
+    qd0 = np.zeros(arm.nq)
+    qd0[arm.joint_index] = [1.0, -0.8, 0.2]
+    r = arm.simulate(T_ENERGY, qd0=qd0, dt_out=0.005, rtol=RTOL_ENERGY, atol=1e-9,
+                     progress=False)
+    E = r.energy
+    scale = float(np.max(E.kinetic + E.elastic + np.abs(E.gravity - E.gravity[0])))
+    drift = float(np.max(np.abs(E.balance_error)))
+    return Outcome(drift / scale, details=[
+        f"balance drift {drift:.2e} J of scale {scale:.4g} J; max elastic energy "
+        f"{np.max(E.elastic):.3e} J; tip deflections up to "
+        f"{1e3 * np.max(r.tip_deflection):.2f} mm",
+        f"Radau nfev = {r.info['nfev']}, wall {r.info['wall_time']:.2f} s"],
+        data=dict(drift=drift, scale=scale))
+
+
+def _sized(length, n):
+    from chrono_flex.spatial.params import SpatialLink
+
+    return SpatialLink(length, n, EI_y=EI_Y, EI_z=EI_Z, GJ=GJ, rho_A=RHO_A, rho_Ip=RHO_IP)
