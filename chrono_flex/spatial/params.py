@@ -200,7 +200,9 @@ class PrismaticJoint(_Joint):
     Attributes:
         axis: the slide direction in the parent's attachment frame.
         slider_mass: mass of the carriage at the child's root, kg.
-        offset, x_axis, y_axis: as for :class:`RevoluteJoint`.
+        offset, x_axis, y_axis: as for :class:`RevoluteJoint`; the default mounting puts
+            the link along y, across the default axis x (the planar prismatic joint's
+            default ``link_angle = pi/2``).
     """
 
     axis: tuple = (1.0, 0.0, 0.0)
