@@ -175,7 +175,8 @@ class SpatialArm:
         return q
 
     # -- simulation ---------------------------------------------------------------------
-    def simulate(self, t_end, q0=None, qd0=None, torque=None, dt_out=None, t0=0.0,
+    def simulate(self, t_end, q0=None, qd0=None, torque=None, joint_motion=None,
+                 dt_out=None, t0=0.0,
                  method="Radau", rtol=None, atol=None, max_step=np.inf, max_nfev=None,
                  max_deflection_ratio=0.5, n_samples=21, progress=None,
                  max_wall_time=None, step=None, rho_inf=0.8):
@@ -184,6 +185,9 @@ class SpatialArm:
         Args:
             q0, qd0: initial coordinates and rates (nq,), default at rest at q = 0.
             torque: callable(t, q, qd) -> (n_joints,) joint torques (N m) or forces (N).
+            joint_motion: callable(t) -> (theta, theta_d, theta_dd), each (n_joints,):
+                the joints prescribed, the elastic coordinates integrated and the joint
+                torques returned (excludes ``torque``; q0, qd0 give the elastic start).
             dt_out: output interval (default (t_end - t0) / 500).
             method, rtol, atol, max_step, max_nfev, step, rho_inf, max_wall_time,
             max_deflection_ratio, n_samples, progress: as for
@@ -191,7 +195,8 @@ class SpatialArm:
         The result's ``tip_position`` is in space (nt, 3), ``tip_deflection`` the
         transverse tip deflection of each link, ``extra["tip_vw_phi"]`` its v, w, phi.
         """
-        return simulate_reference(self, t_end, q0=q0, qd0=qd0, torque=torque, dt_out=dt_out,
+        return simulate_reference(self, t_end, q0=q0, qd0=qd0, torque=torque,
+                                  joint_motion=joint_motion, dt_out=dt_out,
                                   t0=t0, method=method, rtol=rtol, atol=atol,
                                   max_step=max_step, max_nfev=max_nfev,
                                   max_deflection_ratio=max_deflection_ratio,
