@@ -138,15 +138,31 @@ def torsion(ctx):
 def frequency_order(ctx):
     from chrono_flex.spatial.closed_forms import bending_frequencies
 
+    from chrono_flex.spatial.closed_forms import torsion_frequencies
+
     ns = (4, 8, 16)
-    rates = {}
-    for plane, EI in (("v", EI_Z), ("w", EI_Y)):
-        exact = bending_frequencies(EI, RHO_A, L, 1)[0]
-        errs = [abs(_fixed_link_frequencies(n)[plane][0] / exact - 1) for n in ns]
-        rates[plane] = observed_rate(L / np.array(ns), errs)
-    return Outcome(min(rates.values()),
-                   details=[f"plane {p}: order {r:.3f}" for p, r in rates.items()],
-                   data=rates)
+    rates, errors = {}, {}
+    exact = {"v": bending_frequencies(EI_Z, RHO_A, L, 1)[0],
+             "w": bending_frequencies(EI_Y, RHO_A, L, 1)[0],
+             "phi": torsion_frequencies(GJ, RHO_IP, L, 1)[0]}
+    for plane in ("v", "w", "phi"):
+        errors[plane] = [abs(_fixed_link_frequencies(n)[plane][0] / exact[plane] - 1)
+                         for n in ns]
+        rates[plane] = observed_rate(L / np.array(ns), errors[plane])
+
+    def plot(fig):
+        ax = fig.add_subplot(111)
+        for plane, label in (("v", "bending v (EI_z)"), ("w", "bending w (EI_y)"),
+                             ("phi", "torsion")):
+            ax.loglog(ns, errors[plane], "o-", label=f"{label}, order {rates[plane]:.2f}")
+        ax.set(xlabel="elements n", ylabel="relative error of the first frequency",
+               title="spatial link: Hermite bending (order 4), linear torsion (order 2)")
+        ax.legend(fontsize=7)
+        ax.grid(alpha=0.3)
+
+    return Outcome(min(rates["v"], rates["w"]), plot=plot,
+                   details=[f"{p}: order {r:.3f}" for p, r in rates.items()],
+                   data=dict(rates=rates, errors=errors))
 
 
 def _static(force, torque):
@@ -372,7 +388,28 @@ def hub_two_links(ctx):
     if seen["turning"] < 2:                      # the case must see the hub modes
         ratios.append(np.inf)
         rows.append(f"only {seen['turning']} hub-turning modes among the first 12")
-    return Outcome(float(np.max(ratios)), details=rows,
+    turns = np.abs(modes.vectors[:, hub]) > 1e-8 * np.max(np.abs(modes.vectors), axis=1)
+
+    def plot(fig):
+        ax = fig.add_subplot(1, 2, 1)
+        k = np.arange(1, modes.frequencies.size + 1)
+        ax.plot(k[~turns], modes.frequencies[~turns], "o", label="hub still (FEM)")
+        ax.plot(k[turns], modes.frequencies[turns], "s", label="turns the hub (FEM)")
+        for f in turning[:2]:
+            ax.axhline(f, color="C1", lw=0.6, ls=":")
+        for f in np.concatenate([clamped["v"][:2], clamped["w"][:2], clamped["phi"][:1]]):
+            ax.axhline(f, color="C0", lw=0.6, ls=":")
+        ax.set(xlabel="mode", ylabel="frequency (Hz)",
+               title="dotted: clamped-free and hub-and-links roots")
+        ax.legend(fontsize=7)
+        bx = fig.add_subplot(1, 2, 2)
+        x = np.linspace(0.5, 3 * math.pi, 600)
+        from chrono_flex.spatial.closed_forms import hub_links_determinant
+        bx.plot(x, [hub_links_determinant(b, EI_Z, RHO_A, L, J_h, 2, r) for b in x])
+        bx.axhline(0.0, color="0.5", lw=0.6)
+        bx.set(xlabel="bL", ylabel="determinant", title="hub and two links, r = 0.1 m")
+
+    return Outcome(float(np.max(ratios)), plot=plot, details=rows,
                    data=dict(f=modes.frequencies, turning=turning))
 
 
