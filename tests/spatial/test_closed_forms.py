@@ -32,3 +32,12 @@ def test_torsion_frequencies():
     f = torsion_frequencies(0.8, 2e-3, 1.2, 3)
     np.testing.assert_allclose(f / f[0], [1, 3, 5], rtol=1e-15)
     assert abs(f[0] - np.pi / 2.4 * np.sqrt(400.0) / (2 * np.pi)) < 1e-12
+
+
+def test_bench_reports_the_spatial_forcing():
+    from chrono_flex.bench import bench_spatial_forcing
+
+    figures = bench_spatial_forcing((1, 2), n=3, repeat=1)
+    assert figures["hub_two_links_1el_nq"] == 1 + 2 * 5
+    assert figures["hub_two_links_2el_nq"] == 1 + 2 * 10
+    assert all(v > 0 for v in figures.values())
