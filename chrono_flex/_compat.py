@@ -25,7 +25,6 @@ MOVED_MODULES = {
     "chrono_flex.arm": "chrono_flex.planar.arm",
     "chrono_flex.integrate": "chrono_flex.integrators.ivp",
     "chrono_flex.screw": "chrono_flex.formulations.screw",
-    "chrono_flex.spatial": "chrono_flex.formulations.rrrp",
     "chrono_flex.cases": "chrono_flex.scenarios.arms",
     "chrono_flex.plotting": "chrono_flex.viz.plotting",
     "chrono_flex.drive.unit": "chrono_flex.drive.gear_drive",
@@ -36,8 +35,14 @@ MOVED_MODULES = {
     "chrono_flex.viz.interactive": "chrono_flex.chrono.window",
 }
 
+#: The RRRP arm's 0.1 module, ``chrono_flex.spatial``, is now the package of the spatial
+#: link; the names the old module exported are forwarded from it one by one.
+_RRRP_NAMES = ("RRRPArm", "RRRPParams", "SpatialResult", "simulate", "power_stiffness_factor",
+               "tube_section", "COORDINATES", "ACTUATED", "ELASTIC")
+
 #: (package, attribute) -> (module, attribute) for names a package no longer exports
 MOVED_ATTRIBUTES = {
+    **{("chrono_flex.spatial", n): ("chrono_flex.formulations.rrrp", n) for n in _RRRP_NAMES},
     ("chrono_flex.drive", "SCENARIOS"): ("chrono_flex.scenarios.drive", "SCENARIOS"),
     ("chrono_flex.drive", "ScenarioResult"): ("chrono_flex.scenarios.drive", "ScenarioResult"),
     ("chrono_flex.drive", "run_scenario"): ("chrono_flex.scenarios.drive", "run_scenario"),

@@ -8,6 +8,8 @@
 * :func:`bench_slider_crank`: the same for a scene with a welded body, the flexible
   slider-crank (docs/chrono.md §8).
 * :func:`bench_render`: wall time of a GIF of a case run.
+* :func:`bench_spatial_forcing`: one evaluation of M(q) and f of the spatial link's
+  equations (docs/spatial-link.md §4) for a hub with two links, per element count.
 
 This module sits at the top with the command line: it may use the scenario catalogue
 and every engine; nothing imports it.
@@ -214,4 +216,35 @@ def bench_render(case="bien-2link", n_frames=200, path=None, engine="reference")
 
 
 __all__ = ["bench_drive_step", "bench_chrono_element", "bench_beams", "bench_render",
-           "bench_slider_crank", "bench_slider_crank_formulations"]
+           "bench_slider_crank", "bench_slider_crank_formulations", "bench_spatial_forcing"]
+
+
+def bench_spatial_forcing(n_elements_list=(2, 4, 8), n=100, repeat=3):
+    """Microseconds per evaluation of (M, f) of a SpatialArm: a free hub carrying two
+    links at 180 degrees (the case spatial-link.hub-two-links), per element count.
+    Returns {"hub_two_links_{n}el_us": us} with the coordinate count in
+    "hub_two_links_{n}el_nq"."""
+    import math
+
+    import numpy as np
+
+    from .spatial import FixedJoint, RevoluteJoint, RigidBody, SpatialArm, SpatialLink, turned
+    from .spatial import equations as smdl
+
+    out = {}
+    x_b, y_b = turned(math.pi)
+    joints = [RevoluteJoint(axis=(0, 0, 1)), FixedJoint(offset=(0.1, 0, 0)),
+              FixedJoint(offset=(-0.1, 0, 0), x_axis=x_b, y_axis=y_b)]
+    for ne in n_elements_list:
+        link = SpatialLink(1.2, ne, EI_y=3.0, EI_z=1.2, GJ=0.8, rho_A=0.5, rho_Ip=2e-3)
+        arm = SpatialArm([RigidBody(2.0, (0.0, 0.0, 0.05)), link, link], joints, [-1, 0, 0])
+        rng = np.random.default_rng(1)
+        q, qd, Q = 0.01 * rng.normal(size=arm.nq), rng.normal(size=arm.nq), np.zeros(arm.nq)
+
+        def calls(k, arm=arm, q=q, qd=qd, Q=Q):
+            for _ in range(k):
+                smdl.forcing(arm.model, q, qd, Q)
+
+        out[f"hub_two_links_{ne}el_us"] = _best_of(calls, n, repeat)
+        out[f"hub_two_links_{ne}el_nq"] = arm.nq
+    return out

@@ -271,7 +271,7 @@ def cmd_identify(args):
 def cmd_bench(args):
     from . import engines
     from .bench import (bench_beams, bench_chrono_element, bench_drive_step, bench_render,
-                        bench_slider_crank_formulations)
+                        bench_slider_crank_formulations, bench_spatial_forcing)
 
     if args.what == "perf":
         from .bench_perf import format_report, perf_benchmark
@@ -292,6 +292,9 @@ def cmd_bench(args):
         return 0
     print("Drive module, one fixed step (microseconds):")
     for k, v in bench_drive_step().items():
+        print(f"  {k:40s} {v:10.2f}" if isinstance(v, float) else f"  {k:40s} {v}")
+    print("Spatial link, one evaluation of M(q) and f (microseconds):")
+    for k, v in bench_spatial_forcing().items():
         print(f"  {k:40s} {v:10.2f}" if isinstance(v, float) else f"  {k:40s} {v}")
     ok, why = engines.pychrono_available()
     if not ok:

@@ -103,44 +103,6 @@ def clamped_pinned_roots(k):
                      for r in range(1, k + 1)])
 
 
-def hub_links_roots(eta, n_links=2, k=3):
-    """The first k roots lambda_r = beta_r L (> 0) of ``n_links`` identical clamped-free
-    links on a rigid hub that turns freely about an axis through their roots, in the
-    modes where every link bends alike and the hub turns (docs/chrono.md §11):
-
-        det [[eta l^3, -2n, eta l^3],
-             [-sin l, -(cos l + cosh l), sinh l],
-             [-cos l, sin l - sinh l, cosh l]] = 0,        eta = J_hub / (rho_A L^3).
-
-    From the link's absolute deflection u = A sin bx + B (cos bx - cosh bx) + C sinh bx
-    (u(0) = 0), the clamp u'(0) = theta (hub angle), the hub's balance
-    J_hub theta'' = n EI u''(0) (Lagrange's equations of hub and links) and the free
-    tip u''(L) = u'''(L) = 0. eta -> infinity gives the clamped-free roots, eta -> 0 the
-    pinned-free ones (3.9266, 7.0686, ...); the hub's rigid rotation (omega = 0) is not
-    counted. omega_r = lambda_r^2 sqrt(EI / (rho_A L^4)). With two links at 180 degrees
-    the other in-plane modes (links bending in opposite senses, hub still) are the
-    clamped-free ones.
-    """
-    eta = float(eta)
-    if not eta > 0:
-        raise ParameterError("eta", eta, "must be > 0 (hub inertia over rho_A L^3)")
-    n = int(n_links)
-    if n < 1:
-        raise ParameterError("n_links", n_links, "must be at least 1")
-
-    def det(lam):
-        c, s_, ch, sh = math.cos(lam), math.sin(lam), math.cosh(lam), math.sinh(lam)
-        a = eta * lam**3
-        m = np.array([[a, -2.0 * n, a], [-s_, -(c + ch), sh], [-c, s_ - sh, ch]])
-        return np.linalg.det(m) / (ch * max(1.0, a))      # scaled: no overflow, same roots
-
-    grid = np.linspace(0.05, (k + 2) * math.pi, 400 * (k + 2))
-    vals = [det(x) for x in grid]
-    roots = [brentq(det, a, b) for a, b, fa, fb in zip(grid[:-1], grid[1:], vals[:-1], vals[1:])
-             if fa * fb < 0]
-    return np.array(roots[:k])
-
-
 def tapered_cantilever_coefficient(m):
     """First-frequency coefficient c = omega_1 L^2 sqrt(rho A_0 / (E I_0)) of a cantilever
     clamped at its thick end whose section shrinks to a point at the tip:

@@ -11,9 +11,9 @@ natural frequency and mode shape, 1979, tables 8-1 and 8-19):
 * static tip loads: w = P L^3 / (3 EI) in each plane, twist phi = T L / GJ;
 * a hub turning freely with two identical links at 180 degrees: the modes in which the
   links bend in opposite senses leave the hub still (clamped-free frequencies); in the
-  others the hub turns, with lambda_r from
-  :func:`chrono_flex.planar.shapes.hub_links_roots`; out-of-plane bending and torsion stay
-  clamped-free.
+  others the hub turns, at the roots of the hub-and-links frequency equation
+  (:func:`chrono_flex.spatial.closed_forms.hub_links_frequencies`, docs/spatial-link.md
+  §5.3); out-of-plane bending and torsion stay clamped-free.
 
 Chrono's ``ChElementBeamEuler`` lumps the mass at the nodes, so its frequencies converge
 at order 2 in the element count (a consistent mass would give 4): the cases check the
@@ -145,13 +145,13 @@ def chrono_beam_static(ctx):
 def _hub_study():
     from chrono_flex.chrono.modal import system_modes
     from chrono_flex.chrono.spatial_beams import hub_with_links
-    from chrono_flex.planar.shapes import clamped_free_roots, hub_links_roots
+    from chrono_flex.planar.shapes import clamped_free_roots
+    from chrono_flex.spatial.closed_forms import hub_links_frequencies
 
     b = clamped_free_roots(2)
-    hub = hub_links_roots(ETA, 2, 2)
+    hub = hub_links_frequencies(2, EI_Z, RHO_A, L, ETA * RHO_A * L**3, n_links=2)
     exact = np.sort(np.concatenate([_omega_bend(b, EI_Y), _omega_bend(b, EI_Y),
-                                    _omega_bend(b, EI_Z), _omega_bend(hub, EI_Z),
-                                    _torsion(1), _torsion(1)]))
+                                    _omega_bend(b, EI_Z), hub, _torsion(1), _torsion(1)]))
     rows, errs = [], []
     for n in MESHES:
         sys_ = _new_system()
@@ -160,8 +160,7 @@ def _hub_study():
         errs.append(np.abs(f - exact) / exact)
         rows.append(f"{n} elements: " + ", ".join(f"{x:.4f}" for x in f) + " Hz")
     rows.append("closed forms: " + ", ".join(f"{x:.4f}" for x in exact) + " Hz; the hub "
-                f"turns in {_omega_bend(hub, EI_Z).round(4).tolist()} Hz (lambda = "
-                f"{hub.round(5).tolist()}, eta = {ETA})")
+                f"turns in {hub.round(4).tolist()} Hz (eta = {ETA})")
     return exact, np.array(errs), rows
 
 
@@ -174,7 +173,7 @@ def _hub_study():
       reason="lumped mass: order 2 (see spatial-link.chrono-beam-modes); a wrong hub "
              "equation or a wrongly mounted link stalls the error",
       engines=("chrono-beam",), needs_pychrono=True,
-      source="docs/chrono.md §11 (hub equation); Blevins 1979 table 8-1")
+      source="docs/spatial-link.md §5.3 (hub equation); Blevins 1979 table 8-1")
 def chrono_beam_hub(ctx):
     exact, errs, rows = _hub_study()
     orders = _orders(errs)
