@@ -94,12 +94,20 @@ class GeneralizedAlpha:
             forward differences, no M^-1 in it), which stays accurate when the stiffest
             modes give (omega h)^2 of 1e7 and more (fine meshes); ``rhs`` still gives the
             initial derivatives.
+        step_solver: optional object whose ``solve(t_new, h, x, y, acc, ga)`` does the
+            Newton solve of a step of the mass-matrix form in one call (a compiled twin
+            of :meth:`_solve_step`, e.g. :class:`chrono_flex.planar.chain_ga.ChainStep`)
+            and returns (status, x_{n+1}, y_{n+1}, acc_{n+1}), status 0 (converged), 1
+            (no convergence even with a fresh Jacobian) or 2 (non-finite forces); it
+            keeps its own Jacobian and counts ``nfev``, ``njev`` and ``nlu``. The step
+            control, halving and output stay here.
     """
 
     def __init__(self, rhs, jac, t0, x0, n2, step, rho_inf=0.8, family="chung-hulbert",
                  rtol=1e-8, atol=1e-10, max_iters=8, max_nfev=None, max_halvings=4,
-                 error_rtol=None, max_step=np.inf, forcing=None):
+                 error_rtol=None, max_step=np.inf, forcing=None, step_solver=None):
         self.rhs, self.jac, self.forcing = rhs, jac, forcing
+        self.step_solver = step_solver
         self.am, self.af, self.gamma, self.beta = alpha_parameters(rho_inf, family)
         self.rho_inf, self.family = rho_inf, family
         if isinstance(step, bool) or not isinstance(step, (int, float, np.number)) \
@@ -337,6 +345,8 @@ class GeneralizedAlpha:
         """(t_{n+1}, x_{n+1}, derivatives, algorithmic accelerations) of a step of size
         h, or None when Newton fails even with a fresh Jacobian."""
         t_new = self.t + h
+        if self.step_solver is not None:
+            return self._solve_step_compiled(t_new, h)
         self._prepare(h)
         y = self.y.copy()                          # predictor: the last derivatives
         for attempt in range(2):
@@ -350,6 +360,21 @@ class GeneralizedAlpha:
                 return t_new, xn, y, acc_new
             y = self.y.copy()
         return None
+
+    def _solve_step_compiled(self, t_new, h):
+        """:meth:`_solve_step` by ``step_solver`` (see the class docstring)."""
+        status, xn, y, acc_new = self.step_solver.solve(t_new, h, self.x, self.y,
+                                                        self.acc, self)
+        if self.max_nfev is not None and self.nfev + self.step_solver.nfev > self.max_nfev:
+            raise SimulationError(f"generalized_alpha used up its budget of max_nfev = "
+                                  f"{self.max_nfev} right-hand-side evaluations (raise "
+                                  "max_nfev, or use a larger step)", t_new)
+        if status == 2:
+            raise SimulationError("non-finite generalized forces (divergence, or a step the "
+                                  "model cannot take)", t_new)
+        if status != 0:
+            return None
+        return t_new, xn, y, acc_new
 
     def _newton(self, t_new, h, y):
         prev = None
@@ -403,7 +428,10 @@ class GeneralizedAlpha:
         return math.sqrt(float(z @ z) / z.size)
 
     def counters(self):
-        return dict(nfev=int(self.nfev), njev=int(self.njev), nlu=int(self.nlu),
+        s = self.step_solver
+        extra = (0, 0, 0) if s is None else (s.nfev, s.njev, s.nlu)
+        return dict(nfev=int(self.nfev) + extra[0], njev=int(self.njev) + extra[1],
+                    nlu=int(self.nlu) + extra[2],
                     n_steps=int(self.n_steps), retries=int(self.n_retries),
                     rejected=int(self.n_rejected))
 
