@@ -290,11 +290,14 @@ class GeneralizedAlpha:
         next step is h (0.9 / err)^(1/3), within [0.2 h, 2 h] and ``max_step``. A
         rejected or non-converging step is retried smaller; below 1e-12 of the time
         scale the run fails with a SimulationError."""
+        retry = False
         while True:
             remaining = t_target - self.t
             h = min(self.h_next, remaining)
-            if remaining - h < 0.25 * h:                 # no sliver before the target
-                h = remaining
+            if remaining - h < 0.25 * h:                 # no sliver before the target:
+                # one step to it, up to 1.25 h; after a rejection (which asked for less
+                # than the remainder) two equal ones, so the step does shrink
+                h = 0.5 * remaining if retry and remaining > self.h_next else remaining
             landing = h < self.h_next
             if h <= 1e-12 * max(1.0, abs(self.t)):
                 raise SimulationError("generalized_alpha: the step control shrank the step "
@@ -304,6 +307,7 @@ class GeneralizedAlpha:
             if cand is None:                              # Newton failed: smaller step
                 self.n_retries += 1
                 self.h_next = 0.25 * h
+                retry = True
                 continue
             t_new, xn, y, acc_new = cand
             scale = self.error_rtol * (1e-6 + np.maximum(self.q_scale, np.abs(xn[:self.n2])))
@@ -317,6 +321,7 @@ class GeneralizedAlpha:
                 return
             self.n_rejected += 1
             self.h_next = factor * h
+            retry = True
 
     def _commit(self, t_new, xn, y, acc_new):
         self.t, self.x, self.y, self.acc = t_new, xn, y, acc_new
