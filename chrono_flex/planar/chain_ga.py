@@ -160,12 +160,13 @@ def _factor(P, K, D, g, stiff, Q, jidx, tau, xn, nq, h, beta, gamma, c_new, fres
 
 
 @kernels._jit
-def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, h, am, af, gamma, beta,
+def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_start, h, am, af, gamma, beta,
              rtol, atol, max_iters, JF, Mj, A, piv, state, counts):
     """The Newton solve of one generalized-alpha step of size h from (x, y0, acc) at t_n
     (Python twin: ``GeneralizedAlpha._solve_step`` in mass-matrix form).
 
-    Q: the generalized forces held over the step (the joint forces at t_{n+1}); tau the
+    y_start: the first iterate (the Python iteration starts from y0, the derivatives at
+    t_n). Q: the generalized forces held over the step (the joint forces at t_{n+1}); tau the
     joint forces, jidx their coordinates. JF, Mj, A, piv: the kept Jacobian, mass
     matrix and LU (modified Newton across steps); state = [have a Jacobian (0/1), h of
     the LU]; counts = [nfev, njev, nlu] (all updated in place).
@@ -185,7 +186,7 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, h, am, af, gamma, beta
     xn = np.empty(n)
     acc_new = np.empty(m)
     tiny = 1e3 * 2.220446049250313e-16
-    y = y0.copy()
+    y = y_start.copy()
     for attempt in range(2):
         if state[0] == 0.0 or attempt == 1:
             _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
@@ -204,7 +205,9 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, h, am, af, gamma, beta
             return NON_FINITE, xn, y, acc_new
         prev = -1.0
         conv = False
+        iters = 0
         for _ in range(max_iters):
+            iters += 1
             _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
             M, F = _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq)
             counts[0] += 1
@@ -239,7 +242,7 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, h, am, af, gamma, beta
             prev = norm
         if conv:
             return OK, xn, y, acc_new
-        y = y0.copy()
+        y = y0.copy()                            # the retry starts where Python's does
     return FAILED, xn, y, acc_new
 
 
@@ -267,6 +270,19 @@ class ChainStep:
         self.counts = np.zeros(3, dtype=np.int64)
         self._Q = np.zeros(nq)
         self._tau = np.zeros(self.jidx.size)
+        self._start = self._last = None        # (t, y) at the last two step starts
+
+    def _first_iterate(self, t, y, h):
+        """The Newton iteration's start: y_n extrapolated linearly from the derivatives
+        at the last two step starts, y_n + h (y_n - y_{n-1}) / (t_n - t_{n-1}) (error
+        O(h^2) where y_n alone is O(h): the first update, measured against Newton's
+        tolerance of 1e-8 of the velocities, drops by about h times the derivatives'
+        time scale, and so do the iterations a step needs)."""
+        if self._start is None or t != self._start[0]:          # a new step
+            self._last, self._start = self._start, (t, y.copy())
+        if self._last is None or not t > self._last[0]:
+            return y
+        return y + (h / (t - self._last[0])) * (y - self._last[1])
 
     @property
     def nfev(self):
@@ -288,7 +304,8 @@ class ChainStep:
             self._Q[:] = 0.0
             self._Q[self.jidx] = self._tau
         return ga_solve(mdl.packed, mdl.K, mdl.D, mdl.g_vec, mdl.geometric_stiffening,
-                        self._Q, self.jidx, self._tau, x, y, acc, h, ga.am, ga.af,
+                        self._Q, self.jidx, self._tau, x, y, acc,
+                        self._first_iterate(ga.t, y, h), h, ga.am, ga.af,
                         ga.gamma, ga.beta, ga.rtol, ga.atol, ga.max_iters, self.JF,
                         self.Mj, self.A, self.piv, self.state, self.counts)
 

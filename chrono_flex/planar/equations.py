@@ -284,8 +284,17 @@ def tip_state(model, q, qd=None):
 
 def tip_deflections(model, q):
     """Transverse tip deflection w_i(L_i) of each link in its own frame."""
-    return np.array([(model.tip_shapes[i][0] @ q[ll.elastic_index])[0]
-                     for i, ll in enumerate(model.layout.links)])
+    return tip_rows(model) @ q
+
+
+def tip_rows(model):
+    """The matrix T (nl, nq) with T q = the tip deflections w_i(L_i) (built once)."""
+    if getattr(model, "_tip_rows", None) is None:
+        T = np.zeros((model.n_links, model.nq))
+        for i, ll in enumerate(model.layout.links):
+            T[i, ll.elastic_index] = model.tip_shapes[i][0][0]
+        model._tip_rows = T
+    return model._tip_rows
 
 
 def centerlines(model, q, n_samples=21, rigid=False):

@@ -33,8 +33,7 @@ def arm_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, extra=None, info
     el_e = 0.5 * np.einsum("ti,ij,tj->t", Q, m.K, Q)
     gr_e = mdl.gravity_potential_series(m, Q)
     tip = mdl.frames_series(m, Q)[1][-1][0]
-    defl = np.column_stack([Q[:, ll.elastic_index] @ m.tip_shapes[i][0][0]
-                            for i, ll in enumerate(m.layout.links)])
+    defl = Q @ mdl.tip_rows(m).T
     pts, curv = mdl.centerlines_series(m, Q, n_samples)
     cl = arm.plane.to_world(pts)
     clr = arm.plane.to_world(mdl.centerlines_series(m, Q, n_samples, rigid=True)[0])
@@ -71,8 +70,9 @@ def check_n_samples(n_samples):
 def deflection_ratio(arm, q):
     """max_i |tip deflection of link i| / L_i at coordinates q (the loop's guard)."""
     m = arm.model
-    d = np.abs(mdl.tip_deflections(m, q))
-    return float(np.max(d / np.array([lk.length for lk in m.links])))
+    if getattr(m, "_tip_ratio_rows", None) is None:
+        m._tip_ratio_rows = mdl.tip_rows(m) / np.array([lk.length for lk in m.links])[:, None]
+    return float(np.abs(m._tip_ratio_rows @ q).max())
 
 
 __all__ = ["arm_result", "check_n_samples", "deflection_ratio", "describe"]
