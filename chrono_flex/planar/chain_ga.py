@@ -160,13 +160,13 @@ def _factor(P, K, D, g, stiff, Q, jidx, tau, xn, nq, h, beta, gamma, c_new, fres
 
 
 @kernels._jit
-def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_start, h, am, af, gamma, beta,
-             rtol, atol, max_iters, JF, Mj, A, piv, state, counts):
+def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, af, gamma,
+             beta, rtol, atol, max_iters, JF, Mj, A, piv, state, counts):
     """The Newton solve of one generalized-alpha step of size h from (x, y0, acc) at t_n
     (Python twin: ``GeneralizedAlpha._solve_step`` in mass-matrix form).
 
-    y_start: the first iterate (the Python iteration starts from y0, the derivatives at
-    t_n). Q: the generalized forces held over the step (the joint forces at t_{n+1}); tau the
+    y_last, ratio: the first iterate is y0 + ratio (y0 - y_last) (the Python iteration
+    starts from y0, the derivatives at t_n; :meth:`ChainStep._extrapolation`). Q: the generalized forces held over the step (the joint forces at t_{n+1}); tau the
     joint forces, jidx their coordinates. JF, Mj, A, piv: the kept Jacobian, mass
     matrix and LU (modified Newton across steps); state = [have a Jacobian (0/1), h of
     the LU]; counts = [nfev, njev, nlu] (all updated in place).
@@ -186,7 +186,7 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_start, h, am, af, ga
     xn = np.empty(n)
     acc_new = np.empty(m)
     tiny = 1e3 * 2.220446049250313e-16
-    y = y_start.copy()
+    y = y0 + ratio * (y0 - y_last)
     for attempt in range(2):
         if state[0] == 0.0 or attempt == 1:
             _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
@@ -270,19 +270,23 @@ class ChainStep:
         self.counts = np.zeros(3, dtype=np.int64)
         self._Q = np.zeros(nq)
         self._tau = np.zeros(self.jidx.size)
-        self._start = self._last = None        # (t, y) at the last two step starts
+        # t and y at the last two step starts (the arrays are the integrator's, which
+        # it replaces, never changes, at each step)
+        self._t_start = self._t_last = None
+        self._y_start = self._y_last = None
 
-    def _first_iterate(self, t, y, h):
-        """The Newton iteration's start: y_n extrapolated linearly from the derivatives
-        at the last two step starts, y_n + h (y_n - y_{n-1}) / (t_n - t_{n-1}) (error
-        O(h^2) where y_n alone is O(h): the first update, measured against Newton's
-        tolerance of 1e-8 of the velocities, drops by about h times the derivatives'
-        time scale, and so do the iterations a step needs)."""
-        if self._start is None or t != self._start[0]:          # a new step
-            self._last, self._start = self._start, (t, y.copy())
-        if self._last is None or not t > self._last[0]:
-            return y
-        return y + (h / (t - self._last[0])) * (y - self._last[1])
+    def _extrapolation(self, t, y, h):
+        """(y_{n-1}, ratio) for the iteration's start y_n + ratio (y_n - y_{n-1}), ratio =
+        h / (t_n - t_{n-1}): y_n extrapolated linearly from the derivatives at the last
+        two step starts (error O(h^2) where y_n alone is O(h): the first update, measured
+        against Newton's tolerance of 1e-8 of the velocities, drops by about h times the
+        derivatives' time scale, and so do the iterations a step needs)."""
+        if t != self._t_start:                                  # a new step
+            self._t_last, self._y_last = self._t_start, self._y_start
+            self._t_start, self._y_start = t, y
+        if self._y_last is None or not t > self._t_last:
+            return y, 0.0
+        return self._y_last, h / (t - self._t_last)
 
     @property
     def nfev(self):
@@ -305,7 +309,7 @@ class ChainStep:
             self._Q[self.jidx] = self._tau
         return ga_solve(mdl.packed, mdl.K, mdl.D, mdl.g_vec, mdl.geometric_stiffening,
                         self._Q, self.jidx, self._tau, x, y, acc,
-                        self._first_iterate(ga.t, y, h), h, ga.am, ga.af,
+                        *self._extrapolation(ga.t, y, h), h, ga.am, ga.af,
                         ga.gamma, ga.beta, ga.rtol, ga.atol, ga.max_iters, self.JF,
                         self.Mj, self.A, self.piv, self.state, self.counts)
 
