@@ -269,12 +269,43 @@ class GeneralizedAlpha:
         ``step`` / 2**max_halvings (Newton can cycle across a kink of a non-smooth law,
         e.g. friction at a speed reversal); below that the step fails with a
         SimulationError. With step control (``error_rtol``), see :meth:`_adaptive`."""
+        if getattr(self.step_solver, "autonomous", False):
+            return self._advance_compiled(t_target)
         if self.error_rtol is None:
             self._take(fixed_substep(self.t, t_target, self.step), self.max_halvings)
         else:
             self._adaptive(t_target)
         self.n_steps += 1
         return self.t
+
+    def _advance_compiled(self, t_target):
+        """All the steps to ``t_target`` in calls of ``step_solver.advance(self,
+        t_target)`` (equations without time-dependent inputs; the same steps as
+        :meth:`advance` would take one by one). A fixed step whose Newton fails is
+        taken here with halvings; the statuses are those of the class docstring, and 3:
+        the step control shrank the step away."""
+        while True:
+            status = self.step_solver.advance(self, t_target)
+            self._check_budget(self.t)
+            if status == 0:
+                return self.t
+            if status == 2:
+                raise SimulationError("non-finite generalized forces (divergence, or a step "
+                                      "the model cannot take)", self.t)
+            if status == 3:
+                raise SimulationError("generalized_alpha: the step control shrank the step "
+                                      "below 1e-12 of the time (a discontinuity, or a "
+                                      "tolerance the model cannot meet)", self.t)
+            self._take(fixed_substep(self.t, t_target, self.step), self.max_halvings)
+            self.n_steps += 1
+            if t_target - self.t <= 1e-12 * max(1.0, abs(t_target)):
+                return self.t
+
+    def _check_budget(self, t):
+        if self.max_nfev is not None and self.nfev + self.step_solver.nfev > self.max_nfev:
+            raise SimulationError(f"generalized_alpha used up its budget of max_nfev = "
+                                  f"{self.max_nfev} right-hand-side evaluations (raise "
+                                  "max_nfev, or use a larger step)", t)
 
     def local_error(self, h, acc_new):
         """Estimate of the local error of the positions over a step of size h:
@@ -370,10 +401,7 @@ class GeneralizedAlpha:
         """:meth:`_solve_step` by ``step_solver`` (see the class docstring)."""
         status, xn, y, acc_new = self.step_solver.solve(t_new, h, self.x, self.y,
                                                         self.acc, self)
-        if self.max_nfev is not None and self.nfev + self.step_solver.nfev > self.max_nfev:
-            raise SimulationError(f"generalized_alpha used up its budget of max_nfev = "
-                                  f"{self.max_nfev} right-hand-side evaluations (raise "
-                                  "max_nfev, or use a larger step)", t_new)
+        self._check_budget(t_new)
         if status == 2:
             raise SimulationError("non-finite generalized forces (divergence, or a step the "
                                   "model cannot take)", t_new)

@@ -246,6 +246,90 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
     return FAILED, xn, y, acc_new
 
 
+#: Further status codes of :func:`ga_advance`: the step control shrank the step below
+#: 1e-12 of the time scale.
+SHRUNK = 3
+
+
+@kernels._jit
+def ga_advance(P, K, D, g, stiff, Q, jidx, tau, t, t_target, x, y, acc, y_last, t_last,
+               step, adaptive, h_next, q_scale, err_rtol, max_step, am, af, gamma, beta,
+               rtol, atol, max_iters, JF, Mj, A, piv, state, counts):
+    """Steps of :func:`ga_solve` from t to ``t_target`` with constant generalized forces
+    Q (no time-dependent input): the loop of ``GeneralizedAlpha.advance`` compiled.
+    Fixed step (``adaptive`` False): equal sub-steps no longer than ``step``; a step
+    whose Newton fails returns FAILED at its start, for the Python side to halve.
+    Adaptive: the step control of ``GeneralizedAlpha._adaptive`` (local error (4.14)
+    against err_rtol (1e-6 + max |q_k|), factor (0.9/err)^(1/3) within [0.2, 2], the
+    landing rules) with ``h_next`` the proposed step.
+
+    Returns (status, t, x, y, acc, y_last, t_last, h_next, q_scale, steps, rejected,
+    retries): where it stopped (t_target when OK), the state there, the state before
+    the last step (for the extrapolated first iterate), and the counts."""
+    nq = (x.shape[0] - 2) // 2
+    steps = 0
+    rejected = 0
+    retries = 0
+    retry = False
+    while t_target - t > 1e-12 * max(1.0, abs(t_target)):
+        remaining = t_target - t
+        if adaptive:
+            h = min(h_next, remaining)
+            if remaining - h < 0.25 * h:
+                if retry and remaining > h_next:
+                    h = 0.5 * remaining
+                else:
+                    h = remaining
+            if h <= 1e-12 * max(1.0, abs(t)):
+                return (SHRUNK, t, x, y, acc, y_last, t_last, h_next, q_scale, steps,
+                        rejected, retries)
+        else:
+            n = max(1, int(np.ceil(remaining / step - 1e-9)))
+            h = remaining / n
+        landing = h < h_next
+        ratio = h / (t - t_last) if t > t_last else 0.0
+        status, xn, yn, accn = ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y, acc, y_last,
+                                        ratio, h, am, af, gamma, beta, rtol, atol,
+                                        max_iters, JF, Mj, A, piv, state, counts)
+        if status == NON_FINITE or (status == FAILED and not adaptive):
+            return (status, t, x, y, acc, y_last, t_last, h_next, q_scale, steps,
+                    rejected, retries)
+        if status == FAILED:
+            retries += 1
+            h_next = 0.25 * h
+            retry = True
+            continue
+        accept = True
+        factor = 2.0
+        if adaptive:
+            s = 0.0
+            c = h * h * (beta - 1.0 / 6.0)
+            for k in range(nq):
+                sc = err_rtol * (1e-6 + max(q_scale[k], abs(xn[k])))
+                z = c * (accn[k] - acc[k]) / sc
+                s += z * z
+            err = np.sqrt(s / max(nq, 1))
+            if err > 0.0:
+                factor = min(2.0, max(0.2, 0.9 * err ** (-1.0 / 3.0)))
+            accept = err <= 1.0
+        if not accept:
+            rejected += 1
+            h_next = factor * h
+            retry = True
+            continue
+        y_last, t_last = y, t
+        t, x, y, acc = t + h, xn, yn, accn
+        q_scale = np.maximum(q_scale, np.abs(xn[:nq]))
+        steps += 1
+        retry = False
+        if adaptive:
+            if not landing or factor < 1.0:
+                h_next = min(max_step, factor * h)
+            else:
+                h_next = min(max_step, h_next)
+    return (OK, t, x, y, acc, y_last, t_last, h_next, q_scale, steps, rejected, retries)
+
+
 class ChainStep:
     """The compiled Newton solve of a :class:`GeneralizedAlpha` step for an arm's
     forward problem (module docstring): ``solve(t_new, h, x, y, acc, ga)`` returns
@@ -300,6 +384,38 @@ class ChainStep:
     def nlu(self):
         return int(self.counts[2])
 
+    @property
+    def autonomous(self):
+        """Whether the generalized forces are constant in time (no torque): then whole
+        intervals run in one call (:meth:`advance`)."""
+        return self.joint_forces is None
+
+    def advance(self, ga, t_target):
+        """Steps of ``ga`` (a GeneralizedAlpha) towards ``t_target`` in one compiled call
+        (:func:`ga_advance`); updates its state and counts and returns the status."""
+        mdl = self.model
+        t_last = -np.inf if self._t_last is None or ga.t != self._t_start else self._t_last
+        y_last = ga.y if t_last == -np.inf else self._y_last
+        adaptive = ga.error_rtol is not None
+        (status, t, x, y, acc, y_last, t_last, h_next, q_scale, steps, rejected,
+         retries) = ga_advance(
+            mdl.packed, mdl.K, mdl.D, mdl.g_vec, mdl.geometric_stiffening, self._Q,
+            self.jidx, self._tau, ga.t, float(t_target), ga.x, ga.y, ga.acc, y_last,
+            t_last, ga.step, adaptive, ga.h_next, ga.q_scale,
+            ga.error_rtol if adaptive else 0.0, ga.max_step, ga.am, ga.af, ga.gamma,
+            ga.beta, ga.rtol, ga.atol, ga.max_iters, self.JF, self.Mj, self.A, self.piv,
+            self.state, self.counts)
+        ga.t, ga.x, ga.y, ga.acc, ga.q_scale = t, x, y, acc, q_scale
+        if adaptive:
+            ga.h_next = h_next
+        ga.n_steps += steps
+        ga.n_rejected += rejected
+        ga.n_retries += retries
+        if steps:
+            self._t_last, self._y_last = t_last, y_last
+            self._t_start, self._y_start = t, y
+        return status
+
     def solve(self, t_new, h, x, y, acc, ga):
         """One step's Newton solve; ``ga`` gives the method's parameters and tolerances."""
         mdl = self.model
@@ -314,4 +430,5 @@ class ChainStep:
                         self.Mj, self.A, self.piv, self.state, self.counts)
 
 
-__all__ = ["ChainStep", "available", "ga_solve", "OK", "FAILED", "NON_FINITE"]
+__all__ = ["ChainStep", "available", "ga_advance", "ga_solve", "OK", "FAILED", "NON_FINITE",
+           "SHRUNK"]

@@ -59,3 +59,20 @@ def test_state_feedback_keeps_the_python_iteration(monkeypatch):
     res = arm.simulate(0.05, torque=lambda t, q, qd: -qd[:1], joint_rates0=[1.0],
                        progress=False, method="generalized_alpha", step=1e-3)
     assert res.info["newton"] == "python"
+
+
+@needs_numba
+@pytest.mark.parametrize("step", [1e-3, None])
+def test_whole_intervals_in_one_call_take_the_python_steps(step, monkeypatch):
+    """Without a torque the compiled side runs from output to output in one call
+    (chain_ga.ga_advance), fixed step or step control: the same steps as the Python
+    loop (their count, and the rejected ones), the same trajectory to the Newton
+    tolerance."""
+    arm = cf.PlanarArm([cf.Link(1.0, 3, EI=1000.0, rho_A=5.0),
+                        cf.Link(1.0, 3, EI=1000.0, rho_A=5.0)], gravity=9.81)
+    kw = dict(t_end=0.3, dt_out=0.01, step=step, joint_angles0=[-0.5, 0.3])
+    a, b = run(arm, True, monkeypatch, **kw), run(arm, False, monkeypatch, **kw)
+    assert agree(a.q, b.q) and agree(a.qd, b.qd)
+    for key in ("n_steps", "rejected"):
+        assert a.info[key] == b.info[key], key
+    assert np.ptp(a.q[:, 0]) > 0.1
