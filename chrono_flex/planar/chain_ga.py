@@ -166,7 +166,8 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
     (Python twin: ``GeneralizedAlpha._solve_step`` in mass-matrix form).
 
     y_last, ratio: the first iterate is y0 + ratio (y0 - y_last) (the Python iteration
-    starts from y0, the derivatives at t_n; :meth:`ChainStep._extrapolation`). Q: the generalized forces held over the step (the joint forces at t_{n+1}); tau the
+    starts from y0, the derivatives at t_n; :meth:`ChainStep._extrapolation`).
+    Q: the generalized forces held over the step (the joint forces at t_{n+1}); tau the
     joint forces, jidx their coordinates. JF, Mj, A, piv: the kept Jacobian, mass
     matrix and LU (modified Newton across steps); state = [have a Jacobian (0/1), h of
     the LU]; counts = [nfev, njev, nlu] (all updated in place).
@@ -205,9 +206,7 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
             return NON_FINITE, xn, y, acc_new
         prev = -1.0
         conv = False
-        iters = 0
         for _ in range(max_iters):
-            iters += 1
             _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
             M, F = _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq)
             counts[0] += 1
