@@ -94,12 +94,20 @@ class GeneralizedAlpha:
             forward differences, no M^-1 in it), which stays accurate when the stiffest
             modes give (omega h)^2 of 1e7 and more (fine meshes); ``rhs`` still gives the
             initial derivatives.
+        step_solver: optional object whose ``solve(t_new, h, x, y, acc, ga)`` does the
+            Newton solve of a step of the mass-matrix form in one call (a compiled twin
+            of :meth:`_solve_step`, e.g. :class:`chrono_flex.planar.chain_ga.ChainStep`)
+            and returns (status, x_{n+1}, y_{n+1}, acc_{n+1}), status 0 (converged), 1
+            (no convergence even with a fresh Jacobian) or 2 (non-finite forces); it
+            keeps its own Jacobian and counts ``nfev``, ``njev`` and ``nlu``. The step
+            control, halving and output stay here.
     """
 
     def __init__(self, rhs, jac, t0, x0, n2, step, rho_inf=0.8, family="chung-hulbert",
                  rtol=1e-8, atol=1e-10, max_iters=8, max_nfev=None, max_halvings=4,
-                 error_rtol=None, max_step=np.inf, forcing=None):
+                 error_rtol=None, max_step=np.inf, forcing=None, step_solver=None):
         self.rhs, self.jac, self.forcing = rhs, jac, forcing
+        self.step_solver = step_solver
         self.am, self.af, self.gamma, self.beta = alpha_parameters(rho_inf, family)
         self.rho_inf, self.family = rho_inf, family
         if isinstance(step, bool) or not isinstance(step, (int, float, np.number)) \
@@ -261,12 +269,43 @@ class GeneralizedAlpha:
         ``step`` / 2**max_halvings (Newton can cycle across a kink of a non-smooth law,
         e.g. friction at a speed reversal); below that the step fails with a
         SimulationError. With step control (``error_rtol``), see :meth:`_adaptive`."""
+        if getattr(self.step_solver, "autonomous", False):
+            return self._advance_compiled(t_target)
         if self.error_rtol is None:
             self._take(fixed_substep(self.t, t_target, self.step), self.max_halvings)
         else:
             self._adaptive(t_target)
         self.n_steps += 1
         return self.t
+
+    def _advance_compiled(self, t_target):
+        """All the steps to ``t_target`` in calls of ``step_solver.advance(self,
+        t_target)`` (equations without time-dependent inputs; the same steps as
+        :meth:`advance` would take one by one). A fixed step whose Newton fails is
+        taken here with halvings; the statuses are those of the class docstring, and 3:
+        the step control shrank the step away."""
+        while True:
+            status = self.step_solver.advance(self, t_target)
+            self._check_budget(self.t)
+            if status == 0:
+                return self.t
+            if status == 2:
+                raise SimulationError("non-finite generalized forces (divergence, or a step "
+                                      "the model cannot take)", self.t)
+            if status == 3:
+                raise SimulationError("generalized_alpha: the step control shrank the step "
+                                      "below 1e-12 of the time (a discontinuity, or a "
+                                      "tolerance the model cannot meet)", self.t)
+            self._take(fixed_substep(self.t, t_target, self.step), self.max_halvings)
+            self.n_steps += 1
+            if t_target - self.t <= 1e-12 * max(1.0, abs(t_target)):
+                return self.t
+
+    def _check_budget(self, t):
+        if self.max_nfev is not None and self.nfev + self.step_solver.nfev > self.max_nfev:
+            raise SimulationError(f"generalized_alpha used up its budget of max_nfev = "
+                                  f"{self.max_nfev} right-hand-side evaluations (raise "
+                                  "max_nfev, or use a larger step)", t)
 
     def local_error(self, h, acc_new):
         """Estimate of the local error of the positions over a step of size h:
@@ -282,11 +321,14 @@ class GeneralizedAlpha:
         next step is h (0.9 / err)^(1/3), within [0.2 h, 2 h] and ``max_step``. A
         rejected or non-converging step is retried smaller; below 1e-12 of the time
         scale the run fails with a SimulationError."""
+        retry = False
         while True:
             remaining = t_target - self.t
             h = min(self.h_next, remaining)
-            if remaining - h < 0.25 * h:                 # no sliver before the target
-                h = remaining
+            if remaining - h < 0.25 * h:                 # no sliver before the target:
+                # one step to it, up to 1.25 h; after a rejection (which asked for less
+                # than the remainder) two equal ones, so the step does shrink
+                h = 0.5 * remaining if retry and remaining > self.h_next else remaining
             landing = h < self.h_next
             if h <= 1e-12 * max(1.0, abs(self.t)):
                 raise SimulationError("generalized_alpha: the step control shrank the step "
@@ -296,6 +338,7 @@ class GeneralizedAlpha:
             if cand is None:                              # Newton failed: smaller step
                 self.n_retries += 1
                 self.h_next = 0.25 * h
+                retry = True
                 continue
             t_new, xn, y, acc_new = cand
             scale = self.error_rtol * (1e-6 + np.maximum(self.q_scale, np.abs(xn[:self.n2])))
@@ -309,6 +352,7 @@ class GeneralizedAlpha:
                 return
             self.n_rejected += 1
             self.h_next = factor * h
+            retry = True
 
     def _commit(self, t_new, xn, y, acc_new):
         self.t, self.x, self.y, self.acc = t_new, xn, y, acc_new
@@ -337,6 +381,8 @@ class GeneralizedAlpha:
         """(t_{n+1}, x_{n+1}, derivatives, algorithmic accelerations) of a step of size
         h, or None when Newton fails even with a fresh Jacobian."""
         t_new = self.t + h
+        if self.step_solver is not None:
+            return self._solve_step_compiled(t_new, h)
         self._prepare(h)
         y = self.y.copy()                          # predictor: the last derivatives
         for attempt in range(2):
@@ -350,6 +396,18 @@ class GeneralizedAlpha:
                 return t_new, xn, y, acc_new
             y = self.y.copy()
         return None
+
+    def _solve_step_compiled(self, t_new, h):
+        """:meth:`_solve_step` by ``step_solver`` (see the class docstring)."""
+        status, xn, y, acc_new = self.step_solver.solve(t_new, h, self.x, self.y,
+                                                        self.acc, self)
+        self._check_budget(t_new)
+        if status == 2:
+            raise SimulationError("non-finite generalized forces (divergence, or a step the "
+                                  "model cannot take)", t_new)
+        if status != 0:
+            return None
+        return t_new, xn, y, acc_new
 
     def _newton(self, t_new, h, y):
         prev = None
@@ -403,7 +461,10 @@ class GeneralizedAlpha:
         return math.sqrt(float(z @ z) / z.size)
 
     def counters(self):
-        return dict(nfev=int(self.nfev), njev=int(self.njev), nlu=int(self.nlu),
+        s = self.step_solver
+        extra = (0, 0, 0) if s is None else (s.nfev, s.njev, s.nlu)
+        return dict(nfev=int(self.nfev) + extra[0], njev=int(self.njev) + extra[1],
+                    nlu=int(self.nlu) + extra[2],
                     n_steps=int(self.n_steps), retries=int(self.n_retries),
                     rejected=int(self.n_rejected))
 

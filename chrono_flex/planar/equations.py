@@ -310,8 +310,17 @@ def tip_state(model, q, qd=None):
 
 def tip_deflections(model, q):
     """Transverse tip deflection w_i(L_i) of each link in its own frame."""
-    return np.array([(model.tip_shapes[i][0] @ q[ll.elastic_index])[0]
-                     for i, ll in enumerate(model.layout.links)])
+    return tip_rows(model) @ q
+
+
+def tip_rows(model):
+    """The matrix T (nl, nq) with T q = the tip deflections w_i(L_i) (built once)."""
+    if getattr(model, "_tip_rows", None) is None:
+        T = np.zeros((model.n_links, model.nq))
+        for i, ll in enumerate(model.layout.links):
+            T[i, ll.elastic_index] = model.tip_shapes[i][0][0]
+        model._tip_rows = T
+    return model._tip_rows
 
 
 def centerlines(model, q, n_samples=21, rigid=False):
@@ -333,3 +342,83 @@ def centerlines(model, q, n_samples=21, rigid=False):
         pts.append(r)
         curv.append(d2N @ q[ll.elastic_index])
     return np.array(pts), np.array(curv)
+
+
+# -- the same quantities over a whole series of states (post-processing) ------------------
+
+def frames_series(model, Q):
+    """Root and tip frames of every link at every sample of ``Q`` (nt, nq), positions
+    and angles only: lists per link of (p (nt, 2), psi (nt,)) for the roots and the
+    tips (the frames of :func:`chrono_flex.planar.kinematics.chain_frames`, vectorised
+    over time)."""
+    Q = np.asarray(Q, dtype=float)
+    nt = Q.shape[0]
+    p = np.zeros((nt, 2))
+    psi = np.zeros(nt)
+    roots, tips = [], []
+    for ll, b in zip(model.layout.links, model.bases):
+        j, jt = ll.joint_index, ll.joint
+        if jt.kind == "revolute":
+            psi = psi + Q[:, j] + jt.angle_offset
+        else:
+            ang = psi + jt.axis_angle
+            p = p + Q[:, j:j + 1] * np.column_stack([np.cos(ang), np.sin(ang)])
+            psi = ang + jt.link_angle
+        roots.append((p, psi))
+        N, dN, _ = b.tip_values
+        e = Q[:, ll.elastic_index]
+        p = p + _rotate(psi, b.length, e @ N[0])
+        psi = psi + e @ dN[0]
+        tips.append((p, psi))
+    return roots, tips
+
+
+def _rotate(psi, x, w):
+    """R(psi) [x, w] for arrays psi (nt,), w (nt, ...) and x broadcast with w: (..., 2)."""
+    c, s = np.cos(psi), np.sin(psi)
+    c = c.reshape(c.shape + (1,) * (np.ndim(w) - 1))
+    s = s.reshape(c.shape)
+    return np.stack([c * x - s * w, s * x + c * w], axis=-1)
+
+
+def centerlines_series(model, Q, n_samples=21, rigid=False):
+    """:func:`centerlines` at every sample of ``Q`` (nt, nq): points (nt, nl, ns, 2) and
+    curvature (nt, nl, ns)."""
+    Q = np.array(Q, dtype=float)
+    if rigid:
+        Q[:, model.elastic_index] = 0.0
+    roots, _ = frames_series(model, Q)
+    pts, curv = [], []
+    for (p, psi), ll, b in zip(roots, model.layout.links, model.bases):
+        x = np.linspace(0.0, b.length, n_samples)
+        N, _, d2N = b.values(x)
+        e = Q[:, ll.elastic_index]
+        pts.append(p[:, None, :] + _rotate(psi, x, e @ N.T))
+        curv.append(e @ d2N.T)
+    return np.stack(pts, axis=1), np.stack(curv, axis=1)
+
+
+def gravity_potential_series(model, Q):
+    """:func:`gravity_potential` at every sample of ``Q`` (nt, nq)."""
+    Q = np.asarray(Q, dtype=float)
+    V = np.zeros(Q.shape[0])
+    if not model.gravity:
+        return V
+    roots, tips = frames_series(model, Q)
+    for (p, psi), ll, lk, qu in zip(roots, model.layout.links, model.links, model.quad):
+        r = p[:, None, :] + _rotate(psi, qu.x, Q[:, ll.elastic_index] @ qu.N.T)
+        V -= lk.rho_A * np.einsum("p,tpk,k->t", qu.w, r, model.g_vec)
+    for it in model.items:
+        if it.kind == "mass":
+            p = (roots if it.where == "root" else tips)[it.link][0]
+            V -= it.value * (p @ model.g_vec)
+    return V
+
+
+def kinetic_energy_series(model, Q, QD):
+    """:func:`kinetic_energy` at every sample, from M(q) of :func:`chain_terms` (the
+    inertia invariants; compiled in one call where numba is present)."""
+    Q, QD = np.asarray(Q, dtype=float), np.asarray(QD, dtype=float)
+    if model.packed is not None:
+        return kernels.kinetic_energies(model.packed, Q, QD, model.g_vec)
+    return np.array([0.5 * qd @ chain_terms(model, q, qd)[0] @ qd for q, qd in zip(Q, QD)])

@@ -290,4 +290,21 @@ def chain_terms(packed, q, qd, g, stiff):
                         np.asarray(g, dtype=float), bool(stiff))
 
 
-__all__ = ["BACKENDS", "Packed", "backend", "chain_terms", "pack"]
+
+
+@_jit
+def _kinetic_energies(P, Q, QD, g):
+    out = np.empty(Q.shape[0])
+    for k in range(Q.shape[0]):
+        M, _ = _chain_terms(P, Q[k], QD[k], g, False)
+        out[k] = 0.5 * QD[k] @ (M @ QD[k])
+    return out
+
+
+def kinetic_energies(packed, Q, QD, g):
+    """T = 1/2 q_dot^T M(q) q_dot at every row of Q, QD (nt, nq), by the compiled kernel."""
+    return _kinetic_energies(packed, np.ascontiguousarray(Q, dtype=float),
+                             np.ascontiguousarray(QD, dtype=float), np.asarray(g, dtype=float))
+
+
+__all__ = ["BACKENDS", "Packed", "backend", "chain_terms", "kinetic_energies", "pack"]

@@ -29,25 +29,15 @@ def arm_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, extra=None, info
         extra: dict of further (nt, ...) series; info: dict for ``Result.info``.
     """
     m = arm.model
-    nt = t.size
-    kin_e = np.empty(nt)
-    el_e = np.empty(nt)
-    gr_e = np.empty(nt)
-    tip = np.empty((nt, 2))
-    defl = np.empty((nt, m.n_links))
-    cl = np.empty((nt, m.n_links, n_samples, 3))
-    clr = np.empty_like(cl)
-    curv = np.empty((nt, m.n_links, n_samples))
-    for k in range(nt):
-        q, qd = Q[k], QD[k]
-        kin_e[k] = mdl.kinetic_energy(m, q, qd)
-        el_e[k] = mdl.elastic_potential(m, q)
-        gr_e[k] = mdl.gravity_potential(m, q)
-        tip[k] = mdl.tip_state(m, q)[0]
-        defl[k] = mdl.tip_deflections(m, q)
-        pts, curv[k] = mdl.centerlines(m, q, n_samples)
-        cl[k] = arm.plane.to_world(pts)
-        clr[k] = arm.plane.to_world(mdl.centerlines(m, q, n_samples, rigid=True)[0])
+    Q, QD = np.asarray(Q, dtype=float), np.asarray(QD, dtype=float)
+    kin_e = mdl.kinetic_energy_series(m, Q, QD)
+    el_e = 0.5 * np.einsum("ti,ij,tj->t", Q, m.K, Q)
+    gr_e = mdl.gravity_potential_series(m, Q)
+    tip = mdl.frames_series(m, Q)[1][-1][0]
+    defl = Q @ mdl.tip_rows(m).T
+    pts, curv = mdl.centerlines_series(m, Q, n_samples)
+    cl = arm.plane.to_world(pts)
+    clr = arm.plane.to_world(mdl.centerlines_series(m, Q, n_samples, rigid=True)[0])
     model, info = describe(arm, info)
     info["stiffening"] = check_stiffening(arm, t, Q, QD)
     ji = arm.joint_index
@@ -82,8 +72,9 @@ def check_n_samples(n_samples):
 def deflection_ratio(arm, q):
     """max_i |tip deflection of link i| / L_i at coordinates q (the loop's guard)."""
     m = arm.model
-    d = np.abs(mdl.tip_deflections(m, q))
-    return float(np.max(d / np.array([lk.length for lk in m.links])))
+    if getattr(m, "_tip_ratio_rows", None) is None:
+        m._tip_ratio_rows = mdl.tip_rows(m) / np.array([lk.length for lk in m.links])[:, None]
+    return float(np.abs(m._tip_ratio_rows @ q).max())
 
 
 __all__ = ["arm_result", "check_n_samples", "deflection_ratio", "describe"]

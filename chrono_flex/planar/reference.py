@@ -13,6 +13,7 @@ The input work and the dissipated energy are integrated as states, so the energy
 balance is checked to the integrator's tolerance.
 """
 
+import math
 import time
 
 import numpy as np
@@ -25,6 +26,8 @@ from ..integrators.explicit import RungeKutta4
 from ..integrators.generalized_alpha import GeneralizedAlpha
 from ..integrators.ivp import EXPLICIT, STIFF, OdeStepper, fd_jacobian
 from ..stepping import Progress, Stepper, output_times, run
+from .. import inputs
+from . import chain_ga
 from . import equations as mdl
 from .post import arm_result, check_n_samples, deflection_ratio
 
@@ -33,6 +36,11 @@ FORMS = ("virtual_power", "lagrange", "without_mdot")
 #: Methods of the reference engine with a fixed step or their own step control (the
 #: others are scipy's adaptive solvers).
 FIXED_STEP = ("generalized_alpha", "rk4")
+
+#: Whether generalized-alpha may solve its steps with the compiled Newton iteration of
+#: :mod:`chrono_flex.planar.chain_ga` where it applies (:func:`compiled_step`); False
+#: keeps the Python iteration everywhere (tests compare the two).
+COMPILED_STEP = True
 
 #: Default tolerance of generalized-alpha's step control (a second-order method: its
 #: local error estimate is meaningful at engineering tolerances, not at Radau's 1e-6).
@@ -96,17 +104,20 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
         ode = RungeKutta4(sim.rhs, t0, x0, step, max_nfev=max_nfev)
         settings = dict(step=step)
     elif method in FIXED_STEP:
+        solver = compiled_step(sim, torque)
         if step is None:       # step control on the local error, to rtol
             first = min(max_step, dt_out, t_end - t0) / 10.0
             ode = GeneralizedAlpha(sim.rhs, sim.jac, t0, x0, sim.n2, first, rho_inf=rho_inf,
                                    family=family, max_nfev=max_nfev, error_rtol=rtol,
-                                   max_step=max_step, forcing=getattr(sim, "forcing", None))
+                                   max_step=max_step, forcing=getattr(sim, "forcing", None),
+                                   step_solver=solver)
             settings = dict(step="adaptive", rtol=rtol, rho_inf=rho_inf, family=family)
         else:
             ode = GeneralizedAlpha(sim.rhs, sim.jac, t0, x0, sim.n2, step, rho_inf=rho_inf,
                                    family=family, max_nfev=max_nfev,
-                                   forcing=getattr(sim, "forcing", None))
+                                   forcing=getattr(sim, "forcing", None), step_solver=solver)
             settings = dict(step=step, rho_inf=rho_inf, family=family)
+        settings["newton"] = "compiled" if solver is not None else "python"
     else:
         if step is not None:
             raise ParameterError("step", step, f"is for method 'generalized_alpha'; "
@@ -120,6 +131,25 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
     res.info.update(engine="reference", method=method, form=form, **settings,
                     **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4))
     return res
+
+
+def compiled_step(sim, torque):
+    """The compiled Newton solve of generalized-alpha's steps
+    (:class:`chrono_flex.planar.chain_ga.ChainStep`) for ``sim``, or None where it does
+    not apply: numba absent or not the backend, :data:`COMPILED_STEP` off, a mixed
+    problem, drives (their states and rates are Python), another form than
+    "virtual_power", or a torque callback that is not an input profile of
+    :mod:`chrono_flex.inputs` (a plain callable may read the state, which the compiled
+    iteration holds fixed over a step; profiles are functions of time alone)."""
+    if not (COMPILED_STEP and chain_ga.available() and isinstance(sim, _ForwardProblem)
+            and not sim.drive_joints and sim.form == "virtual_power"):
+        return None
+    if torque is None:
+        return chain_ga.ChainStep(sim.arm.model, None)
+    if not isinstance(torque, inputs.Profile):
+        return None
+    nj = sim.arm.n_joints
+    return chain_ga.ChainStep(sim.arm.model, lambda t: call_vector("torque", torque, nj, t))
 
 
 class ReferenceStepper(Stepper):
@@ -138,7 +168,7 @@ class ReferenceStepper(Stepper):
         return self.ode.advance(t_target)
 
     def _ratio(self, t, x):
-        if not np.all(np.isfinite(x)):
+        if not math.isfinite(float(x @ x)):       # any NaN or inf (or overflow)
             return float("nan")
         return self.sim.max_deflection_ratio(t, x)
 

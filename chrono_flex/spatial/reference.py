@@ -15,6 +15,7 @@ from .._callbacks import call_vector
 from ..errors import ParameterError
 from ..integrators.generalized_alpha import GeneralizedAlpha
 from ..integrators.ivp import EXPLICIT, STIFF, OdeStepper, fd_jacobian
+from ..integrators.explicit import RungeKutta4
 from ..planar.reference import FIXED_STEP, GA_RTOL, ReferenceStepper
 from ..stepping import Progress, output_times, run
 from . import equations as mdl
@@ -61,7 +62,13 @@ def simulate_reference(arm, t_end, q0=None, qd0=None, torque=None, joint_motion=
     if max_nfev is None and method in EXPLICIT:
         max_nfev = int(2e7 / x0.size)
     t_wall = time.perf_counter()
-    if method in FIXED_STEP:
+    if method == "rk4":
+        if step is None:
+            raise ParameterError("step", step, "must be given for method 'rk4' (a fixed "
+                                 "step, s)")
+        ode = RungeKutta4(sim.rhs, t0, x0, step, max_nfev=max_nfev)
+        settings = dict(step=step)
+    elif method in FIXED_STEP:
         first = min(max_step, dt_out, t_end - t0) / 10.0
         ode = GeneralizedAlpha(sim.rhs, sim.jac, t0, x0, n2,
                                first if step is None else step, rho_inf=rho_inf,
@@ -71,7 +78,7 @@ def simulate_reference(arm, t_end, q0=None, qd0=None, torque=None, joint_motion=
         settings = dict(step="adaptive" if step is None else step, rtol=rtol, rho_inf=rho_inf)
     else:
         if step is not None:
-            raise ParameterError("step", step, "is for method 'generalized_alpha'")
+            raise ParameterError("step", step, "is for methods 'generalized_alpha' and 'rk4'")
         ode = OdeStepper(sim.rhs, t0, x0, t_end, method=method, rtol=rtol, atol=atol,
                          jac=sim.jac, max_nfev=max_nfev, max_step=max_step)
         settings = dict(rtol=rtol)

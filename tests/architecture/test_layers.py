@@ -23,7 +23,7 @@ LAYERS = [
     ("chrono_flex.spatial.kinematics", 1), ("chrono_flex.spatial.closed_forms", 1),
     ("chrono_flex.planar.equations", 2), ("chrono_flex.planar.assembly", 2),
     ("chrono_flex.planar.floating", 2), ("chrono_flex.planar.invariants", 2),
-    ("chrono_flex.planar.kernels", 2),
+    ("chrono_flex.planar.kernels", 2), ("chrono_flex.planar.chain_ga", 2),
     ("chrono_flex.spatial.equations", 2), ("chrono_flex.spatial.assembly", 2),
     ("chrono_flex.result", 3), ("chrono_flex.stepping", 3), ("chrono_flex.integrators", 3),
     ("chrono_flex.planar", 4), ("chrono_flex.spatial", 4), ("chrono_flex.formulations", 4),

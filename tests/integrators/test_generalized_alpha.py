@@ -127,3 +127,20 @@ def test_step_control_meets_its_tolerance_and_refines():
     assert errs[1] < errs[0]
     with pytest.raises(ParameterError, match="`rtol`"):
         arm.simulate(**kw, method="generalized_alpha", rtol=2.0)
+
+
+def test_step_control_shrinks_a_rejected_step_before_an_output_time():
+    """A step that would leave a sliver before the output time is stretched to reach it
+    (up to 1.25 h); once such a step is rejected the retry must be smaller, or the same
+    step is rejected forever. This arm (two links, payload, gravity) hits the case just
+    before t = 0.08 s; the budget of evaluations turns an endless retry into an error
+    (about 4000 evaluations are needed)."""
+    import chrono_flex as cf
+    from chrono_flex import inputs
+    arm = cf.PlanarArm([cf.Link(0.7, 3, EI=20.0, rho_A=0.5), cf.Link(0.5, 2, EI=10.0,
+                                                                      rho_A=0.3)],
+                       payload=cf.Payload(0.2), gravity=9.81, geometric_stiffening=True)
+    res = arm.simulate(0.1, dt_out=0.02, joint_angles0=[0.3, -0.4],
+                       torque=inputs.pulse([1.0, -0.5], 0.5), progress=False,
+                       method="generalized_alpha", max_nfev=40000)
+    assert res.t[-1] == pytest.approx(0.1) and res.info["nfev"] < 40000

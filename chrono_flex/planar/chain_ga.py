@@ -1,0 +1,433 @@
+"""One generalized-alpha step of a planar chain, compiled (numba, the ``fast`` extra).
+
+:class:`chrono_flex.integrators.generalized_alpha.GeneralizedAlpha` solves each step by
+a modified Newton iteration on the mass-matrix residual (docs/planar-link.md §4.4). In
+Python every iteration costs a few dozen small-array operations around one evaluation
+of the compiled chain kernel (:func:`chrono_flex.planar.kernels.chain_terms`), so the
+interpreter, not the arithmetic, sets the price of a step. Here the whole Newton solve
+of a step is one compiled function: predictor, residual, the Jacobian by forward
+differences of the generalized forces, its LU factors, the iteration and its
+convergence tests, in the same order and with the same tests as the Python iteration;
+the Python side keeps only the step control and the output.
+
+It serves the forward problem of an arm without drives, state x = [q, q_d, W_in,
+W_diss], whose joint forces are a function of time alone during a step: no torque, or
+an input profile of :mod:`chrono_flex.inputs` (which ignores the state). The joint
+forces are then evaluated once per step, in Python, at t_{n+1}, where the Python
+iteration evaluates them at every iterate with the same result. A torque callback that
+reads the state, or a drive with its own states, keeps the Python iteration.
+
+The equations, for y = (a, w) the unknowns at t_{n+1} (algorithmic accelerations of q
+and of the work integrals z = (W_in, W_diss)):
+
+    M(q) a - f(t, q, q_d) = 0,  f = Q - r(q, q_d) - K q - D q_d   (eq. (4.7))
+    w - (tau . theta_d,  q_d^T D q_d) = 0                        (work rates)
+
+with x_{n+1}(y) from the generalized-alpha update (Arnold & Bruls 2007, eqs. 6-8).
+"""
+
+import numpy as np
+
+from . import kernels
+
+#: Status codes of :func:`ga_solve` (0: converged).
+OK, FAILED, NON_FINITE = 0, 1, 2
+
+
+def available():
+    """Whether the compiled step can run (numba present and chosen as the backend)."""
+    return kernels.backend() == "numba"
+
+
+@kernels._jit
+def _lu_factor(A, piv):
+    """In-place LU with partial pivoting (Golub & Van Loan, alg. 3.4.1); False when a
+    pivot is zero or not finite."""
+    n = A.shape[0]
+    for k in range(n):
+        p = k
+        big = abs(A[k, k])
+        for i in range(k + 1, n):
+            if abs(A[i, k]) > big:
+                big, p = abs(A[i, k]), i
+        piv[k] = p
+        if not big > 0.0 or not np.isfinite(big):
+            return False
+        if p != k:
+            for j in range(n):
+                A[k, j], A[p, j] = A[p, j], A[k, j]
+        inv = 1.0 / A[k, k]
+        for i in range(k + 1, n):
+            A[i, k] *= inv
+            lik = A[i, k]
+            if lik != 0.0:
+                for j in range(k + 1, n):
+                    A[i, j] -= lik * A[k, j]
+    return True
+
+
+@kernels._jit
+def _lu_solve(A, piv, b):
+    """x with (LU) x = b for the factors of :func:`_lu_factor`."""
+    n = A.shape[0]
+    x = b.copy()
+    for k in range(n):
+        p = piv[k]
+        if p != k:
+            x[k], x[p] = x[p], x[k]
+    for i in range(n):
+        s = x[i]
+        for j in range(i):
+            s -= A[i, j] * x[j]
+        x[i] = s
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for j in range(i + 1, n):
+            s -= A[i, j] * x[j]
+        x[i] = s / A[i, i]
+    return x
+
+
+@kernels._jit
+def _forcing(P, K, D, g, stiff, Q, jidx, tau, x, nq):
+    """(M, F) at the state x: F = [f, tau . theta_d, q_d^T D q_d] (module docstring)."""
+    q = x[:nq]
+    qd = x[nq:2 * nq]
+    M, r = kernels._chain_terms(P, q, qd, g, stiff)
+    F = np.empty(nq + 2)
+    Dqd = D @ qd
+    F[:nq] = Q - r - K @ q - Dqd
+    p = 0.0
+    for k in range(jidx.shape[0]):
+        p += tau[k] * qd[jidx[k]]
+    F[nq] = p
+    F[nq + 1] = qd @ Dqd
+    return M, F
+
+
+@kernels._jit
+def _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new):
+    """x_{n+1} and the algorithmic accelerations for trial unknowns y (in place)."""
+    m = y.shape[0]
+    for k in range(m):
+        acc_new[k] = c_new * y[k] + acc_const[k]
+    for k in range(x.shape[0]):
+        xn[k] = x[k] + h * x_const[k]
+    for k in range(nq):
+        xn[k] += h * h * beta * acc_new[k]
+    for k in range(m):
+        xn[nq + k] += h * gamma * acc_new[k]
+
+
+@kernels._jit
+def _factor(P, K, D, g, stiff, Q, jidx, tau, xn, nq, h, beta, gamma, c_new, fresh,
+            JF, Mj, A, piv, counts):
+    """The Newton matrix [M, 0; 0, I] - dF/dx dx/dy and its LU (in ``A``, ``piv``); dF/dx
+    and M rebuilt at ``xn`` by forward differences when ``fresh``. False when singular
+    or not finite."""
+    n = xn.shape[0]
+    m = nq + 2
+    if fresh:
+        M0, F0 = _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq)
+        counts[0] += 1
+        xp = xn.copy()
+        for j in range(2 * nq):                  # F does not depend on W_in, W_diss
+            e = 1.49e-8 * max(1.0, abs(xn[j]))
+            xp[j] = xn[j] + e
+            _, Fp = _forcing(P, K, D, g, stiff, Q, jidx, tau, xp, nq)
+            counts[0] += 1
+            for i in range(m):
+                JF[i, j] = (Fp[i] - F0[i]) / e
+            xp[j] = xn[j]
+        for j in range(2 * nq, n):
+            for i in range(m):
+                JF[i, j] = 0.0
+        Mj[:, :] = M0
+        counts[1] += 1
+    dq, dv = h * h * beta * c_new, h * gamma * c_new
+    for i in range(m):
+        for k in range(nq):
+            A[i, k] = -(JF[i, k] * dq + JF[i, nq + k] * dv)
+        for k in range(2):
+            A[i, nq + k] = -JF[i, 2 * nq + k] * dv
+    for i in range(nq):
+        for k in range(nq):
+            A[i, k] += Mj[i, k]
+    for k in range(2):
+        A[nq + k, nq + k] += 1.0
+    counts[2] += 1
+    return _lu_factor(A, piv)
+
+
+@kernels._jit
+def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, af, gamma,
+             beta, rtol, atol, max_iters, JF, Mj, A, piv, state, counts):
+    """The Newton solve of one generalized-alpha step of size h from (x, y0, acc) at t_n
+    (Python twin: ``GeneralizedAlpha._solve_step`` in mass-matrix form).
+
+    y_last, ratio: the first iterate is y0 + ratio (y0 - y_last) (the Python iteration
+    starts from y0, the derivatives at t_n; :meth:`ChainStep._extrapolation`).
+    Q: the generalized forces held over the step (the joint forces at t_{n+1}); tau the
+    joint forces, jidx their coordinates. JF, Mj, A, piv: the kept Jacobian, mass
+    matrix and LU (modified Newton across steps); state = [have a Jacobian (0/1), h of
+    the LU]; counts = [nfev, njev, nlu] (all updated in place).
+    Returns (status, x_{n+1}, y_{n+1}, acc_{n+1}); status OK, FAILED (Newton did not
+    converge even with a fresh Jacobian) or NON_FINITE (the forces or the matrix are not
+    finite)."""
+    n = x.shape[0]
+    nq = (n - 2) // 2
+    m = nq + 2
+    c_new = (1.0 - af) / (1.0 - am)
+    acc_const = (af * y0 - am * acc) / (1.0 - am)
+    x_const = np.empty(n)
+    for k in range(nq):
+        x_const[k] = x[nq + k] + h * (0.5 - beta) * acc[k]
+    for k in range(m):
+        x_const[nq + k] = (1.0 - gamma) * acc[k]
+    xn = np.empty(n)
+    acc_new = np.empty(m)
+    tiny = 1e3 * 2.220446049250313e-16
+    y = y0 + ratio * (y0 - y_last)
+    for attempt in range(2):
+        if state[0] == 0.0 or attempt == 1:
+            _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
+            ok = _factor(P, K, D, g, stiff, Q, jidx, tau, xn, nq, h, beta, gamma, c_new,
+                         True, JF, Mj, A, piv, counts)
+            state[0] = 1.0
+            state[1] = h
+        elif abs(state[1] - h) > 1e-12 * h:
+            ok = _factor(P, K, D, g, stiff, Q, jidx, tau, xn, nq, h, beta, gamma, c_new,
+                         False, JF, Mj, A, piv, counts)
+            state[1] = h
+        else:
+            ok = True
+        if not ok:
+            state[0] = 0.0
+            return NON_FINITE, xn, y, acc_new
+        prev = -1.0
+        conv = False
+        for _ in range(max_iters):
+            _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
+            M, F = _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq)
+            counts[0] += 1
+            if not np.isfinite(F @ F):
+                return NON_FINITE, xn, y, acc_new
+            Ma = M @ y[:nq]
+            r = y - F
+            r[:nq] = Ma - F[:nq]
+            scale = max(np.abs(Ma).max(), np.abs(F[:nq]).max())
+            small = np.abs(r[:nq]).max() <= tiny * scale
+            if small:
+                small = np.abs(r[nq:]).max() <= tiny * np.abs(F[nq:]).max()
+            if small:
+                conv = True
+                break
+            dy = -_lu_solve(A, piv, r)
+            for k in range(m):
+                y[k] += dy[k]
+            s = 0.0
+            for k in range(m):
+                z = h * gamma * c_new * dy[k] / (atol + rtol * abs(xn[nq + k]))
+                s += z * z
+            norm = np.sqrt(s / m)
+            if not np.isfinite(norm):
+                break
+            if norm <= 1.0:
+                _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
+                conv = True
+                break
+            if prev >= 0.0 and norm > 0.9 * prev:
+                break
+            prev = norm
+        if conv:
+            return OK, xn, y, acc_new
+        y = y0.copy()                            # the retry starts where Python's does
+    return FAILED, xn, y, acc_new
+
+
+#: Further status codes of :func:`ga_advance`: the step control shrank the step below
+#: 1e-12 of the time scale.
+SHRUNK = 3
+
+
+@kernels._jit
+def ga_advance(P, K, D, g, stiff, Q, jidx, tau, t, t_target, x, y, acc, y_last, t_last,
+               step, adaptive, h_next, q_scale, err_rtol, max_step, am, af, gamma, beta,
+               rtol, atol, max_iters, JF, Mj, A, piv, state, counts):
+    """Steps of :func:`ga_solve` from t to ``t_target`` with constant generalized forces
+    Q (no time-dependent input): the loop of ``GeneralizedAlpha.advance`` compiled.
+    Fixed step (``adaptive`` False): equal sub-steps no longer than ``step``; a step
+    whose Newton fails returns FAILED at its start, for the Python side to halve.
+    Adaptive: the step control of ``GeneralizedAlpha._adaptive`` (local error (4.14)
+    against err_rtol (1e-6 + max |q_k|), factor (0.9/err)^(1/3) within [0.2, 2], the
+    landing rules) with ``h_next`` the proposed step.
+
+    Returns (status, t, x, y, acc, y_last, t_last, h_next, q_scale, steps, rejected,
+    retries): where it stopped (t_target when OK), the state there, the state before
+    the last step (for the extrapolated first iterate), and the counts."""
+    nq = (x.shape[0] - 2) // 2
+    steps = 0
+    rejected = 0
+    retries = 0
+    retry = False
+    while t_target - t > 1e-12 * max(1.0, abs(t_target)):
+        remaining = t_target - t
+        if adaptive:
+            h = min(h_next, remaining)
+            if remaining - h < 0.25 * h:
+                if retry and remaining > h_next:
+                    h = 0.5 * remaining
+                else:
+                    h = remaining
+            if h <= 1e-12 * max(1.0, abs(t)):
+                return (SHRUNK, t, x, y, acc, y_last, t_last, h_next, q_scale, steps,
+                        rejected, retries)
+        else:
+            n = max(1, int(np.ceil(remaining / step - 1e-9)))
+            h = remaining / n
+        landing = h < h_next
+        ratio = h / (t - t_last) if t > t_last else 0.0
+        status, xn, yn, accn = ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y, acc, y_last,
+                                        ratio, h, am, af, gamma, beta, rtol, atol,
+                                        max_iters, JF, Mj, A, piv, state, counts)
+        if status == NON_FINITE or (status == FAILED and not adaptive):
+            return (status, t, x, y, acc, y_last, t_last, h_next, q_scale, steps,
+                    rejected, retries)
+        if status == FAILED:
+            retries += 1
+            h_next = 0.25 * h
+            retry = True
+            continue
+        accept = True
+        factor = 2.0
+        if adaptive:
+            s = 0.0
+            c = h * h * (beta - 1.0 / 6.0)
+            for k in range(nq):
+                sc = err_rtol * (1e-6 + max(q_scale[k], abs(xn[k])))
+                z = c * (accn[k] - acc[k]) / sc
+                s += z * z
+            err = np.sqrt(s / max(nq, 1))
+            if err > 0.0:
+                factor = min(2.0, max(0.2, 0.9 * err ** (-1.0 / 3.0)))
+            accept = err <= 1.0
+        if not accept:
+            rejected += 1
+            h_next = factor * h
+            retry = True
+            continue
+        y_last, t_last = y, t
+        t, x, y, acc = t + h, xn, yn, accn
+        q_scale = np.maximum(q_scale, np.abs(xn[:nq]))
+        steps += 1
+        retry = False
+        if adaptive:
+            if not landing or factor < 1.0:
+                h_next = min(max_step, factor * h)
+            else:
+                h_next = min(max_step, h_next)
+    return (OK, t, x, y, acc, y_last, t_last, h_next, q_scale, steps, rejected, retries)
+
+
+class ChainStep:
+    """The compiled Newton solve of a :class:`GeneralizedAlpha` step for an arm's
+    forward problem (module docstring): ``solve(t_new, h, x, y, acc, ga)`` returns
+    (status, x_{n+1}, y_{n+1}, acc_{n+1}); it keeps the Jacobian and its LU between
+    steps and counts the evaluations (``nfev``, ``njev``, ``nlu``).
+
+    Args:
+        model: the arm's :class:`~chrono_flex.planar.equations.ArmModel` (with its
+            packed arrays: the numba backend).
+        joint_forces: callable(t) -> (nj,) joint forces at time t (a function of time
+            alone), or None for none.
+    """
+
+    def __init__(self, model, joint_forces):
+        self.model, self.joint_forces = model, joint_forces
+        nq = model.nq
+        n, m = 2 * nq + 2, nq + 2
+        self.jidx = np.asarray(model.joint_index, dtype=np.int64)
+        self.JF, self.Mj, self.A = np.zeros((m, n)), np.zeros((nq, nq)), np.zeros((m, m))
+        self.piv = np.zeros(m, dtype=np.int64)
+        self.state = np.zeros(2)
+        self.counts = np.zeros(3, dtype=np.int64)
+        self._Q = np.zeros(nq)
+        self._tau = np.zeros(self.jidx.size)
+        # t and y at the last two step starts (the arrays are the integrator's, which
+        # it replaces, never changes, at each step)
+        self._t_start = self._t_last = None
+        self._y_start = self._y_last = None
+
+    def _extrapolation(self, t, y, h):
+        """(y_{n-1}, ratio) for the iteration's start y_n + ratio (y_n - y_{n-1}), ratio =
+        h / (t_n - t_{n-1}): y_n extrapolated linearly from the derivatives at the last
+        two step starts (error O(h^2) where y_n alone is O(h): the first update, measured
+        against Newton's tolerance of 1e-8 of the velocities, drops by about h times the
+        derivatives' time scale, and so do the iterations a step needs)."""
+        if t != self._t_start:                                  # a new step
+            self._t_last, self._y_last = self._t_start, self._y_start
+            self._t_start, self._y_start = t, y
+        if self._y_last is None or not t > self._t_last:
+            return y, 0.0
+        return self._y_last, h / (t - self._t_last)
+
+    @property
+    def nfev(self):
+        return int(self.counts[0])
+
+    @property
+    def njev(self):
+        return int(self.counts[1])
+
+    @property
+    def nlu(self):
+        return int(self.counts[2])
+
+    @property
+    def autonomous(self):
+        """Whether the generalized forces are constant in time (no torque): then whole
+        intervals run in one call (:meth:`advance`)."""
+        return self.joint_forces is None
+
+    def advance(self, ga, t_target):
+        """Steps of ``ga`` (a GeneralizedAlpha) towards ``t_target`` in one compiled call
+        (:func:`ga_advance`); updates its state and counts and returns the status."""
+        mdl = self.model
+        t_last = -np.inf if self._t_last is None or ga.t != self._t_start else self._t_last
+        y_last = ga.y if t_last == -np.inf else self._y_last
+        adaptive = ga.error_rtol is not None
+        (status, t, x, y, acc, y_last, t_last, h_next, q_scale, steps, rejected,
+         retries) = ga_advance(
+            mdl.packed, mdl.K, mdl.D, mdl.g_vec, mdl.geometric_stiffening, self._Q,
+            self.jidx, self._tau, ga.t, float(t_target), ga.x, ga.y, ga.acc, y_last,
+            t_last, ga.step, adaptive, ga.h_next, ga.q_scale,
+            ga.error_rtol if adaptive else 0.0, ga.max_step, ga.am, ga.af, ga.gamma,
+            ga.beta, ga.rtol, ga.atol, ga.max_iters, self.JF, self.Mj, self.A, self.piv,
+            self.state, self.counts)
+        ga.t, ga.x, ga.y, ga.acc, ga.q_scale = t, x, y, acc, q_scale
+        if adaptive:
+            ga.h_next = h_next
+        ga.n_steps += steps
+        ga.n_rejected += rejected
+        ga.n_retries += retries
+        if steps:
+            self._t_last, self._y_last = t_last, y_last
+            self._t_start, self._y_start = t, y
+        return status
+
+    def solve(self, t_new, h, x, y, acc, ga):
+        """One step's Newton solve; ``ga`` gives the method's parameters and tolerances."""
+        mdl = self.model
+        if self.joint_forces is not None:
+            self._tau = self.joint_forces(t_new)
+            self._Q[:] = 0.0
+            self._Q[self.jidx] = self._tau
+        return ga_solve(mdl.packed, mdl.K, mdl.D, mdl.g_vec, mdl.geometric_stiffening,
+                        self._Q, self.jidx, self._tau, x, y, acc,
+                        *self._extrapolation(ga.t, y, h), h, ga.am, ga.af,
+                        ga.gamma, ga.beta, ga.rtol, ga.atol, ga.max_iters, self.JF,
+                        self.Mj, self.A, self.piv, self.state, self.counts)
+
+
+__all__ = ["ChainStep", "available", "ga_advance", "ga_solve", "OK", "FAILED", "NON_FINITE",
+           "SHRUNK"]
