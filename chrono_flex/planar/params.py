@@ -81,8 +81,157 @@ class SectionFunction:
         return f"SectionFunction({self.name!r}, {self.function!r})"
 
 
+def element_lengths_checked(element_lengths, length, n_elements):
+    """(element lengths as a tuple, their number) for ``element_lengths`` given: each
+    > 0, summing to ``length`` (to :data:`ELEMENT_LENGTHS_RTOL`) and as many as
+    ``n_elements`` when that is given too; else ParameterError naming the parameter."""
+    le = ck.vector("element_lengths", element_lengths)
+    if np.any(le <= 0):
+        raise ParameterError("element_lengths", element_lengths, "must all be > 0")
+    if not math.isclose(float(le.sum()), length, rel_tol=ELEMENT_LENGTHS_RTOL):
+        raise ParameterError("element_lengths", element_lengths,
+                             f"must sum to length = {length!r} (they sum to "
+                             f"{float(le.sum())!r})")
+    if n_elements is not None and n_elements != le.size:
+        raise ParameterError("n_elements", n_elements,
+                             f"contradicts element_lengths ({le.size} elements)")
+    return tuple(float(v) for v in le), le.size
+
+
+class SectionAlong:
+    """The section properties of a link along its arc length x (docs/planar-link.md
+    §2.5), shared by the planar :class:`Link` and the spatial link: each property named
+    in ``section_names`` is a number (uniform), a tuple with one value per element, or a
+    :class:`SectionFunction`; the elements run between :attr:`nodes`. The class using it
+    has the fields ``length``, ``n_elements``, ``element_lengths`` and the properties
+    named, and calls :meth:`_varying` and :meth:`_check_callables` when it validates them.
+    """
+
+    section_names = ()
+
+    def _varying(self, name, value):
+        """A per-element tuple or a checked :class:`SectionFunction` for ``name``."""
+        if callable(value):
+            return value if isinstance(value, SectionFunction) else SectionFunction(name, value)
+        vals = list(np.ravel(value)) if isinstance(value, np.ndarray) else list(value)
+        if len(vals) != self.n_elements:
+            raise ParameterError(name, value, f"must have one value per element "
+                                 f"({self.n_elements}; has {len(vals)})")
+        return tuple(ck.positive(f"{name}[{k}]", v) for k, v in enumerate(vals))
+
+    def _check_callables(self):
+        """Ask every section callable for the values the model will need (the quadrature
+        points): a bad value fails here, naming the property."""
+        for k in self.section_names:
+            if callable(getattr(self, k)):
+                getattr(self, k)(self.quadrature_points())
+
+    @property
+    def mass(self):
+        """Link mass int rho_A dx, kg (rho_A * L when uniform)."""
+        if _is_number(self.rho_A):
+            return self.rho_A * self.length
+        return float(self.integral("rho_A", 0.0, self.length))
+
+    @property
+    def uniform(self):
+        """True when every section property is a number and the elements are equal."""
+        return self.element_lengths is None and all(
+            _is_number(getattr(self, k)) for k in self.section_names)
+
+    @property
+    def nodes(self):
+        """Abscissae of the element nodes, root (0) to tip (``length``), (n_elements + 1,)."""
+        if self.element_lengths is None:
+            return np.linspace(0.0, self.length, self.n_elements + 1)
+        x = np.concatenate([[0.0], np.cumsum(self.element_lengths)])
+        x[-1] = self.length
+        return x
+
+    def element_of(self, x):
+        """Element index of each abscissa x (the last element holds the tip)."""
+        x = np.atleast_1d(np.asarray(x, dtype=float))
+        return np.clip(np.searchsorted(self.nodes, x, side="right") - 1, 0,
+                       self.n_elements - 1)
+
+    def quadrature_points(self, points=SECTION_POINTS):
+        """Gauss-Legendre abscissae, ``points`` per element (n_elements * points,)."""
+        g, _ = np.polynomial.legendre.leggauss(points)
+        a = self.nodes
+        return (a[:-1, None] + (g[None, :] + 1) / 2 * np.diff(a)[:, None]).ravel()
+
+    def section(self, name, x):
+        """Values of the section property ``name`` at the abscissae x (array)."""
+        ck.choice("name", name, self.section_names)
+        v = getattr(self, name)
+        x = np.atleast_1d(np.asarray(x, dtype=float))
+        if _is_number(v):
+            return np.full(x.shape, float(v))
+        if callable(v):
+            return v(x)
+        return np.asarray(v)[self.element_of(x)]
+
+    def integral(self, name, a, b, power=0):
+        """int_a^b s^power f(s) ds of the section property ``name``, by Gauss-Legendre
+        quadrature of :data:`SECTION_POINTS` points on each piece of an element inside
+        [a, b] (exact for piecewise-constant values and for polynomial callables up to
+        degree 11 - power)."""
+        g, gw = np.polynomial.legendre.leggauss(SECTION_POINTS)
+        nodes = self.nodes
+        cuts = np.unique(np.concatenate([[a, b], nodes[(nodes > a) & (nodes < b)]]))
+        lo, hi = cuts[:-1], cuts[1:]
+        xs = (lo[:, None] + (g[None, :] + 1) / 2 * (hi - lo)[:, None]).ravel()
+        ws = (gw[None, :] * (hi - lo)[:, None] / 2).ravel()
+        return float(np.sum(ws * xs**power * self.section(name, xs))) if xs.size else 0.0
+
+    def element_average(self, name, a, b):
+        """Mean of the section property ``name`` over [a, b] (b > a)."""
+        return self.integral(name, a, b) / (b - a)
+
+    def beyond(self, x):
+        """(int_x^L rho_A ds, int_x^L rho_A s ds) at each abscissa x: the mass outboard
+        of x and its first moment about the root, for the axial force of geometric
+        stiffening (docs/planar-link.md §2.5). Closed form when uniform."""
+        x = np.asarray(x, dtype=float)
+        L = self.length
+        if _is_number(self.rho_A):
+            return self.rho_A * (L - x), self.rho_A * (L * L - x * x) / 2
+        g, gw = np.polynomial.legendre.leggauss(SECTION_POINTS)
+        nodes = self.nodes
+        xf = np.clip(x.ravel(), 0.0, L)
+        out = []
+        for power in (0, 1):
+            # whole elements, tip first: tail[j] = int over elements j+1 .. n-1
+            lo, hi = nodes[:-1], nodes[1:]
+            xs = lo[:, None] + (g[None, :] + 1) / 2 * (hi - lo)[:, None]
+            per = (self.section("rho_A", xs.ravel()).reshape(xs.shape) * xs**power
+                   @ gw) * (hi - lo) / 2
+            tail = np.concatenate([np.cumsum(per[::-1])[::-1][1:], [0.0]])
+            # the rest of each point's own element, [x, x_b]
+            j = self.element_of(xf)
+            b = nodes[j + 1]
+            xs = xf[:, None] + (g[None, :] + 1) / 2 * (b - xf)[:, None]
+            part = (self.section("rho_A", xs.ravel()).reshape(xs.shape) * xs**power
+                    @ gw) * (b - xf) / 2
+            out.append((part + tail[j]).reshape(x.shape))
+        return out[0], out[1]
+
+    def per_element(self):
+        """This link with each section property given as a callable replaced by its
+        averages over each element (a callable cannot be written as data; the averages
+        can). The mass and each element's mean stiffness are kept; the variation inside
+        an element is not."""
+        from dataclasses import replace
+
+        nodes = self.nodes
+        avg = lambda k: tuple(self.element_average(k, a, b)   # noqa: E731
+                              for a, b in zip(nodes[:-1], nodes[1:]))
+        return replace(self, **{k: avg(k) for k in self.section_names
+                                if callable(getattr(self, k))})
+
+
 @dataclass(frozen=True)
-class Link:
+class Link(SectionAlong):
     """One Euler-Bernoulli link, clamped at its joint (docs/planar-link.md §1).
 
     Give the section either as ``EI`` and ``rho_A`` or as ``E``, ``I``, ``rho`` and ``A``
@@ -141,23 +290,15 @@ class Link:
     power_exponents: tuple = (1.5522,)
     thickness: float = None
     element_lengths: tuple = None
+    section_names = ("EI", "rho_A")
 
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
         set_("length", ck.positive("length", self.length))
         if self.element_lengths is not None:
-            le = ck.vector("element_lengths", self.element_lengths)
-            if np.any(le <= 0):
-                raise ParameterError("element_lengths", self.element_lengths, "must all be > 0")
-            if not math.isclose(float(le.sum()), self.length, rel_tol=ELEMENT_LENGTHS_RTOL):
-                raise ParameterError("element_lengths", self.element_lengths,
-                                     f"must sum to length = {self.length!r} (they sum to "
-                                     f"{float(le.sum())!r})")
-            if self.n_elements is not None and self.n_elements != le.size:
-                raise ParameterError("n_elements", self.n_elements,
-                                     f"contradicts element_lengths ({le.size} elements)")
-            set_("element_lengths", tuple(float(v) for v in le))
-            set_("n_elements", le.size)
+            le, n = element_lengths_checked(self.element_lengths, self.length, self.n_elements)
+            set_("element_lengths", le)
+            set_("n_elements", n)
         elif self.n_elements is None:
             set_("n_elements", 4)
         set_("n_elements", ck.positive_int("n_elements", self.n_elements))
@@ -219,128 +360,13 @@ class Link:
             raise ParameterError(which, getattr(self, which), "needs basis='fem' (a varying "
                                  f"section or element lengths are finite-element data; "
                                  f"basis is {self.basis!r})")
-        for k in ("EI", "rho_A"):               # every value the model will ask for
-            if callable(getattr(self, k)):
-                getattr(self, k)(self.quadrature_points())
-
-    def _varying(self, name, value):
-        """A per-element tuple or a checked :class:`SectionFunction` for ``name``."""
-        if callable(value):
-            return value if isinstance(value, SectionFunction) else SectionFunction(name, value)
-        vals = list(np.ravel(value)) if isinstance(value, np.ndarray) else list(value)
-        if len(vals) != self.n_elements:
-            raise ParameterError(name, value, f"must have one value per element "
-                                 f"({self.n_elements}; has {len(vals)})")
-        return tuple(ck.positive(f"{name}[{k}]", v) for k, v in enumerate(vals))
+        self._check_callables()                 # every value the model will ask for
 
     @classmethod
     def from_material(cls, length, n_elements, E, I, rho, A, **kw):
         """A link from Young's modulus E (Pa), second moment I (m^4), density rho (kg/m^3)
         and area A (m^2)."""
         return cls(length=length, n_elements=n_elements, E=E, I=I, rho=rho, A=A, **kw)
-
-    @property
-    def mass(self):
-        """Link mass int rho_A dx, kg (rho_A * L when uniform)."""
-        if _is_number(self.rho_A):
-            return self.rho_A * self.length
-        return float(self.integral("rho_A", 0.0, self.length))
-
-    # -- the section along the link (docs/planar-link.md §2.5) ----------------------------
-    @property
-    def uniform(self):
-        """True when EI and rho_A are numbers and the elements are equal."""
-        return (self.element_lengths is None and _is_number(self.EI)
-                and _is_number(self.rho_A))
-
-    @property
-    def nodes(self):
-        """Abscissae of the element nodes, root (0) to tip (``length``), (n_elements + 1,)."""
-        if self.element_lengths is None:
-            return np.linspace(0.0, self.length, self.n_elements + 1)
-        x = np.concatenate([[0.0], np.cumsum(self.element_lengths)])
-        x[-1] = self.length
-        return x
-
-    def element_of(self, x):
-        """Element index of each abscissa x (the last element holds the tip)."""
-        x = np.atleast_1d(np.asarray(x, dtype=float))
-        return np.clip(np.searchsorted(self.nodes, x, side="right") - 1, 0,
-                       self.n_elements - 1)
-
-    def quadrature_points(self, points=SECTION_POINTS):
-        """Gauss-Legendre abscissae, ``points`` per element (n_elements * points,)."""
-        g, _ = np.polynomial.legendre.leggauss(points)
-        a = self.nodes
-        return (a[:-1, None] + (g[None, :] + 1) / 2 * np.diff(a)[:, None]).ravel()
-
-    def section(self, name, x):
-        """Values of ``name`` ("EI" or "rho_A") at the abscissae x (array)."""
-        ck.choice("name", name, ("EI", "rho_A"))
-        v = getattr(self, name)
-        x = np.atleast_1d(np.asarray(x, dtype=float))
-        if _is_number(v):
-            return np.full(x.shape, float(v))
-        if callable(v):
-            return v(x)
-        return np.asarray(v)[self.element_of(x)]
-
-    def integral(self, name, a, b, power=0):
-        """int_a^b s^power f(s) ds of the section ``name`` ("EI" or "rho_A"), by
-        Gauss-Legendre quadrature of :data:`SECTION_POINTS` points on each piece of an
-        element inside [a, b] (exact for piecewise-constant values and for polynomial
-        callables up to degree 11 - power)."""
-        g, gw = np.polynomial.legendre.leggauss(SECTION_POINTS)
-        nodes = self.nodes
-        cuts = np.unique(np.concatenate([[a, b], nodes[(nodes > a) & (nodes < b)]]))
-        lo, hi = cuts[:-1], cuts[1:]
-        xs = (lo[:, None] + (g[None, :] + 1) / 2 * (hi - lo)[:, None]).ravel()
-        ws = (gw[None, :] * (hi - lo)[:, None] / 2).ravel()
-        return float(np.sum(ws * xs**power * self.section(name, xs))) if xs.size else 0.0
-
-    def element_average(self, name, a, b):
-        """Mean of the section ``name`` over [a, b] (b > a)."""
-        return self.integral(name, a, b) / (b - a)
-
-    def beyond(self, x):
-        """(int_x^L rho_A ds, int_x^L rho_A s ds) at each abscissa x: the mass outboard
-        of x and its first moment about the root, for the axial force of geometric
-        stiffening (docs/planar-link.md §2.5). Closed form when uniform."""
-        x = np.asarray(x, dtype=float)
-        L = self.length
-        if _is_number(self.rho_A):
-            return self.rho_A * (L - x), self.rho_A * (L * L - x * x) / 2
-        g, gw = np.polynomial.legendre.leggauss(SECTION_POINTS)
-        nodes = self.nodes
-        xf = np.clip(x.ravel(), 0.0, L)
-        out = []
-        for power in (0, 1):
-            # whole elements, tip first: tail[j] = int over elements j+1 .. n-1
-            lo, hi = nodes[:-1], nodes[1:]
-            xs = lo[:, None] + (g[None, :] + 1) / 2 * (hi - lo)[:, None]
-            per = (self.section("rho_A", xs.ravel()).reshape(xs.shape) * xs**power
-                   @ gw) * (hi - lo) / 2
-            tail = np.concatenate([np.cumsum(per[::-1])[::-1][1:], [0.0]])
-            # the rest of each point's own element, [x, x_b]
-            j = self.element_of(xf)
-            b = nodes[j + 1]
-            xs = xf[:, None] + (g[None, :] + 1) / 2 * (b - xf)[:, None]
-            part = (self.section("rho_A", xs.ravel()).reshape(xs.shape) * xs**power
-                    @ gw) * (b - xf) / 2
-            out.append((part + tail[j]).reshape(x.shape))
-        return out[0], out[1]
-
-    def per_element(self):
-        """This link with ``EI`` and ``rho_A`` replaced by their averages over each
-        element (a callable cannot be written as data; the averages can). The mass and
-        each element's mean stiffness are kept; the variation inside an element is not."""
-        from dataclasses import replace
-
-        nodes = self.nodes
-        avg = lambda k: tuple(self.element_average(k, a, b)   # noqa: E731
-                              for a, b in zip(nodes[:-1], nodes[1:]))
-        return replace(self, EI=avg("EI") if callable(self.EI) else self.EI,
-                       rho_A=avg("rho_A") if callable(self.rho_A) else self.rho_A)
 
     @property
     def n_coordinates(self):
