@@ -21,7 +21,6 @@ import numpy as np
 
 from . import equations as mdl
 from . import kinematics as kin
-from .elements import element_stiffness
 
 
 @dataclass(frozen=True)
@@ -80,13 +79,13 @@ class ExtendedAssembly:
         out = []
         for em in self.maps:
             if em.item is None:
-                bl, qu, body = m.layout.bodies[em.body], m.quad[em.body], m.bodies[em.body]
+                bl, qu = m.layout.bodies[em.body], m.quad[em.body]
                 p = em.points
                 J = kin.points(roots[em.body], bl, qu.x[p], qu.Nv[p], qu.Nw[p], q_ext, zero)[1]
                 jt = mdl.spin_rows(m, em.body, roots[em.body], q_ext, zero)[0][p]
                 Je, je = J[:, :, em.index_map], jt[:, em.index_map]
-                Me = (np.einsum("p,pai,paj->ij", body.rho_A * qu.w[p], Je, Je)
-                      + np.einsum("p,pi,pj->ij", body.rho_Ip * qu.w[p], je, je))
+                Me = (np.einsum("p,pai,paj->ij", qu.w_rho_A[p], Je, Je)
+                      + np.einsum("p,pi,pj->ij", qu.w_rho_Ip[p], je, je))
             else:
                 it = em.item
                 f = roots[it.body] if it.where == "root" else attach[it.body]
@@ -112,10 +111,9 @@ class ExtendedAssembly:
         K = np.zeros((self.ext.nq, self.ext.nq))
         for i in self.ext.links:
             bl = self.ext.layout.bodies[i]
-            Ke = element_stiffness(bl.body, bl.basis.l)
-            for _, _, dofs in bl.basis.elements:
+            for j, (_, _, dofs) in enumerate(bl.basis.elements):
                 g = bl.elastic_index[dofs]
-                np.add.at(K, (g[:, None], g[None, :]), Ke)
+                np.add.at(K, (g[:, None], g[None, :]), bl.basis.element_stiffness(j))
         return self.reduce(K)
 
 

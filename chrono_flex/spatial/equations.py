@@ -49,6 +49,8 @@ class Quadrature:
     Nphi: np.ndarray
     dNv: np.ndarray
     dNw: np.ndarray
+    w_rho_A: np.ndarray = None      # w times rho_A at each point
+    w_rho_Ip: np.ndarray = None     # w times rho_Ip at each point
 
 
 class SpatialModel:
@@ -75,7 +77,10 @@ class SpatialModel:
                 continue
             x, w, el = b.quadrature()
             Nv, dNv, _, Nw, dNw, _, Nphi, _ = b.values(x)
-            qu = Quadrature(x, w, el, Nv, Nw, Nphi, dNv, dNw)
+            # the weights times the section at each point: the mass integrals' rho_A dx
+            # and rho_Ip dx (docs/spatial-link.md §2.3)
+            qu = Quadrature(x, w, el, Nv, Nw, Nphi, dNv, dNw, w * b.link.section("rho_A", x),
+                            w * b.link.section("rho_Ip", x))
             tip = b.tip_values
             qu.x_all = np.append(x, b.length)
             qu.Nv_all, qu.Nw_all = np.vstack([Nv, tip[0]]), np.vstack([Nw, tip[3]])
@@ -167,15 +172,15 @@ def terms(model, q, qd):
     Qg = np.zeros(nq, dtype)
     gravity = bool(np.any(model.g_vec))
     for i in model.links:
-        body, qu, J, a = model.bodies[i], model.quad[i], ev.J[i], ev.a[i]
-        wJ = ((body.rho_A * qu.w)[:, None, None] * J).reshape(-1, nq)
+        qu, J, a = model.quad[i], ev.J[i], ev.a[i]
+        wJ = (qu.w_rho_A[:, None, None] * J).reshape(-1, nq)
         M += wJ.T @ J.reshape(-1, nq)
         h += wJ.T @ a.ravel()
         if gravity:
             Qg += wJ.T @ np.tile(model.g_vec, qu.x.size)
         f = ev.roots[i]
         jt, Om, t, wxt = spin_rows(model, i, f, q, qd)
-        wt = body.rho_Ip * qu.w
+        wt = qu.w_rho_Ip
         M += (wt[:, None] * jt).T @ jt
         h += (wt[:, None] * jt).T @ np.full(qu.x.size, t @ f.aw)
         h += np.sum(wt * Om) * (f.Jw.T @ wxt)
@@ -209,7 +214,7 @@ def gravity_potential(model, q):
     ev = evaluate(model, q, np.zeros(model.nq))
     V = 0.0 * q[0]
     for i in model.links:
-        V = V - model.bodies[i].rho_A * np.sum(model.quad[i].w * (ev.r[i] @ model.g_vec))
+        V = V - np.sum(model.quad[i].w_rho_A * (ev.r[i] @ model.g_vec))
     for it in model.items:
         if it.kind == "mass":
             V = V - it.value * (_item_frame(ev, it).p @ model.g_vec)
@@ -231,18 +236,22 @@ def axial_force(model, i, root, x):
     frame, the centrifugal load of Kane, Ryan & Banerjee (1987) extended to a frame turning
     about any axis:
 
-    N(x) = rho_A [(g_x - a_0)(L - x) + (w_perp^2)(L^2 - x^2)/2] + m_out (g_x - a_0 + w_perp^2 L)
+    N(x) = (g_x - a_0) int_x^L rho_A ds + w_perp^2 int_x^L rho_A s ds
+           + m_out (g_x - a_0 + w_perp^2 L)
 
-    with t the link axis, a_0 = t . ap the root's convective acceleration along it,
+    (for a uniform link rho_A [(g_x - a_0)(L - x) + w_perp^2 (L^2 - x^2)/2] + ...), with
+    t the link axis, a_0 = t . ap the root's convective acceleration along it,
     g_x = t . g, w_perp^2 = |omega|^2 - (t . omega)^2 the squared spin across the axis,
-    m_out the mass carried by the link's tip (its descendants), lumped there.
+    m_out the mass carried by the link's tip (its descendants), lumped there. The
+    outboard mass and its first moment come from ``SpatialLink.beyond`` (closed forms
+    when uniform, the section rule otherwise; docs/planar-link.md §2.5).
     """
     lk, L = model.bodies[i], model.bodies[i].length
     t = root.R[:, 0]
     a0, gx = t @ root.ap, t @ model.g_vec
     w2 = root.w @ root.w - (t @ root.w) ** 2
-    return (lk.rho_A * ((gx - a0) * (L - x) + w2 * (L * L - x * x) / 2)
-            + model.outboard_mass[i] * (gx - a0 + w2 * L))
+    m0, m1 = lk.beyond(x)
+    return (gx - a0) * m0 + w2 * m1 + model.outboard_mass[i] * (gx - a0 + w2 * L)
 
 
 def geometric_stiffness_force(model, q, qd):

@@ -10,12 +10,12 @@ frame at zero joint value (the link's axis is its x axis).
 """
 
 from dataclasses import dataclass
-import math
 
 import numpy as np
 
 from .. import _checks as ck
 from ..errors import ParameterError
+from ..planar.params import SectionAlong, _is_varying, element_lengths_checked
 
 #: Most elements a spatial link may have: 5 coordinates per node, dense matrices.
 MAX_ELEMENTS = 800
@@ -25,7 +25,7 @@ STANDARD_GRAVITY = 9.81
 
 
 @dataclass(frozen=True)
-class SpatialLink:
+class SpatialLink(SectionAlong):
     """One Euler-Bernoulli link with torsion, clamped at its joint (docs/spatial-link.md §2).
 
     The link's axis is x of its frame. It bends in the x-y plane (deflection v, stiffness
@@ -33,9 +33,20 @@ class SpatialLink:
     elements, and twists by phi about x (stiffness GJ, linear elements). Each node carries
     [v, v', w, w', phi].
 
+    The section may vary along the link (docs/spatial-link.md §2.3), as the planar
+    link's does (docs/planar-link.md §2.5): each of ``EI_y``, ``EI_z``, ``GJ``, ``rho_A``
+    and ``rho_Ip`` is a number (uniform), one value per element (a list or tuple), or a
+    callable ``f(x) -> float`` of the arc length x from the root (m), integrated over
+    each element by Gauss-Legendre quadrature of
+    :data:`chrono_flex.planar.params.SECTION_POINTS` (6) points and asked for its values
+    at those points only (finite, > 0). ``element_lengths`` (positive, summing to
+    ``length``) gives elements of different lengths and sets ``n_elements``.
+    :meth:`per_element` replaces the callables by their element averages, which
+    :meth:`to_dict` can write.
+
     Attributes:
         length: L, m.
-        n_elements: number of elements, 1 to :data:`MAX_ELEMENTS`.
+        n_elements: number of elements, 1 to :data:`MAX_ELEMENTS` (default 4).
         EI_y: bending stiffness for deflection along z (about y), N m^2.
         EI_z: bending stiffness for deflection along y (about z), N m^2.
         GJ: torsional stiffness, N m^2.
@@ -45,10 +56,12 @@ class SpatialLink:
         damping_alpha, damping_beta: Rayleigh coefficients on the elastic coordinates
             (mass-proportional 1/s, stiffness-proportional s).
         thickness: section size for drawing, m (default L/100).
+        element_lengths: lengths of the elements from the root, m (default: n_elements
+            equal ones).
     """
 
     length: float
-    n_elements: int = 4
+    n_elements: int = None
     EI_y: float = None
     EI_z: float = None
     GJ: float = None
@@ -57,22 +70,49 @@ class SpatialLink:
     damping_alpha: float = 0.0
     damping_beta: float = 0.0
     thickness: float = None
+    element_lengths: tuple = None
+    section_names = ("EI_y", "EI_z", "GJ", "rho_A", "rho_Ip")
 
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
         set_("length", ck.positive("length", self.length))
+        if self.element_lengths is not None:
+            le, n = element_lengths_checked(self.element_lengths, self.length, self.n_elements)
+            set_("element_lengths", le)
+            set_("n_elements", n)
+        elif self.n_elements is None:
+            set_("n_elements", 4)
         set_("n_elements", ck.positive_int("n_elements", self.n_elements))
         if self.n_elements > MAX_ELEMENTS:
             raise ParameterError("n_elements", self.n_elements,
                                  f"must be at most {MAX_ELEMENTS} (dense matrices)")
-        for k in ("EI_y", "EI_z", "GJ", "rho_A", "rho_Ip"):
-            if getattr(self, k) is None:
+        for k in self.section_names:
+            v = getattr(self, k)
+            if v is None:
                 raise ParameterError(k, None, "must be given (> 0)")
-            set_(k, ck.positive(k, getattr(self, k)))
+            set_(k, self._varying(k, v) if _is_varying(v) else ck.positive(k, v))
         set_("damping_alpha", ck.non_negative("damping_alpha", self.damping_alpha))
         set_("damping_beta", ck.non_negative("damping_beta", self.damping_beta))
         set_("thickness", self.length / 100.0 if self.thickness is None
              else ck.positive("thickness", self.thickness))
+        self._check_callables()                 # every value the model will ask for
+
+    def to_dict(self):
+        """The link as plain data (its fields). A section given as a callable is not
+        data: ParameterError naming it (:meth:`per_element` gives the element averages,
+        which are)."""
+        from dataclasses import fields
+
+        out = {}
+        for f in fields(self):
+            v = getattr(self, f.name)
+            if callable(v):
+                raise ParameterError(f.name, v, "is a callable, which cannot be written as "
+                                     "data; give one value per element "
+                                     "(SpatialLink.per_element() averages it over each "
+                                     "element)")
+            out[f.name] = list(v) if isinstance(v, tuple) else v
+        return out
 
     @classmethod
     def from_section(cls, length, n_elements, E, G, rho, A, I_y, I_z, J, I_p=None, **kw):
@@ -82,11 +122,6 @@ class SpatialLink:
         I_p = I_y + I_z if I_p is None else I_p
         return cls(length=length, n_elements=n_elements, EI_y=E * I_y, EI_z=E * I_z,
                    GJ=G * J, rho_A=rho * A, rho_Ip=rho * I_p, **kw)
-
-    @property
-    def mass(self):
-        """Link mass rho_A L, kg."""
-        return self.rho_A * self.length
 
     @property
     def n_coordinates(self):
