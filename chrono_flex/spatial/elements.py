@@ -15,7 +15,7 @@ mass in ch. 11) without its axial dofs:
 Slopes are kept as w' (not the rotation theta_y = -w' of Przemieniecki's numbering), so
 the two bending blocks are the same Hermite matrices.
 
-A varying section (docs/spatial-link.md §2.3) makes each block the integral whose
+A varying section (docs/spatial-link.md §2.1) makes each block the integral whose
 closed form the above is: int EI(x) H''^T H'' dx and int rho_A(x) H^T H dx for bending
 (the planar link's element integrals, docs/planar-link.md eq. (2.5)), int GJ(x) N'^T N' dx
 and int rho_Ip(x) N^T N dx for torsion, N = [1 - xi, xi]. Per-element values take the

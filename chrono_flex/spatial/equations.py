@@ -78,7 +78,7 @@ class SpatialModel:
             x, w, el = b.quadrature()
             Nv, dNv, _, Nw, dNw, _, Nphi, _ = b.values(x)
             # the weights times the section at each point: the mass integrals' rho_A dx
-            # and rho_Ip dx (docs/spatial-link.md §2.3)
+            # and rho_Ip dx (docs/spatial-link.md §2.1)
             qu = Quadrature(x, w, el, Nv, Nw, Nphi, dNv, dNw, w * b.link.section("rho_A", x),
                             w * b.link.section("rho_Ip", x))
             tip = b.tip_values

@@ -33,7 +33,7 @@ class SpatialLink(SectionAlong):
     elements, and twists by phi about x (stiffness GJ, linear elements). Each node carries
     [v, v', w, w', phi].
 
-    The section may vary along the link (docs/spatial-link.md §2.3), as the planar
+    The section may vary along the link (docs/spatial-link.md §2.1), as the planar
     link's does (docs/planar-link.md §2.5): each of ``EI_y``, ``EI_z``, ``GJ``, ``rho_A``
     and ``rho_Ip`` is a number (uniform), one value per element (a list or tuple), or a
     callable ``f(x) -> float`` of the arc length x from the root (m), integrated over

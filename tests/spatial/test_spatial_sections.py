@@ -1,4 +1,4 @@
-"""Spatial links of varying section (docs/spatial-link.md §2.3): numbers, per-element
+"""Spatial links of varying section (docs/spatial-link.md §2.1): numbers, per-element
 values and callables of x for EI_y, EI_z, GJ, rho_A, rho_Ip, and unequal elements."""
 
 import math
