@@ -50,6 +50,25 @@ def buckling_load(EI, length):
     return math.pi ** 2 * EI / (4.0 * length ** 2)
 
 
+def buckling_EI(link):
+    """The bending stiffness (N m^2) that puts a link's buckling load at pi^2 EI / (4 L^2):
+    EI itself for a uniform link; for a varying section the Rayleigh quotient's weighted
+    mean int EI(x) cos^2(pi x / 2L) dx / int cos^2(pi x / 2L) dx, with the uniform
+    column's buckling shape 1 - cos(pi x / 2L) (Timoshenko & Gere 1961, §2.10: exact for
+    a uniform link, an estimate for a varying one, by the same element quadrature as the
+    section's other integrals)."""
+    if link.uniform:
+        return float(link.EI)
+    from .params import SECTION_POINTS
+
+    g, gw = np.polynomial.legendre.leggauss(SECTION_POINTS)
+    lo, hi = link.nodes[:-1], link.nodes[1:]
+    xs = (lo[:, None] + (g[None, :] + 1) / 2 * (hi - lo)[:, None]).ravel()
+    ws = (gw[None, :] * (hi - lo)[:, None] / 2).ravel()
+    c2 = np.cos(math.pi * xs / (2 * link.length)) ** 2
+    return float(np.sum(ws * c2 * link.section("EI", xs)) / np.sum(ws * c2))
+
+
 def stiffening_ratios(axial_load, spin_rate, EI, length, omega1):
     """(|P| / P_cr, |spin_rate| / omega1): the two ratios of the rule (module doc).
 
@@ -92,7 +111,7 @@ def run_ratios(arm, Q, QD):
         for i in range(nl):
             P[k, i] = float(mdl.axial_force(model, i, roots[i], 0.0))
             spin[k, i] = roots[i].psid
-    EI = np.array([lk.EI for lk in model.links])
+    EI = np.array([buckling_EI(lk) for lk in model.links])
     L = np.array([lk.length for lk in model.links])
     axial, spin_r = stiffening_ratios(P, spin, EI, L, omega1)
     return axial, spin_r, omega1

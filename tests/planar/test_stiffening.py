@@ -51,3 +51,22 @@ def test_the_linear_model_warns_once_above_the_rule_and_not_below():
     assert not warned and r.info["stiffening"]["crossed"] == []
     r, warned = _spin(True, 1.5)                       # stiffened: nothing to warn about
     assert not warned and "spin" in r.info["stiffening"]["crossed"]
+
+
+def test_buckling_EI_of_varying_sections():
+    # uniform: EI itself; a uniform callable: the same to round-off; a cone: the Rayleigh
+    # weighted mean with the uniform column's shape, against adaptive quadrature
+    import math
+
+    from scipy.integrate import quad
+
+    import chrono_flex as cf
+    from chrono_flex.planar.stiffening import buckling_EI
+
+    assert buckling_EI(cf.Link(1.0, 4, EI=2.0, rho_A=0.5)) == 2.0
+    assert buckling_EI(cf.Link(1.0, 4, EI=lambda x: 2.0, rho_A=0.5)) == pytest.approx(2.0, rel=1e-14)
+    cone = cf.Link(1.0, 8, EI=lambda x: (1 - x) ** 4, rho_A=lambda x: (1 - x) ** 2)
+    c2 = lambda x: math.cos(math.pi * x / 2) ** 2  # noqa: E731
+    ref = quad(lambda x: (1 - x) ** 4 * c2(x), 0, 1)[0] / quad(c2, 0, 1)[0]
+    # 6 Gauss points per element on a smooth integrand: error far below 1e-10
+    assert buckling_EI(cone) == pytest.approx(ref, rel=1e-10)
