@@ -23,9 +23,26 @@ from .post import check_n_samples
 
 JOINTS = ("locked", "free")
 
-#: Relative size of a zero-frequency eigenvalue: omega^2 below this times the largest
-#: |omega^2| is a rigid-body mode (eigh's round-off is ~1e-16 of the largest).
-RIGID_BODY_TOLERANCE = 1e-9
+#: With free joints, omega^2 below this times the lowest omega^2 of the same arm with its
+#: joints locked is a rigid-body mode. Locked, every link is clamped and has no rigid
+#: mode. (A threshold relative to the largest omega^2 would drop real modes of fine
+#: meshes: omega_1^2 / omega_max^2 ~ 0.017 / n^4 for a link of n Hermite elements,
+#: 1e-9 at n = 64.)
+RIGID_BODY_TOLERANCE = 1e-6
+
+
+def vibrating(w2, Kl, M, elastic, joints):
+    """Mask of the vibration modes among eigenvalues ``w2`` of (Kl, M). Non-positive
+    omega^2 are left out (a configuration that gravity makes unstable in that mode has no
+    vibration there). With free joints, rigid-body modes are left out too: omega^2 below
+    RIGID_BODY_TOLERANCE times the lowest positive one of the elastic block ``elastic``
+    (the joints locked). Shared by the planar and spatial modes."""
+    if joints != "free":
+        return w2 > 0.0
+    locked = eigh(Kl[np.ix_(elastic, elastic)], M[np.ix_(elastic, elastic)], eigvals_only=True)
+    positive = locked[locked > 0.0]
+    floor = RIGID_BODY_TOLERANCE * positive[0] if positive.size else 0.0
+    return w2 > floor
 
 
 @dataclass(frozen=True)
@@ -82,9 +99,8 @@ def eigenmodes(arm, n=3, q=None, joints="locked"):
     Kl = linear_stiffness(arm, q)
     keep = arm.elastic_index if joints == "locked" else np.arange(arm.nq)
     w2, phi = eigh(Kl[np.ix_(keep, keep)], M[np.ix_(keep, keep)])
-    scale = max(np.max(np.abs(w2)), 1.0)
-    vibrating = w2 > RIGID_BODY_TOLERANCE * scale
-    w2, phi = w2[vibrating], phi[:, vibrating]
+    mask = vibrating(w2, Kl, M, arm.elastic_index, joints)
+    w2, phi = w2[mask], phi[:, mask]
     n = w2.size if n is None else n
     if n > w2.size:
         raise ParameterError("n", n, f"must be at most {w2.size}, the number of vibration "

@@ -16,13 +16,11 @@ from scipy.linalg import eigh
 
 from .. import _checks as ck
 from ..errors import ParameterError
+from ..planar.modes import vibrating
 from . import equations as mdl
 
 JOINTS = ("locked", "free")
 
-#: omega^2 below this times the largest |omega^2| is a rigid-body mode (eigh's round-off
-#: is ~1e-16 of the largest).
-RIGID_BODY_TOLERANCE = 1e-9
 
 _CSTEP = 1e-30
 
@@ -61,8 +59,8 @@ def natural_modes(arm, n=3, q=None, joints="locked"):
     Kl = linear_stiffness(arm.model, q)
     keep = arm.elastic_index if joints == "locked" else np.arange(arm.nq)
     w2, phi = eigh(Kl[np.ix_(keep, keep)], M[np.ix_(keep, keep)])
-    vibrating = w2 > RIGID_BODY_TOLERANCE * max(np.max(np.abs(w2)), 1.0)
-    w2, phi = w2[vibrating], phi[:, vibrating]
+    mask = vibrating(w2, Kl, M, arm.elastic_index, joints)   # planar.modes.vibrating
+    w2, phi = w2[mask], phi[:, mask]
     if n > w2.size:
         raise ParameterError("n", n, f"must be at most {w2.size}, the number of vibration "
                              f"modes of this model with joints {joints}")

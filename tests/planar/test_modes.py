@@ -102,3 +102,14 @@ def test_modes_command_refuses_what_it_cannot_do(tmp_path, capsys):
     assert cli.main(["modes", "bien-1link-n1", "--n", "50", "--out", str(tmp_path)]) == 2
     assert "`n` must be at most 2" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_fine_meshes_keep_their_lowest_mode():
+    # omega_1^2 / omega_max^2 ~ 0.017 / n^4: at 64 elements a threshold relative to the
+    # largest eigenvalue dropped the first mode; locked links have no rigid-body mode
+    import chrono_flex as cf
+    from chrono_flex.planar.shapes import clamped_free_frequencies
+
+    f = cf.PlanarArm([cf.Link(1.0, 64, EI=2.0, rho_A=0.5)]).natural_frequencies(2)
+    # 64 Hermite elements: frequency error ~ (h/L)^4 ~ 1e-8 relative
+    assert np.allclose(f, clamped_free_frequencies(2.0, 0.5, 1.0, 2), rtol=1e-7)
