@@ -61,7 +61,8 @@ class BeamWeld(WeldErrors):
                                  f"{self.released_at} s")
         owner, body, chrono = self.owner, self.body, self.owner.chrono
         F, M = self._wrench()
-        p_weld = np.asarray(self.joint.GetFrame2Abs().GetPos().to_numpy(), dtype=float)
+        frame = self.joint.GetFrame2Abs()    # held: GetPos() refers into this frame
+        p_weld = np.array(frame.GetPos().to_numpy(), dtype=float)
         xb, Ab = _pose(body)
         owner.system.Remove(self.joint)
         owner.welds = [w for w in owner.welds if w is not self]
