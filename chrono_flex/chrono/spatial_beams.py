@@ -31,13 +31,19 @@ from .system import matrix_to_quat, quat_to_matrix
 AXIAL_RATIO = 1e4
 
 
+PROPERTIES = ("EI_y", "EI_z", "GJ", "rho_A", "rho_Ip")
+
+
 @dataclass(frozen=True)
 class SpatialSection:
     """Section and mesh of a spatial link (SI units; see the module docstring).
 
     Attributes: length (m), n_elements, EI_y, EI_z (N m^2), GJ (N m^2), rho_A (kg/m),
     rho_Ip (kg m: polar mass moment of the section per length), EA (N; default from
-    :data:`AXIAL_RATIO`).
+    :data:`AXIAL_RATIO` with the largest bending stiffness). Each of the five section
+    properties is one number, or one value per element (a varying section: each element
+    gets its own Chrono section; :meth:`from_link` takes a
+    :class:`chrono_flex.spatial.SpatialLink`'s element means).
     """
 
     length: float
@@ -51,24 +57,59 @@ class SpatialSection:
 
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
-        for k in ("length", "EI_y", "EI_z", "GJ", "rho_A", "rho_Ip"):
-            set_(k, ck.positive(k, getattr(self, k)))
+        set_("length", ck.positive("length", self.length))
         set_("n_elements", ck.positive_int("n_elements", self.n_elements))
+        for k in PROPERTIES:
+            v = getattr(self, k)
+            if isinstance(v, (list, tuple, np.ndarray)):
+                vals = ck.vector(k, v)
+                if vals.size != self.n_elements:
+                    raise ParameterError(k, v, f"must hold one value per element "
+                                         f"({self.n_elements})")
+                for e, x in enumerate(vals):
+                    ck.positive(f"{k}[{e}]", x)
+                set_(k, tuple(float(x) for x in vals))
+            else:
+                set_(k, ck.positive(k, v))
         le = self.length / self.n_elements
-        set_("EA", AXIAL_RATIO * max(self.EI_y, self.EI_z) / le**2 if self.EA is None
+        EI_max = max(np.max(self.values("EI_y")), np.max(self.values("EI_z")))
+        set_("EA", AXIAL_RATIO * EI_max / le**2 if self.EA is None
              else ck.positive("EA", self.EA))
 
-    def chrono_section(self, fea):
-        """The ``ChBeamSectionEulerAdvancedGeneric`` with these properties (no damping;
+    @classmethod
+    def from_link(cls, link, EA=None):
+        """The section of a :class:`chrono_flex.spatial.SpatialLink` (equal elements): its
+        numbers, or for a varying section each property's mean over each element (Chrono's
+        element has one section; the averaging errs by O(h^2) in the frequencies)."""
+        if getattr(link, "element_lengths", None) is not None:
+            le = np.asarray(link.element_lengths, dtype=float)
+            if np.ptp(le) > 1e-12 * le.max():
+                raise ParameterError("link", link, "must have equal elements for Chrono's "
+                                     "beam builder (element_lengths differ)")
+        pe = link if link.uniform else link.per_element()
+        return cls(link.length, link.n_elements, *(getattr(pe, k) for k in PROPERTIES), EA=EA)
+
+    @property
+    def uniform(self):
+        return all(not isinstance(getattr(self, k), tuple) for k in PROPERTIES)
+
+    def values(self, name):
+        """The property ``name`` per element (n_elements,)."""
+        v = getattr(self, name)
+        return np.array(v, dtype=float) if isinstance(v, tuple) else np.full(self.n_elements, v)
+
+    def chrono_section(self, fea, element=0):
+        """The ``ChBeamSectionEulerAdvancedGeneric`` of element ``element`` (no damping;
         no artificial rotary inertia of the nodes: Chrono's lumped element gives the
         nodes translational mass and the torsional inertia rho_Ip l_e / 2)."""
+        v = {k: float(self.values(k)[element]) for k in PROPERTIES}
         s = fea.ChBeamSectionEulerAdvancedGeneric()
         s.SetAxialRigidity(self.EA)
-        s.SetTorsionRigidityX(self.GJ)
-        s.SetBendingRigidityY(self.EI_y)
-        s.SetBendingRigidityZ(self.EI_z)
-        s.SetMassPerUnitLength(self.rho_A)
-        s.SetInertiaJxxPerUnitLength(self.rho_Ip)
+        s.SetTorsionRigidityX(v["GJ"])
+        s.SetBendingRigidityY(v["EI_y"])
+        s.SetBendingRigidityZ(v["EI_z"])
+        s.SetMassPerUnitLength(v["rho_A"])
+        s.SetInertiaJxxPerUnitLength(v["rho_Ip"])
         s.SetRayleighDamping(0.0, 0.0)
         s.SetArtificialJyyJzzFactor(0.0)
         return s
@@ -150,6 +191,9 @@ def add_link(system, mesh, section, body, origin, x_axis=(1.0, 0.0, 0.0),
                       _v3(chrono, o), _v3(chrono, o + section.length * R[:, 0]),
                       _v3(chrono, R[:, 1]))
     nodes, elements = list(builder.GetLastBeamNodes()), list(builder.GetLastBeamElements())
+    if not section.uniform:                  # one section per element
+        for e, el in enumerate(elements):
+            el.SetSection(section.chrono_section(fea, e))
     clamp = chrono.ChLinkMateGeneric(True, True, True, True, True, True)
     clamp.Initialize(nodes[0], body, False, nodes[0].Frame(), nodes[0].Frame())
     system.Add(clamp)

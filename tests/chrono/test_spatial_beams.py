@@ -132,3 +132,41 @@ def test_driven_hub_follows_its_motion_and_carries_the_deflection():
 def test_bad_hub_options_are_refused(kw, name):
     with pytest.raises(ParameterError, match=name):
         hub_with_links(sc._new_system(), sc._section(2), 0.05, 2, **kw)
+
+
+def _cone(n):
+    from chrono_flex.spatial import SpatialLink
+
+    return SpatialLink(1.0, n, EI_y=lambda x: 3.0 * (1 - x) ** 4, EI_z=lambda x: 1.2 * (1 - x) ** 4,
+                       GJ=lambda x: 0.8 * (1 - x) ** 4, rho_A=lambda x: (1 - x) ** 2,
+                       rho_Ip=lambda x: 1e-3 * (1 - x) ** 4)
+
+
+def test_a_tapered_spatial_link_in_chrono_converges_to_the_cone():
+    # a cone (EI ~ r^4, rho A ~ r^2) in both planes, one Chrono section per element (the
+    # element means): lumped mass and piecewise-constant section both err by O(h^2), so
+    # the first frequency in each plane converges at order ~2 to c sqrt(EI_0 / rho_A0)
+    from chrono_flex.chrono.spatial_beams import clamped_link
+    from chrono_flex.planar.shapes import tapered_cantilever_coefficient
+
+    c = tapered_cantilever_coefficient(2)
+    exact = np.sort([c * math.sqrt(1.2), c * math.sqrt(3.0)]) / (2 * math.pi)
+    errs = []
+    for n in (16, 32):
+        section = SpatialSection.from_link(_cone(n))
+        assert not section.uniform and len(section.EI_y) == n
+        sys_, _ = clamped_link(section, (0, 0, 0), (1, 1, 0), (0, 0, 1))
+        errs.append(np.abs(system_modes(sys_, 2).frequencies - exact) / exact)
+    order = np.log2(errs[0] / errs[1])
+    assert np.all(order > 1.8) and np.all(errs[1] < 0.01)
+
+
+def test_uniform_link_from_link_is_the_number_section():
+    from chrono_flex.spatial import SpatialLink
+
+    lk = SpatialLink(1.0, 4, EI_y=2.0, EI_z=5.0, GJ=1.0, rho_A=0.5, rho_Ip=1e-3)
+    assert SpatialSection.from_link(lk) == sc._section(4)
+    with pytest.raises(ParameterError, match="EI_z"):
+        SpatialSection(1.0, 2, EI_y=1.0, EI_z=(1.0, 2.0, 3.0), GJ=1.0, rho_A=1.0, rho_Ip=1e-3)
+    with pytest.raises(ParameterError, match=r"rho_A\[1\]"):
+        SpatialSection(1.0, 2, EI_y=1.0, EI_z=1.0, GJ=1.0, rho_A=(1.0, -1.0), rho_Ip=1e-3)
