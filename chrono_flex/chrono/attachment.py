@@ -39,6 +39,25 @@ def system_address(item):
     return None if sys_ is None else int(sys_)
 
 
+def check_station(link, s, n_links, length_of):
+    """(link, s) of a station given as a link number (negative counts from the last) and
+    an arc length (None: the tip), checked; ``length_of(link)`` gives a link's length.
+    Shared by the element's and the beams' welds."""
+    nl = n_links
+    if isinstance(link, bool) or not isinstance(link, (int, np.integer)) or not -nl <= link < nl:
+        raise ParameterError("link", link, f"must be a link number in {-nl}..{nl - 1}")
+    link = int(link) % nl
+    L = length_of(link)
+    s = L if s is None else s
+    try:
+        s = float(s)
+    except (TypeError, ValueError):
+        raise ParameterError("s", s, "must be an arc length in m") from None
+    if not 0.0 <= s <= L:
+        raise ParameterError("s", s, f"must lie on link {link}: 0 <= s <= {L} m")
+    return link, s
+
+
 class WeldErrors:
     """The two numbers of a weld's :meth:`error` as properties (element and beam welds)."""
 
@@ -209,19 +228,8 @@ def check_attachment(chrono, owner, body, link, s, frame):
                              "ground with a Chrono joint on a free body instead)")
     if body is owner.tip_body or (owner.parent_body is not None and _same(body, owner.parent_body)):
         raise ParameterError("body", body, "is the link's own parent or tip marker body")
-    nl = len(owner.arm.links)
-    if isinstance(link, bool) or not isinstance(link, (int, np.integer)) or not -nl <= link < nl:
-        raise ParameterError("link", link, f"must be a link number in {-nl}..{nl - 1}")
-    link = int(link) % nl
-    L = owner.model.bases[link].length
-    if s is None:
-        s = L
-    try:
-        s = float(s)
-    except (TypeError, ValueError):
-        raise ParameterError("s", s, "must be an arc length in m") from None
-    if not 0.0 <= s <= L:
-        raise ParameterError("s", s, f"must lie on link {link}: 0 <= s <= {L} m")
+    link, s = check_station(link, s, len(owner.arm.links),
+                            lambda k: owner.model.bases[k].length)
     Ab = np.asarray(body.GetRotMat().to_numpy(), dtype=float)
     xb = np.asarray(body.GetPos().to_numpy(), dtype=float)
     if frame is None:

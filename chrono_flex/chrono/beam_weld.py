@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..planar.floating import rotation_angle
-from .attachment import WeldErrors, system_address
+from .attachment import WeldErrors, check_station, system_address
 from .system import quat_to_matrix
 
 
@@ -125,19 +125,9 @@ def attach(owner, body, link=-1, s=None, frame=None):
                              "ChSystem first)")
     if body.IsFixed():
         raise ParameterError("body", body, "is fixed: weld a free body")
-    nl = len(owner.links)
-    if isinstance(link, bool) or not isinstance(link, (int, np.integer)) or not -nl <= link < nl:
-        raise ParameterError("link", link, f"must be a link number in {-nl}..{nl - 1}")
-    link = int(link) % nl
+    link, s = check_station(link, s, len(owner.links), lambda k: owner.links[k].length)
     lb = owner.links[link]
     L = lb.length
-    s = L if s is None else s
-    try:
-        s = float(s)
-    except (TypeError, ValueError):
-        raise ParameterError("s", s, "must be an arc length in m") from None
-    if not 0.0 <= s <= L:
-        raise ParameterError("s", s, f"must lie on link {link}: 0 <= s <= {L} m")
     k = s * lb.n_elements / L
     node_k = int(round(k))
     if abs(k - node_k) > 1e-9 * max(1.0, k):

@@ -53,7 +53,23 @@ class ElementMap:
     item: object = None
 
 
-class ExtendedAssembly:
+class ClampedCoordinates:
+    """The root boundary condition of an extended assembly, shared by the planar and
+    spatial ones: ``ext.nq`` extended coordinates, of which ``keep`` survive the clamp."""
+
+    def expand(self, q):
+        """Reduced q -> extended q (root dofs set to zero, as the clamp requires)."""
+        q = np.asarray(q)
+        out = np.zeros(self.ext.nq, dtype=q.dtype)
+        out[self.keep] = q
+        return out
+
+    def reduce(self, A):
+        """Apply the root boundary condition: delete the rows/columns of the root dofs."""
+        return A[self.keep] if A.ndim == 1 else A[np.ix_(self.keep, self.keep)]
+
+
+class ExtendedAssembly(ClampedCoordinates):
     """[B]'s extended assembly for a chain (see the module docstring).
 
     ``ext`` is the model in the numbering with root dofs (size 10 for n1 = n2 = 1),
@@ -81,20 +97,6 @@ class ExtendedAssembly:
             deps = roots[it.link] if it.where == "root" else tips[it.link]
             maps.append(ElementMap(it.link, -1, np.array(sorted(deps)), item=it))
         self.maps = tuple(maps)
-
-    # -- coordinates ------------------------------------------------------------------
-    def expand(self, q):
-        """Reduced q -> extended q (root dofs set to zero, as the clamp requires)."""
-        q = np.asarray(q)
-        out = np.zeros(self.ext.nq, dtype=q.dtype)
-        out[self.keep] = q
-        return out
-
-    def reduce(self, A):
-        """Apply the root boundary condition: delete the rows/columns of u1, u2, ..."""
-        if A.ndim == 1:
-            return A[self.keep]
-        return A[np.ix_(self.keep, self.keep)]
 
     # -- element matrices and assembly -----------------------------------------------
     def element_matrices(self, q_ext):

@@ -108,6 +108,24 @@ class SectionAlong:
     """
 
     section_names = ()
+    max_elements = None
+
+    def _check_mesh(self):
+        """Validate ``length``, ``element_lengths`` and ``n_elements`` (default 4, or as
+        many as ``element_lengths``; at most ``max_elements``) in place."""
+        set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
+        set_("length", ck.positive("length", self.length))
+        if self.element_lengths is not None:
+            le, n = element_lengths_checked(self.element_lengths, self.length, self.n_elements)
+            set_("element_lengths", le)
+            set_("n_elements", n)
+        elif self.n_elements is None:
+            set_("n_elements", 4)
+        set_("n_elements", ck.positive_int("n_elements", self.n_elements))
+        if self.n_elements > self.max_elements:
+            raise ParameterError("n_elements", self.n_elements,
+                                 f"must be at most {self.max_elements} (MAX_ELEMENTS: the "
+                                 "matrices are dense and would not fit in memory)")
 
     def _varying(self, name, value):
         """A per-element tuple or a checked :class:`SectionFunction` for ``name``."""
@@ -291,21 +309,11 @@ class Link(SectionAlong):
     thickness: float = None
     element_lengths: tuple = None
     section_names = ("EI", "rho_A")
+    max_elements = MAX_ELEMENTS
 
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
-        set_("length", ck.positive("length", self.length))
-        if self.element_lengths is not None:
-            le, n = element_lengths_checked(self.element_lengths, self.length, self.n_elements)
-            set_("element_lengths", le)
-            set_("n_elements", n)
-        elif self.n_elements is None:
-            set_("n_elements", 4)
-        set_("n_elements", ck.positive_int("n_elements", self.n_elements))
-        if self.n_elements > MAX_ELEMENTS:
-            raise ParameterError("n_elements", self.n_elements,
-                                 f"must be at most {MAX_ELEMENTS} (MAX_ELEMENTS: the matrices "
-                                 "are dense and would not fit in memory)")
+        self._check_mesh()
         for k in ("E", "I", "rho", "A"):
             if getattr(self, k) is not None:
                 set_(k, ck.positive(k, getattr(self, k)))

@@ -98,11 +98,7 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
     if rtol is None:
         rtol = GA_RTOL if method in FIXED_STEP else 1e-6
     if method == "rk4":
-        if step is None:
-            raise ParameterError("step", step, "must be given for method 'rk4' (a fixed "
-                                 "step, s)")
-        ode = RungeKutta4(sim.rhs, t0, x0, step, max_nfev=max_nfev)
-        settings = dict(step=step)
+        ode, settings = rk4_stepper(sim, t0, x0, step, max_nfev)
     elif method in FIXED_STEP:
         solver = compiled_step(sim, torque)
         if step is None:       # step control on the local error, to rtol
@@ -131,6 +127,14 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
     res.info.update(engine="reference", method=method, form=form, **settings,
                     **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4))
     return res
+
+
+def rk4_stepper(sim, t0, x0, step, max_nfev):
+    """(stepper, settings) of the fixed-step RK4 method (``method="rk4"``; also used by
+    the spatial reference engine): ``step`` is required."""
+    if step is None:
+        raise ParameterError("step", step, "must be given for method 'rk4' (a fixed step, s)")
+    return RungeKutta4(sim.rhs, t0, x0, step, max_nfev=max_nfev), dict(step=step)
 
 
 def compiled_step(sim, torque):

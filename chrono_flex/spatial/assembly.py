@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..planar.assembly import ClampedCoordinates
 from . import equations as mdl
 from . import kinematics as kin
 
@@ -36,7 +37,7 @@ class ElementMap:
     item: object = None
 
 
-class ExtendedAssembly:
+class ExtendedAssembly(ClampedCoordinates):
     """The extended assembly of a spatial tree: ``ext`` the model with root nodes,
     ``red`` after the clamp."""
 
@@ -58,17 +59,6 @@ class ExtendedAssembly:
             deps = roots[it.body] if it.where == "root" else attach[it.body]
             maps.append(ElementMap(it.body, -1, np.array(sorted(deps), dtype=int), item=it))
         self.maps = tuple(maps)
-
-    def expand(self, q):
-        """Reduced q -> extended q (root dofs zero, as the clamp requires)."""
-        q = np.asarray(q)
-        out = np.zeros(self.ext.nq, dtype=q.dtype)
-        out[self.keep] = q
-        return out
-
-    def reduce(self, A):
-        """The clamp: delete the rows and columns of the root dofs."""
-        return A[self.keep] if A.ndim == 1 else A[np.ix_(self.keep, self.keep)]
 
     def element_matrices(self, q_ext):
         """[(ElementMap, M_e)] at the extended state q_ext."""

@@ -15,7 +15,7 @@ import numpy as np
 
 from .. import _checks as ck
 from ..errors import ParameterError
-from ..planar.params import SectionAlong, _is_varying, element_lengths_checked
+from ..planar.params import SectionAlong, _is_varying
 
 #: Most elements a spatial link may have: 5 coordinates per node, dense matrices.
 MAX_ELEMENTS = 800
@@ -72,20 +72,11 @@ class SpatialLink(SectionAlong):
     thickness: float = None
     element_lengths: tuple = None
     section_names = ("EI_y", "EI_z", "GJ", "rho_A", "rho_Ip")
+    max_elements = MAX_ELEMENTS
 
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
-        set_("length", ck.positive("length", self.length))
-        if self.element_lengths is not None:
-            le, n = element_lengths_checked(self.element_lengths, self.length, self.n_elements)
-            set_("element_lengths", le)
-            set_("n_elements", n)
-        elif self.n_elements is None:
-            set_("n_elements", 4)
-        set_("n_elements", ck.positive_int("n_elements", self.n_elements))
-        if self.n_elements > MAX_ELEMENTS:
-            raise ParameterError("n_elements", self.n_elements,
-                                 f"must be at most {MAX_ELEMENTS} (dense matrices)")
+        self._check_mesh()
         for k in self.section_names:
             v = getattr(self, k)
             if v is None:

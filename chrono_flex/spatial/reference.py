@@ -15,8 +15,7 @@ from .._callbacks import call_vector
 from ..errors import ParameterError
 from ..integrators.generalized_alpha import GeneralizedAlpha
 from ..integrators.ivp import EXPLICIT, STIFF, OdeStepper, fd_jacobian
-from ..integrators.explicit import RungeKutta4
-from ..planar.reference import FIXED_STEP, GA_RTOL, ReferenceStepper
+from ..planar.reference import FIXED_STEP, GA_RTOL, ReferenceStepper, rk4_stepper
 from ..stepping import Progress, output_times, run
 from . import equations as mdl
 from .post import deflection_ratio, spatial_result
@@ -63,11 +62,7 @@ def simulate_reference(arm, t_end, q0=None, qd0=None, torque=None, joint_motion=
         max_nfev = int(2e7 / x0.size)
     t_wall = time.perf_counter()
     if method == "rk4":
-        if step is None:
-            raise ParameterError("step", step, "must be given for method 'rk4' (a fixed "
-                                 "step, s)")
-        ode = RungeKutta4(sim.rhs, t0, x0, step, max_nfev=max_nfev)
-        settings = dict(step=step)
+        ode, settings = rk4_stepper(sim, t0, x0, step, max_nfev)
     elif method in FIXED_STEP:
         first = min(max_step, dt_out, t_end - t0) / 10.0
         ode = GeneralizedAlpha(sim.rhs, sim.jac, t0, x0, n2,

@@ -56,12 +56,16 @@ def _clamped(n):
     return clamped_link(_section(n), (0.1, 0.2, 0.3), X_AXIS, Y_AXIS)
 
 
-def _omega_bend(lam, EI):
-    return np.asarray(lam) ** 2 * math.sqrt(EI / (RHO_A * L**4)) / (2 * math.pi)
+def _bend(EI, k):
+    from chrono_flex.spatial.closed_forms import bending_frequencies
+
+    return bending_frequencies(EI, RHO_A, L, k)
 
 
 def _torsion(k):
-    return (2 * np.arange(1, k + 1) - 1) * math.pi / (2 * L) * math.sqrt(GJ / RHO_IP) / (2 * math.pi)
+    from chrono_flex.spatial.closed_forms import torsion_frequencies
+
+    return torsion_frequencies(GJ, RHO_IP, L, k)
 
 
 def _orders(errors):
@@ -70,14 +74,22 @@ def _orders(errors):
     return np.log2(e[:-1] / e[1:])
 
 
+def _order_outcome(exact, errs, rows):
+    """Outcome of a mesh study: the smallest observed order from 16 to 32 elements, with
+    the errors and orders in the details (``rows``, cached, is copied, not extended)."""
+    orders = _orders(errs)
+    rows = list(rows) + [
+        "relative errors at 32 elements: " + ", ".join(f"{e:.2e}" for e in errs[-1]),
+        "observed orders 8->16: " + ", ".join(f"{o:.2f}" for o in orders[0])
+        + "; 16->32: " + ", ".join(f"{o:.2f}" for o in orders[1])]
+    return Outcome(float(orders[-1].min()), details=rows,
+                   data=dict(errors_32=errs[-1].tolist()))
+
+
 @functools.lru_cache(maxsize=None)
 def _clamped_study():
     from chrono_flex.chrono.modal import system_modes
-    from chrono_flex.planar.shapes import clamped_free_roots
-
-    b = clamped_free_roots(3)
-    exact = np.sort(np.concatenate([_omega_bend(b, EI_Y), _omega_bend(b, EI_Z),
-                                    _torsion(3)]))[:6]
+    exact = np.sort(np.concatenate([_bend(EI_Y, 3), _bend(EI_Z, 3), _torsion(3)]))[:6]
     rows, errs = [], []
     for n in MESHES:
         sys_, _ = _clamped(n)
@@ -101,13 +113,7 @@ def _clamped_study():
       engines=("chrono-beam",), needs_pychrono=True,
       source="Blevins 1979 tables 8-1, 8-19; docs/chrono.md §11")
 def chrono_beam_modes(ctx):
-    exact, errs, rows = _clamped_study()
-    orders = _orders(errs)
-    rows.append("relative errors at 32 elements: " + ", ".join(f"{e:.2e}" for e in errs[-1]))
-    rows.append("observed orders 8->16: " + ", ".join(f"{o:.2f}" for o in orders[0])
-                + "; 16->32: " + ", ".join(f"{o:.2f}" for o in orders[1]))
-    return Outcome(float(orders[-1].min()), details=rows,
-                   data=dict(errors_32=errs[-1].tolist()))
+    return _order_outcome(*_clamped_study())
 
 
 @case("spatial-link.chrono-beam-static",
@@ -132,7 +138,10 @@ def chrono_beam_static(ctx):
     # is that vector's component along the link (atan2 of matrix entries would mix in the
     # bending slopes at second order)
     twist = Rotation.from_matrix(link.tip_rotation()).as_rotvec()[0]
-    exact = np.array([Py * L**3 / (3 * EI_Z), Pz * L**3 / (3 * EI_Y), T * L / GJ])
+    from chrono_flex.spatial.closed_forms import cantilever_deflection
+
+    v, _, w, _, phi = cantilever_deflection(L, L, EI_Y, EI_Z, GJ, force=(Py, Pz), torque=T)
+    exact = np.array([v, w, phi])           # P L^3 / (3 EI) in each plane, T L / GJ
     got = np.array([d[1], d[2], twist])
     err = np.abs(got - exact) / np.abs(exact)
     return Outcome(float(err.max()), details=[
@@ -145,13 +154,11 @@ def chrono_beam_static(ctx):
 def _hub_study():
     from chrono_flex.chrono.modal import system_modes
     from chrono_flex.chrono.spatial_beams import hub_with_links
-    from chrono_flex.planar.shapes import clamped_free_roots
     from chrono_flex.spatial.closed_forms import hub_links_frequencies
 
-    b = clamped_free_roots(2)
     hub = hub_links_frequencies(2, EI_Z, RHO_A, L, ETA * RHO_A * L**3, n_links=2)
-    exact = np.sort(np.concatenate([_omega_bend(b, EI_Y), _omega_bend(b, EI_Y),
-                                    _omega_bend(b, EI_Z), hub, _torsion(1), _torsion(1)]))
+    exact = np.sort(np.concatenate([_bend(EI_Y, 2), _bend(EI_Y, 2), _bend(EI_Z, 2), hub,
+                                    _torsion(1), _torsion(1)]))
     rows, errs = [], []
     for n in MESHES:
         sys_ = _new_system()
@@ -175,12 +182,7 @@ def _hub_study():
       engines=("chrono-beam",), needs_pychrono=True,
       source="docs/spatial-link.md §5.3 (hub equation); Blevins 1979 table 8-1")
 def chrono_beam_hub(ctx):
-    exact, errs, rows = _hub_study()
-    orders = _orders(errs)
-    rows.append("relative errors at 32 elements: " + ", ".join(f"{e:.2e}" for e in errs[-1]))
-    rows.append("observed orders 16->32: " + ", ".join(f"{o:.2f}" for o in orders[1]))
-    return Outcome(float(orders[-1].min()), details=rows,
-                   data=dict(errors_32=errs[-1].tolist()))
+    return _order_outcome(*_hub_study())
 
 
 #: Tilted spin-up: a stiff link (tip deflections ~3e-4 L, where the linear reference and
