@@ -37,6 +37,7 @@ import numpy as np
 
 from ..planar import floating
 from ..planar import equations as mdl
+from .. import _checks as ck
 from .._callbacks import call_vector
 from ..errors import ParameterError, SimulationError
 from ..planar.params import Plane
@@ -100,9 +101,7 @@ class FlexibleLink(Welds):
         self.arm = arm
         self.model = arm.model
         nq = self.nq = arm.nq
-        self.plane = _plane_from(joint_frame, arm.plane, chrono)
-        self._o = np.asarray(self.plane.origin, dtype=float)
-        self._P = np.column_stack([self.plane.x_axis, self.plane.y_axis])
+        self._place(joint_frame, chrono)
         if torque is not None and joint_motion is not None:
             raise ParameterError("joint_motion", joint_motion,
                                  "excludes `torque` (the joints are prescribed)")
@@ -136,11 +135,9 @@ class FlexibleLink(Welds):
         else:
             self._ground_o, self._ground_P = self._o, self._P
 
-        q0 = arm.coordinates(joint_angles0 if joint_angles0 is not None
-                             else np.zeros(arm.n_joints), elastic0)
-        qd0 = arm.coordinates(joint_rates0 if joint_rates0 is not None
-                              else np.zeros(arm.n_joints), elastic_rates0)
-        M0 = mdl.terms(self.model, q0, np.zeros(nq))[0]
+        q0 = self._coordinates("joint_angles0", joint_angles0, "elastic0", elastic0)
+        qd0 = self._coordinates("joint_rates0", joint_rates0, "elastic_rates0", elastic_rates0)
+        M0 = self._mass_at(q0)
         self._shaft_inertia = np.diag(M0).copy()
         if np.any(self._shaft_inertia <= 0):
             raise ParameterError("arm", arm, "has a coordinate without inertia (M(q0) has a "
@@ -206,6 +203,27 @@ class FlexibleLink(Welds):
             setattr(system, REGISTRY_ATTR, [])
         getattr(system, REGISTRY_ATTR).append(self)
         self.sync()
+
+    # -- the model's hooks (a spatial arm overrides these, chrono.spatial_element) -----------
+    def _place(self, joint_frame, chrono):
+        """Where the arm's base sits in the parent: ``_o`` (3,) and the axes ``_P``."""
+        self.plane = _plane_from(joint_frame, self.arm.plane, chrono)
+        self._o = np.asarray(self.plane.origin, dtype=float)
+        self._P = np.column_stack([self.plane.x_axis, self.plane.y_axis])
+
+    def _coordinates(self, joints_name, joints, elastic_name, elastic):
+        """q (nq,) from joint values (default zero) and elastic coordinates (default
+        zero), each checked under its argument's name."""
+        arm = self.arm
+        q = np.zeros(self.nq)
+        if joints is not None:
+            q[arm.joint_index] = ck.vector(joints_name, joints, arm.n_joints)
+        if elastic is not None:
+            q[arm.elastic_index] = ck.vector(elastic_name, elastic, len(arm.elastic_index))
+        return q
+
+    def _mass_at(self, q):
+        return mdl.terms(self.model, q, np.zeros(self.nq))[0]
 
     # -- building -----------------------------------------------------------------------
     def _build_load(self):

@@ -130,10 +130,16 @@ class Evaluation:
     a: dict       # body -> (npts, 3)
 
 
-def evaluate(model, q, qd):
-    """Frames of all bodies and kinematics of all links' quadrature points at (q, q_d)."""
+def evaluate(model, q, qd, base=None):
+    """Frames of all bodies and kinematics of all links' quadrature points at (q, q_d).
+
+    ``base``: the frame the tree hangs on (default the fixed base at the origin). A
+    moving base (:func:`chrono_flex.spatial.floating.body_base`) brings its own velocity
+    columns: q and q_d then carry them after the model's nq coordinates, and every
+    Jacobian is as wide."""
     q, qd = np.asarray(q), np.asarray(qd)
-    base = kin.base_frame(model.nq, np.result_type(q, qd, float))
+    if base is None:
+        base = kin.base_frame(model.nq, np.result_type(q, qd, float))
     roots, attach, rs, Js, as_ = [], [], {}, {}, {}
     for i, bl in enumerate(model.layout.bodies):
         f = kin.child_frame(base if bl.parent < 0 else attach[bl.parent], bl, q, qd)
@@ -162,22 +168,26 @@ def _item_frame(ev, item):
     return ev.roots[item.body] if item.where == "root" else ev.attach[item.body]
 
 
-def terms(model, q, qd):
-    """(M, h, Q_g) of the virtual-power form at (q, q_d) (module docstring)."""
-    ev = evaluate(model, q, qd)
-    nq = model.nq
+def terms(model, q, qd, base=None, gravity=None):
+    """(M, h, Q_g) of the virtual-power form at (q, q_d) (module docstring).
+
+    ``base``: as for :func:`evaluate` (the terms are then as wide as its Jacobians);
+    ``gravity``: the gravity vector in the base's axes, default the model's."""
+    ev = evaluate(model, q, qd, base)
+    nq = np.shape(qd)[0]
     dtype = np.result_type(q, qd, float)
     M = np.zeros((nq, nq), dtype)
     h = np.zeros(nq, dtype)
     Qg = np.zeros(nq, dtype)
-    gravity = bool(np.any(model.g_vec))
+    g_vec = model.g_vec if gravity is None else np.asarray(gravity, dtype=float)
+    gravity = bool(np.any(g_vec))
     for i in model.links:
         qu, J, a = model.quad[i], ev.J[i], ev.a[i]
         wJ = (qu.w_rho_A[:, None, None] * J).reshape(-1, nq)
         M += wJ.T @ J.reshape(-1, nq)
         h += wJ.T @ a.ravel()
         if gravity:
-            Qg += wJ.T @ np.tile(model.g_vec, qu.x.size)
+            Qg += wJ.T @ np.tile(g_vec, qu.x.size)
         f = ev.roots[i]
         jt, Om, t, wxt = spin_rows(model, i, f, q, qd)
         wt = qu.w_rho_Ip
@@ -190,7 +200,7 @@ def terms(model, q, qd):
             M += it.value * f.Jp.T @ f.Jp
             h += it.value * f.Jp.T @ f.ap
             if gravity:
-                Qg += it.value * f.Jp.T @ model.g_vec
+                Qg += it.value * f.Jp.T @ g_vec
         else:
             I = f.R @ it.value @ f.R.T
             M += f.Jw.T @ I @ f.Jw
@@ -198,12 +208,13 @@ def terms(model, q, qd):
     return M, h, Qg
 
 
-def forcing(model, q, qd, Q):
-    """(M, f) with M q_dd = f = Q - h + Q_g - K q - D q_d [- K_geo e]."""
-    M, h, Qg = terms(model, q, qd)
+def forcing(model, q, qd, Q, gravity=None):
+    """(M, f) with M q_dd = f = Q - h + Q_g - K q - D q_d [- K_geo e]; ``gravity``: in the
+    base's axes, default the model's."""
+    M, h, Qg = terms(model, q, qd, gravity=gravity)
     f = Q - h + Qg - model.K @ q - model.D @ qd
     if model.geometric_stiffening:
-        f += geometric_stiffness_force(model, q, qd)
+        f += geometric_stiffness_force(model, q, qd, gravity)
     return M, f
 
 
@@ -231,7 +242,7 @@ def kinetic_energy(model, q, qd):
     return 0.5 * qd @ terms(model, q, qd)[0] @ qd
 
 
-def axial_force(model, i, root, x):
+def axial_force(model, i, root, x, gravity=None):
     """Axial force N(x) (tension > 0) in link i from the axial acceleration field of its
     frame, the centrifugal load of Kane, Ryan & Banerjee (1987) extended to a frame turning
     about any axis:
@@ -248,19 +259,20 @@ def axial_force(model, i, root, x):
     """
     lk, L = model.bodies[i], model.bodies[i].length
     t = root.R[:, 0]
-    a0, gx = t @ root.ap, t @ model.g_vec
+    a0, gx = t @ root.ap, t @ (model.g_vec if gravity is None else gravity)
     w2 = root.w @ root.w - (t @ root.w) ** 2
     m0, m1 = lk.beyond(x)
     return (gx - a0) * m0 + w2 * m1 + model.outboard_mass[i] * (gx - a0 + w2 * L)
 
 
-def geometric_stiffness_force(model, q, qd):
-    """-K_geo e, K_geo = int N(x) (Nv'^T Nv' + Nw'^T Nw') dx per link (optional term)."""
+def geometric_stiffness_force(model, q, qd, gravity=None):
+    """-K_geo e, K_geo = int N(x) (Nv'^T Nv' + Nw'^T Nw') dx per link (optional term);
+    ``gravity``: in the base's axes, default the model's."""
     roots, _ = kin.tree_frames(model.layout, q, qd)
     f = np.zeros(model.nq, np.result_type(q, qd, float))
     for i in model.links:
         bl, qu = model.layout.bodies[i], model.quad[i]
-        wN = qu.w * axial_force(model, i, roots[i], qu.x)
+        wN = qu.w * axial_force(model, i, roots[i], qu.x, gravity)
         Kg = (np.einsum("p,pi,pj->ij", wN, qu.dNv, qu.dNv)
               + np.einsum("p,pi,pj->ij", wN, qu.dNw, qu.dNw))
         f[bl.elastic_index] -= Kg @ q[bl.elastic_index]

@@ -1,0 +1,168 @@
+"""The spatial finite-element arm as a Chrono item (the custom element in space).
+
+A :class:`SpatialFlexibleLink` puts a :class:`chrono_flex.SpatialArm` (flexible links
+bending in two planes and twisting, rigid bodies, revolute and prismatic joints about any
+axis, serial or branched: docs/spatial-link.md) into a ``ChSystem`` exactly as
+:class:`~chrono_flex.chrono.element.FlexibleLink` does for a planar arm: one ``ChShaft``
+per generalized coordinate, and a ``ChLoadCustomMultiple`` over them (and over the
+parent body when it moves) whose ``ComputeQ`` evaluates the generalized forces of
+:mod:`chrono_flex.spatial.floating` (the reference engine's equations, with the body's
+velocity columns) and injects M(q). Chrono integrates it implicitly with the rest of
+the scene (docs/chrono.md §2, §9)::
+
+    system = chrono.ChSystemNSC()
+    configure_system(system)
+    link = SpatialFlexibleLink(system, arm, torque=lambda t, q, qd: [0.1, 0.0])
+    while system.GetChTime() < 1.0:
+        step(system, 1e-3)
+    print(link.joint_angles(), link.tip_coordinates())
+
+Everything the planar element offers on its coordinates carries over: the torque
+callback or ``ChFunction`` list, prescribed joints (``joint_motion``), actuators with
+internal states (:meth:`add_joint_actuator`), the Jacobian policy (``jacobian``), the
+kinematic :attr:`tip_body`, error handling through :func:`~chrono_flex.chrono.system.step`.
+Bodies are not welded to stations of a spatial arm (:meth:`attach` is the planar
+element's); a payload belongs in the arm as a :class:`~chrono_flex.spatial.params.RigidBody`.
+"""
+
+import numpy as np
+
+from ..errors import ParameterError
+from ..spatial import equations as sp
+from ..spatial import floating as sfl
+from ..spatial.arm import SpatialArm
+from .element import FlexibleLink
+from .system import matrix_to_quat
+
+
+class SpatialFlexibleLink(FlexibleLink):
+    """A spatial flexible arm (docs/spatial-link.md) as a Chrono item, on the ground or a body.
+
+    Args:
+        system: the ``ChSystem``; its gravity acts on the arm (``arm.gravity`` is not
+            used).
+        arm: a :class:`chrono_flex.SpatialArm` (a serial chain or a tree).
+        parent_body: a ``ChBody`` carrying the arm's base, or None for the ground. A
+            fixed body is treated as ground at its pose when the link is built; a moving
+            one joins the element's coordinates (its 6 velocities), so the arm's inertia,
+            gravity and joint reactions act on it.
+        joint_frame: the arm's base frame in the parent's frame (world for the ground):
+            a ``ChFramed``, or (origin, rotation 3 x 3); default the parent's own frame.
+        torque, joint_motion, joint_angles0, joint_rates0, elastic0, elastic_rates0,
+        jacobian: as for :class:`~chrono_flex.chrono.element.FlexibleLink`.
+    """
+
+    def __init__(self, system, arm, parent_body=None, joint_frame=None, **kw):
+        if not isinstance(arm, SpatialArm):
+            raise ParameterError("arm", arm, "must be a SpatialArm (a PlanarArm goes into "
+                                 "FlexibleLink)")
+        super().__init__(system, arm, parent_body=parent_body, joint_frame=joint_frame, **kw)
+
+    # -- the model's hooks ----------------------------------------------------------------
+    def _place(self, joint_frame, chrono):
+        if joint_frame is None:
+            o, R = np.zeros(3), np.eye(3)
+        elif isinstance(joint_frame, chrono.ChFramed):
+            o = np.asarray(joint_frame.GetPos().to_numpy(), dtype=float)
+            R = np.asarray(joint_frame.GetRotMat().to_numpy(), dtype=float)
+        else:
+            try:
+                o, R = joint_frame
+                o = np.asarray(o, dtype=float).reshape(3)
+                R = np.asarray(R, dtype=float).reshape(3, 3)
+            except (TypeError, ValueError):
+                raise ParameterError("joint_frame", joint_frame,
+                                     "must be a ChFramed or (origin (3,), rotation (3, 3))") \
+                    from None
+            if not (np.all(np.isfinite(o)) and np.allclose(R.T @ R, np.eye(3), atol=1e-9)
+                    and np.linalg.det(R) > 0):
+                raise ParameterError("joint_frame", joint_frame,
+                                     "must hold a finite origin and a proper rotation matrix")
+        self.plane = None
+        self._o, self._P = o, R
+
+    def _mass_at(self, q):
+        return sp.terms(self.model, q, np.zeros(self.nq))[0]
+
+    def _terms(self, t, q, qd, body, z, g=None):
+        g = self._gravity if g is None else g
+        Q, rates = self._joint_forces(t, q, qd, z)
+        if body is None:
+            M, f = sfl.fixed_terms(self.model, q, qd, self._ground_P.T @ g, Q)
+        else:
+            M, f = sfl.body_terms(self.model, q, qd, body[0], body[1], body[2], body[3],
+                                  self._o, self._P, g, Q)
+        if self._n_act:
+            n = M.shape[0]
+            M = np.pad(M, ((0, self._n_act), (0, self._n_act)))
+            M[n:, n:] = np.eye(self._n_act)
+            f = np.concatenate([f] + rates)
+        return M, f
+
+    def attach(self, *args, **kwargs):
+        raise NotImplementedError("bodies are not welded to a spatial arm's stations; put "
+                                  "a payload into the SpatialArm as a RigidBody")
+
+    # -- reading the state ------------------------------------------------------------------
+    def _base(self):
+        """The base frame now (world), as a fixed frame (position and rotation)."""
+        pos, A, o, P = self._placement()
+        return sfl.fixed_base(self.nq, pos + A @ o, A @ P)
+
+    def tip_coordinates(self, q=None):
+        """(v(L), w(L), phi(L)) of each link in its own frame, (n_links, 3)."""
+        return sp.tip_coordinates(self.model, self.q() if q is None else q)
+
+    def tip_deflections(self, q=None):
+        """Transverse tip deflection sqrt(v(L)^2 + w(L)^2) of each link, m (n_links,)."""
+        vw = self.tip_coordinates(q)
+        return np.hypot(vw[:, 0], vw[:, 1])
+
+    def _tip_pose(self):
+        body = self.model.links[-1]
+        return sfl.world_tip_frames(self.model, self.q(), self._base())[body]
+
+    def tip_frames(self):
+        """(position (3,), rotation (3, 3)) in the world of every body's attachment frame
+        (a link's deformed tip, a rigid body's own frame)."""
+        return sfl.world_tip_frames(self.model, self.q(), self._base())
+
+    def centerlines(self, n_samples=21, rigid=False):
+        """World points (n_links, ns, 3) of the links' centrelines now."""
+        return sfl.world_centerlines(self.model, self.q(), self._base(), n_samples, rigid)
+
+    def tip_frame(self):
+        """``ChFramed`` of the last link's deformed tip in the world."""
+        chrono = self._chrono
+        pos, R = self._tip_pose()
+        return chrono.ChFramed(chrono.ChVector3d(*pos), chrono.ChQuaterniond(*matrix_to_quat(R)))
+
+    def _extended_state(self):
+        """(q, w, base): the arm's coordinates padded with the body's velocity columns."""
+        q, qd = self.q(), self.qd()
+        body = self._body_state()
+        if body is None:
+            return q, qd, self._base()
+        base = sfl.body_base(self.nq, body[0], body[1], body[3], self._o, self._P)
+        return (np.concatenate([q, np.zeros(sfl.N_BODY)]),
+                np.concatenate([qd, body[2], body[3]]), base)
+
+    def tip_velocity(self):
+        """World velocity of the last link's tip (3,), m/s."""
+        q, w, base = self._extended_state()
+        ev = sp.evaluate(self.model, q, w, base)
+        return ev.attach[self.model.links[-1]].Jp @ w
+
+    def energy(self):
+        """(kinetic, elastic, gravity) energy of the arm, J (the parent body's own energy
+        is not included; gravity potential -sum m g.R from the world origin)."""
+        q, w, base = self._extended_state()
+        g = self._system_gravity()
+        M = sp.terms(self.model, q, w, base, g)[0]
+        kinetic = 0.5 * w @ M @ w
+        elastic = float(sp.elastic_potential(self.model, self.q()))
+        gravity = sfl.gravity_potential(self.model, self.q(), self._base(), g)
+        return float(kinetic), elastic, gravity
+
+
+__all__ = ["SpatialFlexibleLink"]
