@@ -6,6 +6,9 @@
   ``FlexibleLink.attach`` welds Chrono bodies to it at any station, both ways
   (:class:`~chrono_flex.chrono.attachment.Attachment`; small scenes in
   :mod:`chrono_flex.chrono.scenes`).
+* :class:`~chrono_flex.chrono.spatial_element.SpatialFlexibleLink`: the same for a
+  :class:`chrono_flex.SpatialArm` (links bending in two planes and twisting, trees), on
+  the ground or a moving body.
 * :func:`~chrono_flex.chrono.engine.simulate_chrono`: run a :class:`chrono_flex.PlanarArm`
   in Chrono and get the reference engine's :class:`chrono_flex.Result`;
 * :class:`~chrono_flex.chrono.drive.GearDriveLink`: the gear drive of docs/drive.md on a revolute
@@ -24,7 +27,8 @@ from ._detect import pychrono_status, require_pychrono
 from ._quiet import quiet_swig
 
 _LAZY = {
-    "FlexibleLink": "element", "configure_system": "system", "step": "system",
+    "FlexibleLink": "element", "SpatialFlexibleLink": "spatial_element",
+    "configure_system": "system", "step": "system",
     "simulate_chrono": "engine", "Attachment": "attachment",
     "GearDriveLink": "drive", "ScaledDrive": "drive", "drive_scales": "drive",
 }
