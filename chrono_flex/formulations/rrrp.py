@@ -45,7 +45,8 @@ default here includes it (``gravity_deflection=True``); ``False`` reproduces [W]
 ``K_2`` depends on ``a`` through ``L`` and ``lambda(a)``, so the elastic energy also pushes
 on the prismatic coordinate.
 
-Departures from clamped-free modes, kept because [W] states them (docs/rrrp-arm.md §3):
+Departures from clamped-free modes, kept because [W] states them (docs/rrrp-arm.md §3;
+``phi1z="power"`` replaces the sine mode by the power law, docs/rrrp-arm.md §6.1):
 
 * ``phi_1z = sin(pi x/l1)`` does NOT satisfy the clamped root condition (slope pi/l1 at
   x = 0) and vanishes at the tip: arm 1's out-of-plane mode moves the middle of the arm
