@@ -31,6 +31,7 @@ G = E / (2 (1 + nu))), rho_Ip = rho_A (d_o^2 + d_i^2) / 8, both multiplied by
 
 from dataclasses import dataclass
 import math
+import time
 
 import numpy as np
 from scipy.integrate import solve_ivp
@@ -124,7 +125,7 @@ class RRRPFem:
         """
         p = self.params
         eta = ck.vector("eta", eta, 8)
-        am = _shapes(p)
+        am = _Shapes(p)
         q = np.zeros(self.arm.nq)
         q[self.joint_index] = self.joint_coordinates(eta[list(ACTUATED)])
         q1y, q1z, q2y, q2z, a = eta[3], eta[4], eta[5], eta[6], eta[7]
@@ -235,13 +236,10 @@ class _Shapes:
         return math.pi / p.l1 * np.cos(math.pi * x / p.l1) if p.phi1z == "sine" else self.dphi1y(x)
 
 
-def _shapes(p):
-    return _Shapes(p)
-
-
 def _frame_of(am, eta):
-    """Arm 2's frame A2 of the assumed-modes model at eta (3, 3): its columns from the
-    positions of A and B at q2 = 0 and two unit deflections of B."""
+    """Arm 2's frame A2 of the assumed-modes model at eta (3, 3): x from A to B at
+    q2 = 0, y and z the moves of B under unit q2y and q2z (B = A + A2 [L, q2y, q2z] is
+    linear in q2 with phi_2(L) = 1, so these are A2's columns exactly)."""
     base = np.array(eta, dtype=float)
     base[5] = base[6] = 0.0
     r = lambda e: np.real(am.positions(e))[-1]  # noqa: E731
@@ -316,6 +314,20 @@ def fem_arm(params=None, a=None, n_elements=4, poisson=POISSON, torsion_factor=1
     return RRRPFem(arm, p, float(a))
 
 
+def _am_hessian(am, eta):
+    """The potential's Hessian over the modal coordinates (4, 4), symmetrised: central
+    differences of its complex-step gradient, step ~ eps^(1/3) scaled by the coordinate
+    (as :meth:`RRRPArm.static_deflection`)."""
+    e = list(ELASTIC)
+    H = np.empty((len(e), len(e)))
+    for j, k in enumerate(e):
+        h = 6e-6 * max(1.0, abs(eta[k]))
+        d = np.zeros(8)
+        d[k] = h
+        H[:, j] = (am.potential_gradient(eta + d)[e] - am.potential_gradient(eta - d)[e]) / (2 * h)
+    return 0.5 * (H + H.T)
+
+
 def am_frequencies(am, eta, n=4):
     """The n lowest natural frequencies (Hz) of the assumed-modes arm about ``eta`` at
     rest with the joints held: K_l phi = omega^2 M_ee phi over the modal coordinates,
@@ -326,14 +338,8 @@ def am_frequencies(am, eta, n=4):
     if n > len(ELASTIC):
         raise ParameterError("n", n, f"must be at most {len(ELASTIC)}")
     e = list(ELASTIC)
-    H = np.empty((len(e), len(e)))
-    for j, k in enumerate(e):
-        h = 6e-6 * max(1.0, abs(eta[k]))
-        d = np.zeros(8)
-        d[k] = h
-        H[:, j] = (am.potential_gradient(eta + d)[e] - am.potential_gradient(eta - d)[e]) / (2 * h)
     M = am.mass_matrix(eta)[np.ix_(e, e)]
-    w2 = eigh(0.5 * (H + H.T), M, eigvals_only=True)
+    w2 = eigh(_am_hessian(am, eta), M, eigvals_only=True)
     return np.sqrt(np.maximum(w2[:n], 0.0)) / (2 * np.pi)
 
 
@@ -446,8 +452,6 @@ def compare_manoeuvre(fem, am, motion, t_end, goal=None, n_out=201, rtol=1e-4,
     return a :class:`Comparison` with the bound (6.3) of docs/rrrp-arm.md. The joint
     frequencies enter the bound at their worst: the largest assumed-modes and smallest
     FEM value of the first two over the start and ``goal`` (4,) configurations."""
-    import time
-
     t = np.linspace(0.0, ck.positive("t_end", t_end), ck.positive_int("n_out", n_out))
     th0 = motion(0.0)[0]
     goal = motion(t[-1])[0] if goal is None else ck.vector("goal", goal, 4)
@@ -555,13 +559,7 @@ def am_linear_sag(am, joints):
     eta[list(ACTUATED)] = ck.vector("joints", joints, 4)
     el = list(ELASTIC)
     g = am.potential_gradient(eta)[el]
-    H = np.empty((4, 4))
-    for j, k in enumerate(el):
-        h = 6e-6
-        d = np.zeros(8)
-        d[k] = h
-        H[:, j] = (am.potential_gradient(eta + d)[el] - am.potential_gradient(eta - d)[el]) / (2 * h)
-    e = -np.linalg.solve(0.5 * (H + H.T), g)
+    e = -np.linalg.solve(_am_hessian(am, eta), g)
     d = np.zeros(8)
     d[el] = e
     J = am.jacobian(eta)[-1]
