@@ -22,7 +22,8 @@ run side by side:
 The hidden part of arm 3 (length l3 - a inside arm 2) is folded into arm 2's section: on
 the overlap [l2 - (l3 - a_layout), l2] arm 2 carries EI2 + EI3 and rho_A2 + rho_A3 (the
 tubes bend together, as in [W]'s stiffness of arms 2+3, docs/rrrp-arm.md §4). That layout
-is right at the extension it is built for; the comparison holds a there.
+is right at the extension it is built for and off by 0.34 % of the gravity sag per 0.1 m
+away from it (docs/rrrp-arm.md §6), so a manoeuvre in a takes the middle of its stroke.
 
 Torsion, absent from [W], is given from the round tube: GJ = EI / (1 + nu) (J = 2 I,
 G = E / (2 (1 + nu))), rho_Ip = rho_A (d_o^2 + d_i^2) / 8, both multiplied by
