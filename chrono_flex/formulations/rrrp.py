@@ -45,7 +45,8 @@ default here includes it (``gravity_deflection=True``); ``False`` reproduces [W]
 ``K_2`` depends on ``a`` through ``L`` and ``lambda(a)``, so the elastic energy also pushes
 on the prismatic coordinate.
 
-Departures from clamped-free modes, kept because [W] states them (docs/rrrp-arm.md §3):
+Departures from clamped-free modes, kept because [W] states them (docs/rrrp-arm.md §3;
+``phi1z="power"`` replaces the sine mode by the power law, docs/rrrp-arm.md §6.1):
 
 * ``phi_1z = sin(pi x/l1)`` does NOT satisfy the clamped root condition (slope pi/l1 at
   x = 0) and vanishes at the tip: arm 1's out-of-plane mode moves the middle of the arm
@@ -89,6 +90,9 @@ LAMBDA_PRESETS = {
 }
 #: Conventions for theta3: "horizontal" ([W] eq. 24) or "arm1" (relative to arm 1).
 THETA3_CONVENTIONS = ("horizontal", "arm1")
+#: Shapes of arm 1's z mode: "sine" ([W]'s sin(pi x/l1)) or "power" ((x/l1)^p1y, the
+#: clamped-free fit of the y mode).
+PHI1Z_SHAPES = ("sine", "power")
 
 #: Names of the generalized coordinates, in order.
 COORDINATES = ("theta1", "theta2", "theta3", "q1y", "q1z", "q2y", "q2z", "a")
@@ -142,6 +146,9 @@ class RRRPParams:
             the horizontal, and the joint torque tau3 acts on theta3 - theta2) or "arm1"
             (theta3 is the joint angle between arm 1 and arm 2).
         p1y: exponent of arm 1's y mode (x/l1)^p1y.
+        phi1z: arm 1's z mode: "sine" (default, [W]'s sin(pi x/l1), which does not
+            satisfy the clamped root and leaves joint A still) or "power" ((x/l1)^p1y,
+            the clamped-free fit used for the y mode; docs/rrrp-arm.md §6).
         stroke: (a_min, a_max), m: the range of the extension; lambda(a) > 1.5 is
             required on it, and l3 - l2 <= a_min, a_max <= l3 (arm 3 stays inside arm 2's
             span). A simulation leaving it stops with SimulationError.
@@ -178,6 +185,7 @@ class RRRPParams:
     n_gauss: int = 16
     max_deflection: float = None
     theta3_from: str = "horizontal"
+    phi1z: str = "sine"
 
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
@@ -201,6 +209,8 @@ class RRRPParams:
         if self.theta3_from not in THETA3_CONVENTIONS:
             raise ParameterError("theta3_from", self.theta3_from,
                                  f"must be one of {THETA3_CONVENTIONS}")
+        if self.phi1z not in PHI1Z_SHAPES:
+            raise ParameterError("phi1z", self.phi1z, f"must be one of {PHI1Z_SHAPES}")
         set_("p1y", ck.real("p1y", self.p1y))
         if self.p1y <= 1.5:
             raise ParameterError("p1y", self.p1y, "must be > 1.5 (finite bending energy)")
@@ -297,11 +307,22 @@ class RRRPArm:
         w = gw / 2
         self.masses = np.concatenate([p.rho_A1 * p.l1 * w, p.rho_A2 * p.l2 * w,
                                       p.rho_A3 * p.l3 * w, [p.m_A, p.m_B]])
-        self._phi1z_tip_slope = -math.pi / p.l1
         self.K1y = p.EI1 * power_stiffness_factor(p.p1y) / p.l1**3
-        self.K1z = p.EI1 * math.pi**4 / (2 * p.l1**3)
+        if p.phi1z == "sine":
+            self._phi1z_tip, self._phi1z_tip_slope = 0.0, -math.pi / p.l1
+            self.K1z = p.EI1 * math.pi**4 / (2 * p.l1**3)
+        else:
+            self._phi1z_tip, self._phi1z_tip_slope = 1.0, p.p1y / p.l1
+            self.K1z = p.EI1 * power_stiffness_factor(p.p1y) / p.l1**3
 
     # ---------------------------------------------------------------- kinematics
+    def _phi1z(self, x):
+        """Arm 1's z mode at x (docs/rrrp-arm.md eq. (3.1); ``phi1z="power"``: §6)."""
+        p = self.params
+        if p.phi1z == "sine":
+            return np.sin(math.pi * x / p.l1)
+        return (x / p.l1) ** p.p1y
+
     def positions(self, eta):
         """Positions (..., P, 3) of all mass points for eta (..., 8), any float/complex dtype.
 
@@ -315,10 +336,10 @@ class RRRPArm:
         x1 = p.l1 * self._xi
         u1 = np.stack(np.broadcast_arrays(
             x1 + 0 * ex(q1y), (x1 / p.l1) ** p.p1y * ex(q1y),
-            np.sin(math.pi * x1 / p.l1) * ex(q1z)), -1)
+            self._phi1z(x1) * ex(q1z)), -1)
         r1 = np.einsum("...ij,...nj->...ni", A1, u1)
-        # joint A: phi_1y(l1) = 1, phi_1z(l1) = sin(pi) = 0 exactly
-        uA = np.stack([p.l1 + 0 * q1y, q1y, 0 * q1z], -1)
+        # joint A: phi_1y(l1) = 1; phi_1z(l1) = sin(pi) = 0 exactly (sine) or 1 (power)
+        uA = np.stack([p.l1 + 0 * q1y, q1y, self._phi1z_tip * q1z], -1)
         rA = np.einsum("...ij,...j->...i", A1, uA)
         th3_rel = th3 - th2 if p.theta3_from == "horizontal" else th3
         if p.slope_coupling:
