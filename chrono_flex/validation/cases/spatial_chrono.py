@@ -259,9 +259,8 @@ def spin_up_tilted(ctx):
 
 @functools.lru_cache(maxsize=None)
 def _tilted_spin_up_element():
-    import pychrono as chrono
-
-    from chrono_flex.chrono import SpatialFlexibleLink, configure_system, step
+    from chrono_flex.chrono import SpatialFlexibleLink, step
+    from chrono_flex.chrono.scenes import new_system
     from chrono_flex.inputs import spin_up
     from chrono_flex.spatial import RevoluteJoint, SpatialArm, SpatialLink
 
@@ -271,9 +270,7 @@ def _tilted_spin_up_element():
         math.cos(GAMMA), 0.0, math.sin(GAMMA)), y_axis=(0, 1, 0))], geometric_stiffening=True)
 
     def run(h):
-        sys_ = chrono.ChSystemNSC()
-        sys_.SetGravitationalAcceleration(chrono.ChVector3d(0, 0, 0))
-        configure_system(sys_, "hht")
+        sys_ = new_system()
         el = SpatialFlexibleLink(sys_, arm, joint_motion=motion)
         every, out = int(round(0.01 / h)), [np.zeros(2)]
         for i in range(int(round(T_TILT / h))):

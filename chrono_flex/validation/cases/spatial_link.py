@@ -437,17 +437,13 @@ def _hub_outcome(arm, frequencies, vectors, n, J_h, r, label):
       engines=("chrono", "closed form"), needs_pychrono=True,
       source="docs/spatial-link.md §5.3; docs/chrono.md §10")
 def element_hub(ctx):
-    import pychrono as chrono
-
-    from chrono_flex.chrono import configure_system
     from chrono_flex.chrono.modal import system_modes
+    from chrono_flex.chrono.scenes import new_system
     from chrono_flex.chrono.spatial_element import SpatialFlexibleLink
 
     J_h, r, n = HUB_J, HUB_R, N_EL
     arm = _hub_arm(n, J_h, r)
-    sys_ = chrono.ChSystemNSC()
-    sys_.SetGravitationalAcceleration(chrono.ChVector3d(0, 0, 0))
-    configure_system(sys_)
+    sys_ = new_system()
     SpatialFlexibleLink(sys_, arm)
     m = system_modes(sys_)
     elastic = m.frequencies > 1e-3          # the hub's free turn: zero (round-off ~1e-6 Hz)
