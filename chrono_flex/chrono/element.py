@@ -423,7 +423,7 @@ class FlexibleLink(Welds):
         self._last_key = key
         load.load_Q.SetVect(f.tolist())
 
-    def initialize_accelerations(self):
+    def initialize_accelerations(self, include_parent=False):
         """Give the shafts the accelerations q_dd consistent with the current state.
 
         Chrono's HHT starts each step from the accelerations stored in the items; at the
@@ -438,30 +438,54 @@ class FlexibleLink(Welds):
         welds' bushings (:func:`~chrono_flex.chrono.attachment.start_body_acceleration`);
         give a body that Chrono joints or forces also hold its consistent acceleration
         by hand (``SetPosDt2``, ``SetAngAccLocal``) after this call.
+
+        ``include_parent=True``: a moving parent body that nothing else holds (a free
+        body: a satellite's bus, a vehicle in flight) gets its consistent acceleration
+        too, from the arm's terms plus the body's own mass, inertia, gravity and
+        gyroscopic moment. Without it, the body's stored acceleration is used as given.
         """
         q, qd = self.q(), self.qd()
         body = self._body_state()
         z = np.concatenate(self.actuator_states() or [np.zeros(0)])
-        M, f = self._terms(self.system.GetChTime(), q, qd, body, z, self._system_gravity())
+        g = self._system_gravity()
+        M, f = self._terms(self.system.GetChTime(), q, qd, body, z, g)
         if self.attachments:
             f = f + self._attachment_forces(q, qd, body, [body_state(b) for b in self._bodies])[0]
         nb = self._n_body
-        if body is not None:
-            b = self.parent_body
+        b = self.parent_body
+        if include_parent and body is not None:
+            m, I = _body_inertia(b)
+            w = body[3]
+            M = M.copy()
+            M[:3, :3] += m * np.eye(3)
+            M[3:6, 3:6] += I
+            f = f.copy()
+            f[:3] += m * g
+            f[3:6] -= np.cross(w, I @ w)
+            free_body_rows = True
+        else:
+            free_body_rows = False
+        if body is not None and not free_body_rows:
             wdot = np.concatenate([np.asarray(b.GetPosDt2().to_numpy(), dtype=float),
                                    np.asarray(b.GetAngAccLocal().to_numpy(), dtype=float)])
             f = f[nb:] - M[nb:, :nb] @ wdot
             M = M[nb:, nb:]
+        off = nb if free_body_rows else 0
         free = np.arange(M.shape[0])
         acc = np.zeros(M.shape[0])
         if self._joint_motion is not None:
-            a = self.arm.joint_index
+            a = off + np.asarray(self.arm.joint_index)
             acc[a] = np.atleast_1d(np.asarray(self._joint_motion(self.system.GetChTime())[2],
                                               dtype=float))
             free = np.setdiff1d(free, a)
         acc[free] = np.linalg.solve(M[np.ix_(free, free)],
                                     f[free] - M[np.ix_(free, a)] @ acc[a]
                                     if self._joint_motion is not None else f[free])
+        if free_body_rows:
+            acc_body, acc = acc[:nb], acc[nb:]
+            M, f = M[nb:, nb:], f[nb:] - M[nb:, :nb] @ acc_body
+            b.SetPosDt2(self._chrono.ChVector3d(*(float(v) for v in acc_body[:3])))
+            b.SetAngAccLocal(self._chrono.ChVector3d(*(float(v) for v in acc_body[3:6])))
         shafts = self.shafts + [sh for _, _, _, ss in self.actuators for sh in ss]
         for sh, a_k in zip(shafts, acc):
             sh.SetPosDt2(float(a_k))
@@ -623,6 +647,17 @@ class FlexibleLink(Welds):
         elastic = float(mdl.elastic_potential(self.model, q))
         gravity = floating.gravity_potential(self.model, q, *self._placement(), g)
         return float(kinetic), elastic, gravity
+
+
+def _body_inertia(body):
+    """(mass, inertia tensor 3 x 3 about the body's reference, in its axes) of a ChBody."""
+    xx = np.asarray(body.GetInertiaXX().to_numpy(), dtype=float)
+    xy = np.asarray(body.GetInertiaXY().to_numpy(), dtype=float)
+    I = np.diag(xx)
+    I[0, 1] = I[1, 0] = xy[0]
+    I[0, 2] = I[2, 0] = xy[1]
+    I[1, 2] = I[2, 1] = xy[2]
+    return float(body.GetMass()), I
 
 
 def _plane_from(joint_frame, default, chrono):
