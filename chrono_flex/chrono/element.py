@@ -225,6 +225,13 @@ class FlexibleLink(Welds):
     def _mass_at(self, q):
         return mdl.terms(self.model, q, np.zeros(self.nq))[0]
 
+    def _model_terms(self, q, qd, body, g, Q):
+        """(M, f) of the arm over [body velocities (when it moves), q_dot]."""
+        if body is None:
+            return floating.plane_terms(self.model, q, qd, self._ground_P.T @ g, Q)
+        return floating.spatial_terms(self.model, q, qd, body[0], body[1], body[2], body[3],
+                                      self._o, self._P, g, Q)
+
     # -- building -----------------------------------------------------------------------
     def _build_load(self):
         chrono = self._chrono
@@ -370,11 +377,7 @@ class FlexibleLink(Welds):
         """(M, f) over the load's velocity coordinates."""
         g = self._gravity if g is None else g
         Q, rates = self._joint_forces(t, q, qd, z)
-        if body is None:
-            M, f = floating.plane_terms(self.model, q, qd, self._ground_P.T @ g, Q)
-        else:
-            M, f = floating.spatial_terms(self.model, q, qd, body[0], body[1], body[2],
-                                          body[3], self._o, self._P, g, Q)
+        M, f = self._model_terms(q, qd, body, g, Q)
         if self._n_act:
             n = M.shape[0]
             M = np.pad(M, ((0, self._n_act), (0, self._n_act)))

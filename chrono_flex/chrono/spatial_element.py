@@ -84,20 +84,11 @@ class SpatialFlexibleLink(FlexibleLink):
     def _mass_at(self, q):
         return sp.terms(self.model, q, np.zeros(self.nq))[0]
 
-    def _terms(self, t, q, qd, body, z, g=None):
-        g = self._gravity if g is None else g
-        Q, rates = self._joint_forces(t, q, qd, z)
+    def _model_terms(self, q, qd, body, g, Q):
         if body is None:
-            M, f = sfl.fixed_terms(self.model, q, qd, self._ground_P.T @ g, Q)
-        else:
-            M, f = sfl.body_terms(self.model, q, qd, body[0], body[1], body[2], body[3],
-                                  self._o, self._P, g, Q)
-        if self._n_act:
-            n = M.shape[0]
-            M = np.pad(M, ((0, self._n_act), (0, self._n_act)))
-            M[n:, n:] = np.eye(self._n_act)
-            f = np.concatenate([f] + rates)
-        return M, f
+            return sfl.fixed_terms(self.model, q, qd, self._ground_P.T @ g, Q)
+        return sfl.body_terms(self.model, q, qd, body[0], body[1], body[2], body[3],
+                              self._o, self._P, g, Q)
 
     def attach(self, *args, **kwargs):
         raise NotImplementedError("bodies are not welded to a spatial arm's stations; put "
