@@ -130,6 +130,16 @@ def rel_err(a, b, scale=None):
     return float(np.max(np.abs(a - b)) / s)
 
 
+def step_error(y_h, y_half, order=2):
+    """Richardson estimate of the error of the run at step h, per column: with
+    e(h) = C h^p, y(h) - y(h/2) = e(h) (1 - 2^-p), so
+    e(h) = 2^p / (2^p - 1) max_t |y(h) - y(h/2)| (4/3 for order 2)."""
+    import numpy as np
+
+    f = 2.0 ** order
+    return f / (f - 1.0) * np.max(np.abs(np.asarray(y_h) - np.asarray(y_half)), axis=0)
+
+
 def observed_rate(hs, errs):
     """Slope of log(err) vs log(h): the measured order of convergence."""
     import numpy as np

@@ -64,3 +64,19 @@ def test_a_markdown_reader_sees_the_cells_as_written(tmp_path):
     assert body["pipes.case"][4] == "|x| <= 0.1"
     assert body["break.case"][5] == "first line second line | with a pipe"
     assert body["backslash.case"][5] == "a \\| b, a \\ c"
+
+
+def test_step_error_is_exact_for_a_pure_power_law():
+    """y(h) = y* + C h^p: the estimate from y(h) and y(h/2) is C h^p exactly (round-off)."""
+    import numpy as np
+
+    from chrono_flex.validation.core import step_error
+
+    t = np.linspace(0.0, 1.0, 11)
+    exact = np.column_stack([np.sin(t), np.cos(t)])
+    C, h = np.array([0.3, -2.0]), 0.01
+    for p in (1, 2, 4):
+        y_h = exact + C * h**p * (1 + t[:, None])
+        y_half = exact + C * (h / 2) ** p * (1 + t[:, None])
+        np.testing.assert_allclose(step_error(y_h, y_half, order=p), 2 * np.abs(C) * h**p,
+                                   rtol=1e-9)

@@ -21,7 +21,7 @@ import functools
 
 import numpy as np
 
-from ..core import Outcome, case
+from ..core import Outcome, case, step_error
 
 A_STATIC = 2.3
 START = np.array([0.0, 0.2, -0.2, 2.3])
@@ -192,7 +192,7 @@ def _chrono_runs():
       source="[W]; docs/rrrp-arm.md §6; docs/chrono.md §2")
 def fem_chrono(ctx):
     (ref, ref_tight), y1, y2 = _chrono_runs()
-    e_step = 4.0 / 3.0 * np.max(np.abs(y1 - y2), axis=0)
+    e_step = step_error(y1, y2)          # HHT with alpha = 0: order 2
     e_ref = 2.0 * np.max(np.abs(ref - ref_tight), axis=0)
     bound = 3.0 * e_step + e_ref + 1e-12 * np.max(np.abs(ref), axis=0)
     diff = np.max(np.abs(y1 - ref), axis=0)

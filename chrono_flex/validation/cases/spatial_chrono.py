@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from ..core import Outcome, case
+from ..core import Outcome, case, step_error
 
 L, RHO_A, EI_Y, EI_Z, GJ, RHO_IP = 1.0, 0.5, 2.0, 5.0, 1.0, 1e-3
 #: The link's frame in the world: along (1, 1, 0.5), section y close to +Z (a skew frame,
@@ -296,7 +296,7 @@ def _tilted_spin_up_element():
 def element_spin_up_tilted(ctx):
     ref = _tilted_spin_up()[0]
     y1, y2 = _tilted_spin_up_element()
-    e_step = 4.0 / 3.0 * np.max(np.abs(y1 - y2), axis=0)
+    e_step = step_error(y1, y2)          # HHT with alpha = 0: order 2
     peak = np.max(np.abs(ref), axis=0)
     bound = 3.0 * e_step + 1e-6 * peak + 1e-10
     diff = np.max(np.abs(y1 - ref), axis=0)
