@@ -483,28 +483,26 @@ def _pose(item):
     return _xyz(p), quat_to_matrix(q.e0, q.e1, q.e2, q.e3)
 
 
-def _base_pose(chrono, base_body, base_frame):
-    """World pose (o, R) of the arm's base: ``base_frame`` ((origin, rotation) or a
-    ``ChFramed``, in ``base_body``'s frame) on ``base_body`` as it is now."""
+def _base_frame(chrono, base_frame):
+    """(origin, rotation) of ``base_frame``: None (identity), a ``ChFramed`` or (origin
+    (3,), rotation (3, 3)), checked."""
     if base_frame is None:
-        o, R = np.zeros(3), np.eye(3)
-    elif isinstance(base_frame, chrono.ChFramed):
+        return np.zeros(3), np.eye(3)
+    if isinstance(base_frame, chrono.ChFramed):
         pos, rot = base_frame.GetPos(), base_frame.GetRot()
-        o, R = _xyz(pos), quat_to_matrix(rot.e0, rot.e1, rot.e2, rot.e3)
-    else:
-        try:
-            o, R = base_frame
-            o = np.asarray(o, dtype=float).reshape(3)
-            R = np.asarray(R, dtype=float).reshape(3, 3)
-        except (TypeError, ValueError):
-            raise ParameterError("base_frame", base_frame, "must be a ChFramed or (origin "
-                                 "(3,), rotation (3, 3))") from None
-        if not (np.all(np.isfinite(o)) and np.all(np.isfinite(R))
-                and np.allclose(R.T @ R, np.eye(3), atol=1e-9) and np.linalg.det(R) > 0):
-            raise ParameterError("base_frame", base_frame,
-                                 "must hold a finite origin and a proper rotation matrix")
-    pb, Rb = _pose(base_body)
-    return pb + Rb @ o, Rb @ R
+        return _xyz(pos), quat_to_matrix(rot.e0, rot.e1, rot.e2, rot.e3)
+    try:
+        o, R = base_frame
+        o = np.asarray(o, dtype=float).reshape(3)
+        R = np.asarray(R, dtype=float).reshape(3, 3)
+    except (TypeError, ValueError):
+        raise ParameterError("base_frame", base_frame, "must be a ChFramed or (origin "
+                             "(3,), rotation (3, 3))") from None
+    if not (np.all(np.isfinite(o)) and np.all(np.isfinite(R))
+            and np.allclose(R.T @ R, np.eye(3), atol=1e-9) and np.linalg.det(R) > 0):
+        raise ParameterError("base_frame", base_frame,
+                             "must hold a finite origin and a proper rotation matrix")
+    return o, R
 
 
 def _link_sections(arm, n_elements, EA):
@@ -587,13 +585,16 @@ def arm_from_beams(system, arm, n_elements=None, base_body=None, base_frame=None
     th0 = (np.zeros(nj) if joint_values0 is None
            else ck.vector("joint_values0", joint_values0, nj))
     sections = _link_sections(arm, n_elements, EA)
+    o_base, R_base = _base_frame(chrono, base_frame)
     if base_body is None:
         base_body = chrono.ChBody()
         base_body.SetFixed(True)
         system.Add(base_body)
-    elif system_address(base_body) != system_address(system):
+    elif not (hasattr(base_body, "GetIdentifier") and any(
+            b.GetIdentifier() == base_body.GetIdentifier() for b in system.GetBodies())):
         raise ParameterError("base_body", base_body, "must be a body of ``system``")
-    ob, Rb = _base_pose(chrono, base_body, base_frame)
+    pb, Pb = _pose(base_body)
+    ob, Rb = pb + Pb @ o_base, Pb @ R_base          # the arm's base frame in the world
     mesh = fea.ChMesh()
     system.Add(mesh)
 
