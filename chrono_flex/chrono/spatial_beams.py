@@ -370,10 +370,12 @@ class BeamTree:
             ``hub_inertia`` (``slider_mass``) at a link's root, or None (no hub on a link;
             a rigid body carries its hub itself).
         joints: per arm body, the Chrono link of its joint: ``ChLinkMotorRotationAngle``
-            or ``ChLinkMotorLinearPosition`` (prescribed), ``ChLinkMateRevolute`` or
+            or ``ChLinkMotorLinearPosition`` (prescribed), ``ChLinkMotorRotationTorque``
+            or ``ChLinkMotorLinearForce`` (torque input), ``ChLinkMateRevolute`` or
             ``ChLinkMatePrismatic`` (free), ``ChLinkMateGeneric`` (fixed).
         base_body: the body the arm's base is fixed to.
         joint_values0: the joint coordinates the tree was built at (n_joints,).
+        driven: whether the joints are motors (prescribed or torque input).
     """
 
     system: object
@@ -384,7 +386,7 @@ class BeamTree:
     joints: list
     base_body: object
     joint_values0: np.ndarray
-    prescribed: bool
+    driven: bool
     keep: list = None    # Python directors held for Chrono (the motion functions)
 
     @property
@@ -398,11 +400,11 @@ class BeamTree:
     def joint_coordinates(self):
         """Joint coordinates (n_joints,): angles (rad) and slides (m), in the arm's order.
         A free revolute joint reads its angle to within a turn of the start value
-        (Chrono's relative angle is wrapped); a prescribed one keeps count of turns."""
+        (Chrono's relative angle is wrapped); a motor keeps count of turns."""
         out = []
         kinds = [jt.kind for jt in self.arm.joints if jt.kind != "fixed"]
         for q0, kind, lk in zip(self.joint_values0, kinds, self._joint_links()):
-            if self.prescribed:
+            if self.driven:
                 v = lk.GetMotorAngle() if kind == "revolute" else lk.GetMotorPos()
             else:
                 v = lk.GetRelativeAngle() if kind == "revolute" else lk.GetRelativePos()
@@ -414,7 +416,7 @@ class BeamTree:
         out = []
         kinds = [jt.kind for jt in self.arm.joints if jt.kind != "fixed"]
         for kind, lk in zip(kinds, self._joint_links()):
-            if self.prescribed:
+            if self.driven:
                 out.append(lk.GetMotorAngleDt() if kind == "revolute" else lk.GetMotorPosDt())
             else:
                 out.append(lk.GetRelativeAngleDt() if kind == "revolute"
@@ -459,15 +461,19 @@ class BeamTree:
         return self.tip_positions()[-1]
 
     def raise_pending(self):
-        """Raise the first exception caught in a motion function since the last call, as
-        a SimulationError chained to it (called by :func:`chrono_flex.chrono.system.step`)."""
+        """Raise the first exception caught in a motion or torque function since the last
+        call, as a SimulationError chained to it (called by
+        :func:`chrono_flex.chrono.system.step`)."""
         from ..errors import SimulationError
 
         for fn in self.keep or ():
             if fn.error is not None:
                 (exc, t), fn.error = fn.error, None
-                raise SimulationError(f"the joint motion of the beam tree failed: "
-                                      f"{type(exc).__name__}: {exc}", time=t) from exc
+                text = f"{type(exc).__name__}: {exc}"
+                if isinstance(exc, SimulationError):     # a checked callback: named already
+                    text = str(exc)
+                raise SimulationError(f"a joint input of the beam tree failed: {text}",
+                                      time=t) from exc
 
     def sync(self):
         """Nothing to move after a step (the items are Chrono's own)."""
@@ -539,7 +545,7 @@ def _link_sections(arm, n_elements, EA):
 
 
 def arm_from_beams(system, arm, n_elements=None, base_body=None, base_frame=None,
-                   joint_values0=None, joint_motion=None, EA=None):
+                   joint_values0=None, joint_motion=None, torque=None, EA=None):
     """Build ``arm`` (a :class:`chrono_flex.SpatialArm`) in ``system`` from Chrono's beams
     and bodies, in its configuration at ``joint_values0`` with straight links
     (docs/chrono.md §11). Returns a :class:`BeamTree`.
@@ -566,6 +572,10 @@ def arm_from_beams(system, arm, n_elements=None, base_body=None, base_frame=None
             or callable(t) -> (theta, theta_d, theta_dd), each (n_joints,), as for
             ``SpatialArm.simulate``: every joint driven by a ``ChLinkMotorRotationAngle``
             or ``ChLinkMotorLinearPosition`` (theta(t) should start at ``joint_values0``).
+        torque: None, or callable(t, q, qd) -> (n_joints,) joint torques (N m) and forces
+            (N) of the joint coordinates q, qd (as ``SpatialArm.simulate`` takes it):
+            every joint driven by a ``ChLinkMotorRotationTorque`` or
+            ``ChLinkMotorLinearForce``. Excludes ``joint_motion``.
         EA: axial rigidity of the beams (default: :data:`AXIAL_RATIO`, see
             :class:`SpatialSection`).
     """
@@ -581,6 +591,12 @@ def arm_from_beams(system, arm, n_elements=None, base_body=None, base_frame=None
     if joint_motion is not None and not callable(joint_motion):
         raise ParameterError("joint_motion", joint_motion,
                              "must be None or callable(t) -> (theta, theta_d, theta_dd)")
+    if torque is not None and not callable(torque):
+        raise ParameterError("torque", torque, "must be None or callable(t, q, qd) -> "
+                             "(n_joints,)")
+    if torque is not None and joint_motion is not None:
+        raise ParameterError("torque", torque, "excludes `joint_motion` (the joints are "
+                             "prescribed)")
     nj = arm.n_joints
     th0 = (np.zeros(nj) if joint_values0 is None
            else ck.vector("joint_values0", joint_values0, nj))
@@ -606,6 +622,7 @@ def arm_from_beams(system, arm, n_elements=None, base_body=None, base_frame=None
     world = lambda f: (ob + Rb @ f.p, Rb @ f.R)  # noqa: E731 (reference frame -> world)
 
     bodies, hubs, joints, anchors, keep = [], [], [], [], []
+    inputs = None if torque is None else _TreeInputs(torque, nj)
     for i, bl in enumerate(layout.bodies):
         jt, p = bl.joint, bl.parent
         o, R = world(roots[i])
@@ -638,12 +655,23 @@ def arm_from_beams(system, arm, n_elements=None, base_body=None, base_frame=None
         Rj = _axis_frame(u)
         frame = _chframe(chrono, o, Rj)          # o: the child's root (the slide included)
         j = bl.joint_index
-        if joint_motion is None:
+        k = int(np.flatnonzero(arm.joint_index == j)[0])
+        if torque is not None:
+            fn = inputs.function(chrono, k)
+            keep.append(fn)
+            if jt.kind == "revolute":
+                lk = chrono.ChLinkMotorRotationTorque()
+                lk.Initialize(child, parent, frame)
+                lk.SetTorqueFunction(fn)
+            else:
+                lk = chrono.ChLinkMotorLinearForce()
+                lk.Initialize(child, parent, frame)
+                lk.SetForceFunction(fn)
+        elif joint_motion is None:
             lk = chrono.ChLinkMateRevolute() if jt.kind == "revolute" \
                 else chrono.ChLinkMatePrismatic()
             lk.Initialize(child, parent, False, frame, frame)
         else:
-            k = int(np.flatnonzero(arm.joint_index == j)[0])
             fn = PositionFunction.make(chrono, _shifted_motion(joint_motion, th0), k)
             keep.append(fn)                  # the director must outlive the step calls
             if jt.kind == "revolute":
@@ -657,7 +685,9 @@ def arm_from_beams(system, arm, n_elements=None, base_body=None, base_frame=None
         system.Add(lk)
         joints.append(lk)
     tree = BeamTree(system, mesh, arm, bodies, hubs, joints, base_body, th0,
-                    joint_motion is not None, keep)
+                    joint_motion is not None or torque is not None, keep)
+    if inputs is not None:
+        inputs.tree = tree
     if keep:
         from .system import REGISTRY_ATTR
 
@@ -665,6 +695,51 @@ def arm_from_beams(system, arm, n_elements=None, base_body=None, base_frame=None
             setattr(system, REGISTRY_ATTR, [])
         getattr(system, REGISTRY_ATTR).append(tree)
     return tree
+
+
+class _TreeInputs:
+    """The joint torques of ``torque(t, q, qd)`` for a tree's motors: evaluated from the
+    joint state read off the motors, once per (t, state) for all joints (Chrono calls each
+    motor's function several times per step, with the time only)."""
+
+    def __init__(self, torque, nj):
+        self.torque, self.nj, self.tree = torque, nj, None
+        self._key, self._value = None, np.zeros(nj)
+        self.error = None
+
+    def value(self, t):
+        from .._callbacks import call_vector
+
+        q, qd = self.tree.joint_coordinates(), self.tree.joint_rates()
+        key = (t, *q, *qd)
+        if key != self._key:
+            self._value = call_vector("torque", self.torque, self.nj, t, q, qd)
+            self._key = key
+        return self._value
+
+    def function(self, chrono, k):
+        """A ChFunction giving component k; an exception is kept (on the function, as
+        the motion functions keep theirs) and raised after the step."""
+        inputs = self
+
+        class TreeTorqueFunction(chrono.ChFunction):
+            def __init__(self):
+                super().__init__()
+                self.error = None
+
+            def GetVal(self, t):
+                if self.error is not None:
+                    return 0.0
+                try:
+                    return float(inputs.value(t)[k])
+                except BaseException as exc:      # noqa: BLE001 - re-raised after the step
+                    self.error = (exc, t)
+                    return 0.0
+
+            def Clone(self):
+                return self
+
+        return TreeTorqueFunction()
 
 
 def _shifted_motion(joint_motion, th0):

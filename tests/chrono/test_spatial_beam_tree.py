@@ -116,9 +116,38 @@ def test_a_failing_motion_is_reported_as_a_simulation_error():
             step(sys_, 1e-3)
 
 
+def test_torque_motors_turn_the_joints_and_report_a_failing_callback():
+    from chrono_flex.chrono.system import configure_system, step
+
+    calls = []
+
+    def torque(t, q, qd):
+        calls.append(t)
+        if t > 3e-3:
+            raise ValueError("sensor lost")
+        return [0.5, 0.0]
+
+    sys_ = static_system()
+    configure_system(sys_, "hht")
+    tree = arm_from_beams(sys_, sc.beam_tree_arm(2, stiffness=1e3),
+                          joint_values0=THETA0, torque=torque)
+    assert type(tree.joints[0]).__name__ == "ChLinkMotorRotationTorque"
+    step(sys_, 1e-3)
+    # a positive torque about the axis turns the hub the positive way (the reference
+    # engine's sense); the free second joint barely moves in 1 ms
+    assert tree.joint_coordinates()[0] > THETA0[0] and tree.joint_rates()[0] > 0
+    assert calls
+    with pytest.raises(SimulationError, match="sensor lost"):
+        for _ in range(5):
+            step(sys_, 1e-3)
+
+
 @pytest.mark.parametrize("kw, name", [
     (dict(n_elements=0), "n_elements"), (dict(n_elements=(2, 2)), "n_elements"),
     (dict(joint_values0=(0.0,)), "joint_values0"), (dict(joint_motion="spin"), "joint_motion"),
+    (dict(torque=0.1), "torque"),
+    (dict(torque=lambda t, q, qd: [0.0, 0.0],
+          joint_motion=lambda t: (np.zeros(2), np.zeros(2), np.zeros(2))), "torque"),
     (dict(base_frame=((0, 0, 0), np.diag([1.0, 1.0, -1.0]))), "base_frame"),
     (dict(base_frame="world"), "base_frame")])
 def test_bad_input_names_the_parameter(kw, name):
