@@ -433,8 +433,8 @@ def _tree_motion_study():
 
     # reference: 3 elements per link (Hermite elements are nodally exact for the quasi-
     # static part; 4 elements move v, w, phi by < 1.2e-7), Radau at rtol 1e-3 (1e-4 moves
-    # them by < 2.5e-7): below every bound but link 1's twist, whose reference moves by
-    # < 3e-11 of its 3.7e-9 bound
+    # them by < 2.5e-7): below every bound (the smallest, link 1's twist at 3.7e-9 rad,
+    # moves by < 3e-11)
     arm = beam_tree_arm(3, TREE_STIFFNESS, geometric_stiffening=True)
     ref = arm.simulate(TREE_T_END, joint_motion=tree_motion, dt_out=TREE_DT_OUT, rtol=1e-3,
                        progress=False)
