@@ -13,7 +13,14 @@ bending ones.
 
 Links hang from any body (a hub on a revolute joint, another link's tip body, a free
 body), so branched arms are built by mounting several links on one body
-(:func:`hub_with_links`).
+(:func:`hub_with_links`). :func:`arm_from_beams` builds a whole
+:class:`chrono_flex.SpatialArm` (links, rigid bodies, hubs, revolute, prismatic and
+fixed joints, a chain or a tree) at the frames the reference engine's kinematics gives,
+its joints free, prescribed or driven by torques::
+
+    tree = arm_from_beams(system, arm, n_elements=16, joint_motion=motion)
+    step(system, 1e-3)
+    tree.joint_coordinates(), tree.tip_vw_phi()
 """
 
 from dataclasses import dataclass
@@ -175,9 +182,6 @@ def add_link(system, mesh, section, body, origin, x_axis=(1.0, 0.0, 0.0),
     ``mesh``: the ``ChMesh`` (already in ``system``) that receives the nodes and elements.
     Returns a :class:`SpatialBeamLink`.
     """
-    import pychrono as chrono
-    import pychrono.fea as fea
-
     if not isinstance(section, SpatialSection):
         raise ParameterError("section", section, "must be a SpatialSection")
     if system_address(mesh) is None:
