@@ -571,11 +571,13 @@ def arm_from_beams(system, arm, n_elements=None, base_body=None, base_frame=None
         base_body: the ``ChBody`` carrying the base (default: a new fixed ground body).
         base_frame: the arm's base frame in ``base_body``'s frame: a ``ChFramed`` or
             (origin, rotation 3 x 3); default the body's frame.
-        joint_values0: joint coordinates to build at (n_joints,), default zeros.
+        joint_values0: joint coordinates to build at (n_joints,), default zeros, or with
+            ``joint_motion`` its value at the system's time (which ``joint_values0``, if
+            given, must equal).
         joint_motion: None for free joints (``ChLinkMateRevolute``, ``ChLinkMatePrismatic``),
             or callable(t) -> (theta, theta_d, theta_dd), each (n_joints,), as for
             ``SpatialArm.simulate``: every joint driven by a ``ChLinkMotorRotationAngle``
-            or ``ChLinkMotorLinearPosition`` (theta(t) should start at ``joint_values0``).
+            or ``ChLinkMotorLinearPosition``.
         torque: None, or callable(t, q, qd) -> (n_joints,) joint torques (N m) and forces
             (N) of the joint coordinates q, qd (as ``SpatialArm.simulate`` takes it):
             every joint driven by a ``ChLinkMotorRotationTorque`` or
@@ -604,6 +606,16 @@ def arm_from_beams(system, arm, n_elements=None, base_body=None, base_frame=None
     nj = arm.n_joints
     th0 = (np.zeros(nj) if joint_values0 is None
            else ck.vector("joint_values0", joint_values0, nj))
+    if joint_motion is not None:
+        # the motors count from the built pose: it must be the motion's start
+        t = system.GetChTime()
+        start = ck.vector("joint_motion(t)[0]", joint_motion(t)[0], nj)
+        if joint_values0 is None:
+            th0 = start
+        elif np.max(np.abs(start - th0)) > 1e-9 * (1.0 + np.max(np.abs(th0))):
+            raise ParameterError("joint_values0", joint_values0,
+                                 f"must equal the joint motion's start {start.tolist()} "
+                                 f"at t = {t} (the joints would jump)")
     sections = _link_sections(arm, n_elements, EA)
     o_base, R_base = _base_frame(chrono, base_frame)
     if base_body is None:

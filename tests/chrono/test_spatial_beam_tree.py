@@ -146,6 +146,8 @@ def test_torque_motors_turn_the_joints_and_report_a_failing_callback():
     (dict(n_elements=0), "n_elements"), (dict(n_elements=(2, 2)), "n_elements"),
     (dict(joint_values0=(0.0,)), "joint_values0"), (dict(joint_motion="spin"), "joint_motion"),
     (dict(torque=0.1), "torque"),
+    (dict(joint_values0=(0.1, 0.0),
+          joint_motion=lambda t: (np.zeros(2), np.zeros(2), np.zeros(2))), "joint_values0"),
     (dict(torque=lambda t, q, qd: [0.0, 0.0],
           joint_motion=lambda t: (np.zeros(2), np.zeros(2), np.zeros(2))), "torque"),
     (dict(base_frame=((0, 0, 0), np.diag([1.0, 1.0, -1.0]))), "base_frame"),
