@@ -305,3 +305,270 @@ def element_spin_up_tilted(ctx):
         f"max |element - reference|: v {diff[0]:.2e} m, w {diff[1]:.2e} m",
         f"bounds: v {bound[0]:.2e} m, w {bound[1]:.2e} m (step estimate {e_step[0]:.1e}, "
         f"{e_step[1]:.1e})"], data=dict(diff=diff.tolist(), bound=bound.tolist()))
+
+
+# -- a whole SpatialArm tree built from Chrono's beams (arm_from_beams) --------------------
+
+#: Joint values the tree is checked at (turned joints, so that a wrong axis shows).
+TREE_THETA0 = (0.3, -0.5)
+
+
+def beam_tree_arm(n, stiffness=1.0, geometric_stiffening=False):
+    """The test tree of the ``spatial-link.chrono-beam-tree*`` cases (n elements per link):
+    a hub (RigidBody) on a tilted revolute axis carrying two links welded at different
+    mountings (one along the hub's x, one pointing back and up); the first link's tip
+    carries a third link on a revolute joint about a skew axis, with a hub mass and rotor
+    and a skew mounting, and that link's tip a payload with products of inertia.
+    ``stiffness`` scales EI_y, EI_z and GJ."""
+    from chrono_flex.spatial import (FixedJoint, RevoluteJoint, RigidBody, SpatialArm,
+                                     SpatialLink)
+
+    s = float(stiffness)
+    l1 = SpatialLink(1.0, n, EI_y=2.0 * s, EI_z=5.0 * s, GJ=1.0 * s, rho_A=0.5, rho_Ip=1e-3)
+    l2 = SpatialLink(0.7, n, EI_y=1.5 * s, EI_z=2.5 * s, GJ=0.8 * s, rho_A=0.4, rho_Ip=1e-3)
+    l3 = SpatialLink(0.5, n, EI_y=1.0 * s, EI_z=1.2 * s, GJ=0.5 * s, rho_A=0.3, rho_Ip=5e-4)
+    hub = RigidBody(2.0, (0.02, 0.03, 0.05))
+    payload = RigidBody(0.2, [[2e-3, 1e-4, 0.0], [1e-4, 3e-3, 0.0], [0.0, 0.0, 1e-3]])
+    joints = [RevoluteJoint(axis=(0.3, -0.2, 1.0)),
+              FixedJoint(offset=(0.1, 0.0, 0.0)),
+              FixedJoint(offset=(-0.1, 0.0, 0.02), x_axis=(-1.0, 0.2, 0.3), y_axis=(0, 1, 0)),
+              RevoluteJoint(axis=(0.2, 0.5, 1.0), hub_inertia=2e-3, hub_mass=0.1,
+                            offset=(0.02, 0.0, 0.0), x_axis=(0.8, 0.6, 0.1),
+                            y_axis=(-0.6, 0.8, 0.0)),
+              FixedJoint(offset=(0.03, 0.0, 0.0))]
+    return SpatialArm([hub, l1, l2, l3, payload], joints, [-1, 0, 0, 1, 3],
+                      geometric_stiffening=geometric_stiffening)
+
+
+#: Elements of the reference engine's tree in the modal check (consistent mass, order 4:
+#: 12 elements already agree with it to 2e-5 in the 8th frequency).
+TREE_REF_ELEMENTS = 24
+TREE_MODES = 8
+#: Chrono meshes of the tree's modal check. Not 32: with three links the axial rigidity
+#: (AXIAL_RATIO EI / l_e^2) makes the written stiffness matrix lose the digits of the
+#: softest mode at 32 elements (its error then stalls near 7e-4).
+TREE_MESHES = (4, 8, 16)
+
+
+@functools.lru_cache(maxsize=None)
+def _tree_modes_study():
+    from chrono_flex.chrono.modal import system_modes
+    from chrono_flex.chrono.spatial_beams import arm_from_beams
+
+    ref = beam_tree_arm(TREE_REF_ELEMENTS)
+    q = np.zeros(ref.nq)
+    q[ref.joint_index] = TREE_THETA0
+    exact = ref.natural_frequencies(TREE_MODES, q=q, joints="free")
+    nj = ref.n_joints
+    rows, errs, rigid = [], [], []
+    for n in TREE_MESHES:
+        sys_ = _new_system()
+        arm_from_beams(sys_, beam_tree_arm(n), joint_values0=TREE_THETA0)
+        f = system_modes(sys_, TREE_MODES + nj).frequencies
+        rigid.append(f[:nj].max() / f[nj])   # the free joints' turns (zero frequency)
+        f = f[nj:]
+        errs.append(np.abs(f - exact) / exact)
+        rows.append(f"{n} elements: " + ", ".join(f"{x:.4f}" for x in f) + " Hz")
+    rows.append(f"reference engine ({TREE_REF_ELEMENTS} elements, joints free): "
+                + ", ".join(f"{x:.4f}" for x in exact) + " Hz")
+    rows.append("the joints' own turns (zero frequency) at most "
+                f"{max(rigid):.1e} of the first elastic frequency")
+    return exact, np.array(errs), rows, max(rigid)
+
+
+@case("spatial-link.chrono-beam-tree-modes",
+      quantity="eight lowest elastic frequencies of a tree built by arm_from_beams (a hub "
+      "on a tilted revolute joint, two links welded at different mountings, a third link "
+      "on a skew revolute joint at the first one's tip with a hub rotor, a payload with "
+      "products of inertia; joints turned to 0.3 and -0.5 rad and free) at 4, 8 and 16 "
+      "elements per link, against the reference engine's natural_frequencies(joints="
+      "'free')", metric="smallest observed order of the frequency error from 8 to 16 "
+      "elements", tolerance=1.8, compare="ge",
+      reason="lumped mass: order 2 (see spatial-link.chrono-beam-modes); a joint, mounting, "
+             "offset or inertia placed differently from the reference engine's kinematics "
+             "leaves an error that does not fall with the mesh (order ~0)",
+      engines=("reference", "chrono-beam"), needs_pychrono=True,
+      source="docs/chrono.md §11; docs/spatial-link.md §4.2")
+def chrono_beam_tree_modes(ctx):
+    exact, errs, rows, rigid = _tree_modes_study()
+    orders = _orders(errs)
+    rows = list(rows) + [
+        "relative errors at 16 elements: " + ", ".join(f"{e:.2e}" for e in errs[-1]),
+        "observed orders 4->8: " + ", ".join(f"{o:.2f}" for o in orders[0])
+        + "; 8->16: " + ", ".join(f"{o:.2f}" for o in orders[1])]
+    # the joints' two zero-frequency turns must stand apart from the elastic modes
+    value = float(orders[-1].min()) if rigid < 0.05 else 0.0
+    return Outcome(value, details=rows, data=dict(errors_16=errs[-1].tolist()))
+
+
+#: The tree's prescribed motion: the hub spun up from rest to TREE_OMEGA over TREE_T_UP
+#: (Kane-Ryan-Banerjee profile), the second link's joint turned by TREE_TURN along a
+#: quintic over the same time; run to TREE_T_END, reference output every TREE_DT_OUT.
+#: Links TREE_STIFFNESS times the modal tree's (tip deflections up to 1.6e-3 L).
+TREE_OMEGA, TREE_TURN, TREE_T_UP, TREE_T_END, TREE_DT_OUT = 0.6, 0.15, 0.3, 0.35, 0.01
+TREE_STIFFNESS = 300.0
+#: Chrono's runs: (elements per link, HHT step) for the result, the mesh and the step study.
+TREE_RUNS = ((12, 2e-3), (6, 2e-3), (6, 1e-3))
+
+
+def tree_motion(t):
+    """(theta, theta_d, theta_dd) of the tree's two joints at t (see TREE_OMEGA)."""
+    from chrono_flex.inputs import spin_up
+
+    a, ad, add = spin_up(TREE_OMEGA, TREE_T_UP)(t)
+    s = min(t / TREE_T_UP, 1.0)
+    up = t < TREE_T_UP
+    p = 10 * s**3 - 15 * s**4 + 6 * s**5
+    pd = (30 * s**2 - 60 * s**3 + 30 * s**4) / TREE_T_UP if up else 0.0
+    pdd = (60 * s - 180 * s**2 + 120 * s**3) / TREE_T_UP**2 if up else 0.0
+    th0 = np.asarray(TREE_THETA0)
+    return (th0 + np.array([a[0], TREE_TURN * p]), np.array([ad[0], TREE_TURN * pd]),
+            np.array([add[0], TREE_TURN * pdd]))
+
+
+@functools.lru_cache(maxsize=None)
+def _tree_motion_study():
+    from chrono_flex.chrono.spatial_beams import arm_from_beams
+    from chrono_flex.chrono.system import configure_system, step
+
+    # reference: 3 elements per link (Hermite elements are nodally exact for the quasi-
+    # static part; 4 elements move v, w, phi by < 1.2e-7), Radau at rtol 1e-3 (1e-4 moves
+    # them by < 2.5e-7): below every bound (the smallest, link 1's twist at 3.7e-9 rad,
+    # moves by < 3e-11)
+    arm = beam_tree_arm(3, TREE_STIFFNESS, geometric_stiffening=True)
+    ref = arm.simulate(TREE_T_END, joint_motion=tree_motion, dt_out=TREE_DT_OUT, rtol=1e-3,
+                       progress=False)
+
+    def beams(n, h):
+        sys_ = _new_system()
+        # Newton to 1e-7 of the accelerations: at 1e-9 it stalls at round-off once the
+        # spin loads three stiff beams (EA ~ 1e4 EI / l_e^2); 1e-7 of the accelerations
+        # moves the deflections by ~1e-7 of their size, far below the bound
+        configure_system(sys_, "hht", rel_tol=1e-7)
+        tree = arm_from_beams(sys_, beam_tree_arm(n, TREE_STIFFNESS),
+                              joint_values0=TREE_THETA0, joint_motion=tree_motion)
+        every = int(round(TREE_DT_OUT / h))
+        vw, q, tip = [tree.tip_vw_phi()], [tree.joint_coordinates()], [tree.tip_position()]
+        for i in range(int(round(TREE_T_END / h))):
+            step(sys_, h)
+            if (i + 1) % every == 0:
+                vw.append(tree.tip_vw_phi())
+                q.append(tree.joint_coordinates())
+                tip.append(tree.tip_position())
+        return np.array(vw), np.array(q), np.array(tip)
+
+    return ref, [beams(n, h) for n, h in TREE_RUNS]
+
+
+@case("spatial-link.chrono-beam-tree",
+      quantity="tip deflections v, w and twist phi of the three links of the tree of "
+      "spatial-link.chrono-beam-tree-modes (links 300 times stiffer, geometric stiffening "
+      "in the reference) while the hub spins up from rest to 0.6 rad/s and the second "
+      "link's joint turns by 0.15 rad, both in 0.3 s, to 0.35 s: the tree built by "
+      "arm_from_beams (12 elements per link, HHT 2 ms) against the reference engine",
+      metric="max over time, links and components of |beams - reference| over its bound",
+      tolerance=1.0,
+      reason="bound per link and component = 3 (e_mesh + e_step) of the beams (Richardson: "
+             "e_mesh = |y12 - y6| / 3 at order 2 of the lumped mass, e_step = 4/3 |y(2 ms) "
+             "- y(1 ms)| at 6 elements, order 2 of HHT) + delta^2 / L (the second-order "
+             "geometry the reference leaves out; (delta / L)^2 for the twist) + rho_Ip "
+             "W^2 L^2 / (4 EI_min): the gyroscopic moment of the polar inertia on the bent "
+             "section (Chrono's nodes carry it, the reference's Euler-Bernoulli section does "
+             "not; W the sum of the joints' peak rates, sin g cos g <= 1/2)",
+      engines=("reference", "chrono-beam"), needs_pychrono=True,
+      source="docs/chrono.md §11; docs/spatial-link.md")
+def chrono_beam_tree(ctx):
+    ref, runs = _tree_motion_study()
+    (fine, q_fine, tip_fine), (coarse, _, _), (coarse_h, _, _) = runs
+    y = ref.extra["tip_vw_phi"]                            # (nt, n_links, 3)
+    arm = beam_tree_arm(3, TREE_STIFFNESS)
+    links = [arm.bodies[i] for i in arm.model.links]
+    L = np.array([lk.length for lk in links])
+    EI = np.array([min(lk.EI_y, lk.EI_z) for lk in links])
+    rho_Ip = np.array([lk.rho_Ip for lk in links])
+    W = TREE_OMEGA + 1.875 * TREE_TURN / TREE_T_UP        # quintic's peak rate 15/8 A / T
+    e_mesh = np.max(np.abs(fine - coarse), axis=0) / 3.0
+    e_step = 4.0 / 3.0 * np.max(np.abs(coarse_h - coarse), axis=0)
+    delta = np.max(np.hypot(y[..., 0], y[..., 1]), axis=0)  # per link
+    geo = np.stack([delta**2 / L, delta**2 / L, (delta / L) ** 2], -1)
+    gyro = rho_Ip * W**2 * L**2 / (4 * EI)
+    bound = 3.0 * (e_mesh + e_step) + geo + np.stack([gyro, gyro, 0 * gyro], -1)
+    diff = np.max(np.abs(fine - y), axis=0)
+    ratio = diff / bound
+    joints = float(np.max(np.abs(q_fine - ref.joint_angles)))
+    tip = float(np.max(np.linalg.norm(tip_fine - ref.tip_position, axis=1)))
+    rows = [f"link {k}: peak |v|, |w|, |phi| " + ", ".join(
+        f"{x:.2e}" for x in np.max(np.abs(y[:, k]), axis=0)) + "; |beams - reference| "
+        + ", ".join(f"{x:.1e}" for x in diff[k]) + "; bounds " + ", ".join(
+            f"{x:.1e}" for x in bound[k]) for k in range(len(links))]
+    rows.append(f"joint coordinates follow the motion to {joints:.1e}; the last tip agrees "
+                f"to {tip:.1e} m")
+    if not joints < 1e-8:                # the motors hold the prescribed motion
+        return Outcome(np.inf, details=rows + ["the joints do not follow the motion"])
+    return Outcome(float(np.max(ratio)), details=rows,
+                   data=dict(diff=diff.tolist(), bound=bound.tolist()))
+
+
+#: Torque input: smooth torques (half-cosine ramps over TREE_TQ_RAMP to TREE_TORQUE, N m)
+#: on the two free joints of the tree (links TREE_STIFFNESS times the modal tree's), run
+#: to TREE_TQ_END; Chrono at two meshes, HHT 2 ms.
+TREE_TORQUE, TREE_TQ_RAMP, TREE_TQ_END = (0.5, -0.02), 0.1, 0.15
+TREE_TQ_MESHES = (6, 12)
+
+
+def tree_torque(t, q, qd):
+    """The joint torques of spatial-link.chrono-beam-tree-torque at t (N m)."""
+    s = 0.5 * (1.0 - math.cos(math.pi * min(t / TREE_TQ_RAMP, 1.0)))
+    return np.asarray(TREE_TORQUE) * s
+
+
+@functools.lru_cache(maxsize=None)
+def _tree_torque_study():
+    from chrono_flex.chrono.spatial_beams import arm_from_beams
+    from chrono_flex.chrono.system import configure_system, step
+
+    arm = beam_tree_arm(3, TREE_STIFFNESS, geometric_stiffening=True)
+    q0 = np.zeros(arm.nq)
+    q0[arm.joint_index] = TREE_THETA0
+    ref = arm.simulate(TREE_TQ_END, q0=q0, torque=tree_torque, dt_out=TREE_DT_OUT,
+                       rtol=1e-3, progress=False)
+    h, out = 2e-3, []
+    for n in TREE_TQ_MESHES:
+        sys_ = _new_system()
+        configure_system(sys_, "hht", rel_tol=1e-7)     # as in spatial-link.chrono-beam-tree
+        tree = arm_from_beams(sys_, beam_tree_arm(n, TREE_STIFFNESS),
+                              joint_values0=TREE_THETA0, torque=tree_torque)
+        every, q = int(round(TREE_DT_OUT / h)), [tree.joint_coordinates()]
+        for i in range(int(round(TREE_TQ_END / h))):
+            step(sys_, h)
+            if (i + 1) % every == 0:
+                q.append(tree.joint_coordinates())
+        out.append(np.array(q))
+    return ref.joint_angles, out
+
+
+@case("spatial-link.chrono-beam-tree-torque",
+      quantity="joint angles of the tree of spatial-link.chrono-beam-tree (links 300 times "
+      "stiffer than the modal tree's, joints free) under smooth joint torques (0.5 and "
+      "-0.02 N m, reached in 0.1 s), to 0.15 s: the tree built by arm_from_beams with "
+      "torque motors at 6 and 12 elements per link (HHT 2 ms) against the reference engine",
+      metric="smallest observed order of the joint-angle error (max over time) from 6 to "
+             "12 elements", tolerance=1.8, compare="ge",
+      reason="the joints' motion under given torques depends on the tree's inertia, which "
+             "the lumped mass of Chrono's beams gets at order 2 in the element count (the "
+             "step error, 2e-8 rad from 2 to 1 ms, lies far below the mesh error); an "
+             "inertia, offset or axis placed differently from the reference engine leaves "
+             "an error that does not fall with the mesh",
+      engines=("reference", "chrono-beam"), needs_pychrono=True,
+      source="docs/chrono.md §11")
+def chrono_beam_tree_torque(ctx):
+    ref, (coarse, fine) = _tree_torque_study()
+    e = np.array([np.max(np.abs(coarse - ref), axis=0), np.max(np.abs(fine - ref), axis=0)])
+    order = np.log2(e[0] / e[1])
+    swing = np.max(np.abs(ref - ref[0]), axis=0)
+    return Outcome(float(order.min()), details=[
+        "joint swing " + ", ".join(f"{x:.2e}" for x in swing) + " rad",
+        "max |beams - reference| at 6 elements " + ", ".join(f"{x:.2e}" for x in e[0])
+        + " rad, at 12 " + ", ".join(f"{x:.2e}" for x in e[1]) + " rad",
+        "observed orders " + ", ".join(f"{x:.2f}" for x in order)],
+        data=dict(errors=e.tolist()))
