@@ -9,6 +9,12 @@ is one of the element load's loadables, so Chrono's finite-difference Jacobian
 (joints, motors, springs, contacts, gravity, ``AddForce``) bends the link, and the link
 carries the body. :class:`Attachment` is what ``attach`` returns: the weld's
 parameters and what it reports (the gap, the force and moment it transmits, its energy).
+
+The code is shared with the spatial element
+(:class:`~chrono_flex.chrono.spatial_element.SpatialFlexibleLink`, docs/chrono.md §12):
+what depends on the model (the module of the weld's pure functions, the links'
+lengths, the shapes at a station, the bushing's stiffness, the damper's inertia, the
+station's pose) sits in the hooks at the end of :class:`Welds`.
 """
 
 import numpy as np
@@ -78,8 +84,9 @@ class Attachment(WeldErrors):
     Made by :meth:`FlexibleLink.attach`; not built directly. The bushing pulls the
     body's attachment frame (``offset``, ``frame_rot`` in the body frame) onto the
     link's station frame (origin on the deformed centreline at abscissa ``s`` of link
-    ``link``, X along its tangent, Z along the plane normal), with the stiffness and
-    damping of :func:`chrono_flex.planar.floating.bushing_stiffness` and
+    ``link``, X along its tangent, Z along the plane normal; on a spatial arm the
+    deformed section's frame, docs/chrono.md §12), with the stiffness and damping of
+    :func:`chrono_flex.planar.floating.bushing_stiffness` and
     :func:`chrono_flex.planar.floating.bushing_wrench`.
 
     Attributes:
