@@ -262,6 +262,7 @@ def test_bushing_dampers_work_is_accounted():
     # HHT with alpha = 0 is the trapezoidal rule, whose discrete energy balance holds for
     # this near-linear scene when the dampers' work is taken at the step's mean rates
     # (Attachment.dissipated, docs/chrono.md §8): what is left is Newton's tolerance
+    # (seen: 7.5e-9 of the energy, 98 % of it dissipated)
     assert np.max(np.abs(rows[:, 0] + rows[:, 1] - E0)) < 1e-7 * E0, (rows[:, 0] + rows[:, 1] - E0)
 
 
