@@ -266,6 +266,24 @@ def test_bushing_dampers_work_is_accounted():
     assert np.max(np.abs(rows[:, 0] + rows[:, 1] - E0)) < 1e-7 * E0, (rows[:, 0] + rows[:, 1] - E0)
 
 
+def test_a_released_body_falls_freely():
+    from chrono_flex.chrono import scenes
+
+    system, el = _new((0, 0, -9.81), SpatialArm([_link()], [RevoluteJoint(axis=AXIS)]),
+                      torque=_torque)
+    body = _payload(system)
+    att = el.attach(body, s=0.5)            # welded where it is, off the link's station
+    scenes.run(system, 2e-3, 0.02, lambda: 0.0)
+    assert np.linalg.norm(att.force) > 0.1 * MASS * 9.81      # it was carried
+    att.release()
+    v0 = body.GetPosDt().to_numpy()
+    scenes.run(system, 2e-3, 0.04, lambda: 0.0)       # to t = 0.04 s
+    # free fall: exact for the trapezoidal rule on a constant force, to round-off
+    dv = body.GetPosDt().to_numpy() - v0
+    assert np.allclose(dv, [0.0, 0.0, -9.81 * 0.02], rtol=0, atol=1e-12)
+    assert not np.any(att.force) and el.attachments == []
+
+
 # -- bad input ---------------------------------------------------------------------------
 
 def test_bad_attachments_are_named():
