@@ -237,6 +237,30 @@ def test_weld_on_an_arm_carried_by_a_free_body_conserves_energy():
     assert drifts[1] < 1e-4 * E0, (drifts, E0)
 
 
+def test_a_stiff_weld_on_a_fast_turning_link_runs_under_the_kept_jacobian():
+    """A 0.3 kg pin welded (kappa = 1e4) to the tip of a 4-element link turning at 8 rad/s
+    on a tilted joint of a crank spinning at 2 pi rad/s: with jacobian="step" the welds'
+    own K and R replace the finite differences taken where the weld is open
+    (docs/chrono.md §8, the spatial G of §12), so Newton needs one Jacobian and a handful
+    of iterations a step (seen: 77 ComputeQ calls a step, 68 of them the Jacobian;
+    jacobian="iteration" took 500 for the same gaps to 1e-14 m)."""
+    from chrono_flex.chrono import scenes
+    from chrono_flex.chrono.spatial_element import SpatialFlexibleLink
+
+    system = scenes.new_system()
+    crank = scenes.free_body(system, 0.5, (2e-3,) * 3, (0.0, 0.0, 0.0))
+    crank.SetAngVelLocal(chrono.ChVector3d(0, 0, 2 * math.pi))
+    rod = SpatialArm([SpatialLink(0.5, 4, EI_y=5.0, EI_z=5.0, GJ=2.0, rho_A=0.5,
+                                  rho_Ip=1e-4)], [RevoluteJoint(axis=(0, 0.2, 1))])
+    el = SpatialFlexibleLink(system, rod, parent_body=crank, joint_rates0=[8.0],
+                             joint_frame=((0.15, 0, 0), np.eye(3)), jacobian="step")
+    pin = scenes.free_body(system, 0.3, (1e-3,) * 3, (0.65, 0.0, 0.0))
+    att = el.attach(pin, stiffness_ratio=1e4)
+    gaps = scenes.run(system, 1e-3, 0.02, lambda: att.error()[0])
+    assert el.n_compute_q / 20 < (2 * el._nw + 2) + 15 and el.n_retries == 0
+    assert np.max(gaps) < 1e-6            # |F| / k_p: the pin's centripetal load
+
+
 def test_bushing_dampers_work_is_accounted():
     """A body welded 10 mm off the tip of a clamped link with its frame at the body's
     centre (the weld starts open: 0.28 J in the bushing), a soft damped weld (ratio 10,
