@@ -19,6 +19,11 @@ the quadrature points give the terms over w = [v_B, omega_B, q_dot] in one pass
 (:func:`body_terms`). With the body at rest and at the origin they reduce to
 :func:`chrono_flex.spatial.equations.forcing` with the base's axes.
 
+A Chrono body welded to a station of a link (docs/chrono.md §12) pulls on the section
+frame at that abscissa (:func:`station`, lifted onto the body like the base frame):
+:func:`attachment_terms` gives the bushing's generalized forces and
+:func:`attachment_jacobians` its stiffness and damping matrices.
+
 Scope: the optional geometric stiffening takes its axial load from the motion of the
 arm relative to the base and from gravity in the base's axes; the body's own
 acceleration does not enter it (as in the planar arm on a body,

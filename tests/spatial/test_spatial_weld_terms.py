@@ -83,7 +83,8 @@ def test_generalized_forces_do_the_work_the_bushing_loses(link, s, damped):
     """Virtual power: Q_body . w_b + Q_q . q_dot + Q_parent . w_B = -dV/dt - P along any
     motion (moving parent, moving body, deforming link), dV/dt by central differences."""
     model, q, qd, (pB, AB, vB, wB, o, P) = _random_state(RNG)
-    xb, Ab, vb, wb = RNG.normal(size=3), rot(RNG.normal(size=3)), RNG.normal(size=3), RNG.normal(size=3)
+    xb, Ab = RNG.normal(size=3), rot(RNG.normal(size=3))
+    vb, wb = RNG.normal(size=3), RNG.normal(size=3)
     d, Fr = RNG.normal(scale=0.1, size=3), rot(RNG.normal(size=3))
     gains = (50.0, 20.0, 0.7, 0.3) if damped else (50.0, 20.0, 0.0, 0.0)
 
