@@ -9,6 +9,12 @@ is one of the element load's loadables, so Chrono's finite-difference Jacobian
 (joints, motors, springs, contacts, gravity, ``AddForce``) bends the link, and the link
 carries the body. :class:`Attachment` is what ``attach`` returns: the weld's
 parameters and what it reports (the gap, the force and moment it transmits, its energy).
+
+The code is shared with the spatial element
+(:class:`~chrono_flex.chrono.spatial_element.SpatialFlexibleLink`, docs/chrono.md §12):
+what depends on the model (the module of the weld's pure functions, the links'
+lengths, the shapes at a station, the bushing's stiffness, the damper's inertia, the
+station's pose) sits in the hooks at the end of :class:`Welds`.
 """
 
 import numpy as np
@@ -78,8 +84,9 @@ class Attachment(WeldErrors):
     Made by :meth:`FlexibleLink.attach`; not built directly. The bushing pulls the
     body's attachment frame (``offset``, ``frame_rot`` in the body frame) onto the
     link's station frame (origin on the deformed centreline at abscissa ``s`` of link
-    ``link``, X along its tangent, Z along the plane normal), with the stiffness and
-    damping of :func:`chrono_flex.planar.floating.bushing_stiffness` and
+    ``link``, X along its tangent, Z along the plane normal; on a spatial arm the
+    deformed section's frame, docs/chrono.md §12), with the stiffness and damping of
+    :func:`chrono_flex.planar.floating.bushing_stiffness` and
     :func:`chrono_flex.planar.floating.bushing_wrench`.
 
     Attributes:
@@ -105,7 +112,8 @@ class Attachment(WeldErrors):
         self.damping = tuple(float(c) for c in damping)
         self.dissipated = 0.0
         self._last = None           # (time, gap rate, relative angular velocity) after a step
-        self._shapes = owner.model.bases[self.link].values(np.array([self.s]))[:2]
+        self._physics = owner._weld_physics      # the model's weld functions (module)
+        self._shapes = owner._station_shapes(self.link, self.s)
         self.index = None           # the body's place among the load's bodies (set by the link)
         self._kin_key, self._kin = None, None
         self.released_at = None     # time of release() (None while welded)
@@ -133,7 +141,8 @@ class Attachment(WeldErrors):
         return self.stiffness + self.damping
 
     def terms(self, q=None, qd=None, body=None, placement=None):
-        """:func:`chrono_flex.planar.floating.attachment_terms` now (or at given states)."""
+        """:func:`chrono_flex.planar.floating.attachment_terms` (a spatial arm's:
+        :func:`chrono_flex.spatial.floating.attachment_terms`) now (or at given states)."""
         lk = self.owner
         q = lk.q() if q is None else np.asarray(q, dtype=float)
         qd = lk.qd() if qd is None else np.asarray(qd, dtype=float)
@@ -141,9 +150,9 @@ class Attachment(WeldErrors):
         # perturbations of the body's coordinates
         key = q.tobytes() + qd.tobytes()
         if key != self._kin_key:
-            self._kin = floating.station(lk.model, q, qd, self.link, self.s, self._shapes)
+            self._kin = self._physics.station(lk.model, q, qd, self.link, self.s, self._shapes)
             self._kin_key = key
-        return floating.attachment_terms(
+        return self._physics.attachment_terms(
             lk.model, q, qd, self.link, self.s,
             lk._placement_state() if placement is None else placement,
             body_state(self.body) if body is None else body, self.offset, self.frame_rot,
@@ -228,8 +237,8 @@ def check_attachment(chrono, owner, body, link, s, frame):
                              "ground with a Chrono joint on a free body instead)")
     if body is owner.tip_body or (owner.parent_body is not None and _same(body, owner.parent_body)):
         raise ParameterError("body", body, "is the link's own parent or tip marker body")
-    link, s = check_station(link, s, len(owner.arm.links),
-                            lambda k: owner.model.bases[k].length)
+    lengths = owner._link_lengths()
+    link, s = check_station(link, s, len(lengths), lambda k: lengths[k])
     Ab = np.asarray(body.GetRotMat().to_numpy(), dtype=float)
     xb = np.asarray(body.GetPos().to_numpy(), dtype=float)
     if frame is None:
@@ -303,30 +312,20 @@ class Welds:
         zeta = float(damping_ratio)
         if not np.isfinite(zeta) or zeta < 0:
             raise ParameterError("damping_ratio", damping_ratio, "must be >= 0")
-        lk = self.arm.links[link]
-        b = self.model.bases[link]
-        ell = b.length / len(b.elements) if getattr(b, "elements", None) else b.length
-        EI = lk.EI
-        if not lk.uniform:          # the stiffest element: largest mean EI, shortest length
-            nodes = lk.nodes
-            EI = max(lk.element_average("EI", a, c) for a, c in zip(nodes[:-1], nodes[1:]))
-            ell = float(np.min(np.diff(nodes)))
-        k_p, k_r = floating.bushing_stiffness(EI, ell, ratio)
-        n = self._placement_state()[1] @ floating.plane_normal(self._placement_state()[5])
+        k_p, k_r = self._weld_stiffness(link, ratio)
         A = np.asarray(body.GetRotMat().to_numpy(), dtype=float)
-        J_n = float(n @ A @ np.asarray(body.GetInertia().to_numpy(), dtype=float) @ A.T @ n)
         c_p = 2.0 * zeta * np.sqrt(k_p * body.GetMass())
-        c_r = 2.0 * zeta * np.sqrt(k_r * J_n)
+        c_r = 2.0 * zeta * np.sqrt(k_r * self._weld_rotary_inertia(body))
         att = Attachment(self, body, link, s, offset, rot, (k_p, k_r), (c_p, c_r))
         # a weld moves the two as one: the body takes the station's velocity
-        _, _, v, w = floating.station_motion(self.model, self.q(), self.qd(), link, s,
-                                             self._placement_state())
+        _, _, v, w = self._weld_physics.station_motion(self.model, self.q(), self.qd(), link,
+                                                       s, self._placement_state())
         v_com = v + np.cross(w, -(A @ offset))
         body.SetPosDt(self._chrono.ChVector3d(*v_com))
         body.SetAngVelLocal(self._chrono.ChVector3d(*(A.T @ w)))
         settings = getattr(self.system, NEWTON_ATTR, None)
         if settings is not None:
-            reach = np.linalg.norm(body.GetPos().to_numpy()) + sum(lk.length for lk in self.arm.links)
+            reach = np.linalg.norm(body.GetPos().to_numpy()) + sum(self._link_lengths())
             inertia = min(np.linalg.eigvalsh(np.asarray(body.GetInertia().to_numpy(), dtype=float)))
             settings.raise_floor(weld_tolerance_floor(k_p, k_r, body.GetMass(), inertia, reach))
         ids = [b.GetIdentifier() for b in self._bodies]
@@ -387,7 +386,7 @@ class Welds:
                    "body": self._nw_arm + 6 * att.index + np.arange(6)}
             if self._moving:
                 idx["parent"] = np.arange(6)
-            Kb, Rb = floating.attachment_jacobians(
+            Kb, Rb = self._weld_physics.attachment_jacobians(
                 self.model, q, att.link, att.s, placement, bodies[att.index], att.offset,
                 att.gains, kinematics=att._kin if att._kin_key is not None else None)
             damped = damped or att.damping != (0.0, 0.0)
@@ -452,6 +451,39 @@ class Welds:
         jac.K = self._chrono.ChMatrixDynamicd(K_rest + K)
         if R is not None:
             jac.R = self._chrono.ChMatrixDynamicd(R_rest + R)
+
+    # -- the model's side of the welds (a spatial arm overrides these) -----------------
+    #: the module of the weld's pure functions: station, station_motion,
+    #: attachment_terms, attachment_jacobians
+    _weld_physics = floating
+
+    def _link_lengths(self):
+        """Lengths of the links a body can be welded to, in the order of ``link``."""
+        return [lk.length for lk in self.arm.links]
+
+    def _station_shapes(self, link, s):
+        """The shape values at abscissa s of a link that the weld's ``station`` takes."""
+        return self.model.bases[link].values(np.array([float(s)]))[:2]
+
+    def _weld_stiffness(self, link, ratio):
+        """(k_p, k_r) of a weld on a link (:func:`chrono_flex.planar.floating.bushing_stiffness`
+        with the stiffest element: largest mean EI, shortest length)."""
+        lk = self.arm.links[link]
+        b = self.model.bases[link]
+        ell = b.length / len(b.elements) if getattr(b, "elements", None) else b.length
+        EI = lk.EI
+        if not lk.uniform:
+            nodes = lk.nodes
+            EI = max(lk.element_average("EI", a, c) for a, c in zip(nodes[:-1], nodes[1:]))
+            ell = float(np.min(np.diff(nodes)))
+        return floating.bushing_stiffness(EI, ell, ratio)
+
+    def _weld_rotary_inertia(self, body):
+        """The body's inertia that sets the rotational damper, c_r = 2 zeta sqrt(k_r J):
+        about the plane normal (the one rotation that bends a planar link)."""
+        n = self._placement_state()[1] @ floating.plane_normal(self._placement_state()[5])
+        A = np.asarray(body.GetRotMat().to_numpy(), dtype=float)
+        return float(n @ A @ np.asarray(body.GetInertia().to_numpy(), dtype=float) @ A.T @ n)
 
     def _placement_state(self, body=None):
         """(p_B, A_B, v_B, omega_B, o, P) of the plane (a parent at rest: the world), for

@@ -21,8 +21,8 @@ Everything the planar element offers on its coordinates carries over: the torque
 callback or ``ChFunction`` list, prescribed joints (``joint_motion``), actuators with
 internal states (:meth:`add_joint_actuator`), the Jacobian policy (``jacobian``), the
 kinematic :attr:`tip_body`, error handling through :func:`~chrono_flex.chrono.system.step`.
-Bodies are not welded to stations of a spatial arm (:meth:`attach` is the planar
-element's); a payload belongs in the arm as a :class:`~chrono_flex.spatial.params.RigidBody`.
+Free bodies are welded to any station of any link with :meth:`attach` (a stiff bushing
+inside the same load, docs/chrono.md §8, §12), as on the planar element.
 """
 
 import numpy as np
@@ -90,9 +90,46 @@ class SpatialFlexibleLink(FlexibleLink):
         return sfl.body_terms(self.model, q, qd, body[0], body[1], body[2], body[3],
                               self._o, self._P, g, Q)
 
-    def attach(self, *args, **kwargs):
-        raise NotImplementedError("bodies are not welded to a spatial arm's stations; put "
-                                  "a payload into the SpatialArm as a RigidBody")
+    # -- the welds' hooks (docs/chrono.md §8, §12) ---------------------------------------
+    _weld_physics = sfl
+
+    def attach(self, body, link=-1, s=None, frame=None, stiffness_ratio=sfl.BUSHING_RATIO,
+               damping_ratio=0.0):
+        """Weld a free ``ChBody`` to link ``link`` at arc length ``s``, both ways.
+
+        As :meth:`FlexibleLink.attach <chrono_flex.chrono.element.FlexibleLink.attach>`
+        (docs/chrono.md §8), in space (§12): ``link`` counts the arm's links
+        (``arm.model.links``: rigid bodies are not counted; negative from the last), the
+        station frame is the deformed section at s (origin on the centreline, axes
+        R Rz(v'(s)) Ry(-w'(s)) Rx(phi(s)) of the link frame R), and every component of
+        the weld's wrench bends or twists the link. The bushing's stiffness follows the
+        planar rule with the stiffer bending plane, max(EI_y, EI_z)
+        (:func:`chrono_flex.spatial.floating.link_bushing_stiffness`); ``damping_ratio``
+        sets c_r with the mean of the body's principal inertias.
+
+        Returns:
+            an :class:`~chrono_flex.chrono.attachment.Attachment`.
+        """
+        return super().attach(body, link, s, frame, stiffness_ratio, damping_ratio)
+
+    def _link_lengths(self):
+        return [self.model.bases[i].length for i in self.model.links]
+
+    def _station_shapes(self, link, s):
+        return sfl.station_shapes(self.model, link, s)
+
+    def _weld_stiffness(self, link, ratio):
+        return sfl.link_bushing_stiffness(self.model.bodies[self.model.links[link]], ratio)
+
+    def _weld_rotary_inertia(self, body):
+        """The mean principal inertia of the body: the three rotations all bend or twist
+        a spatial link, and one damper gain serves them."""
+        return float(np.trace(np.asarray(body.GetInertia().to_numpy(), dtype=float)) / 3.0)
+
+    def _station_pose(self, link, s):
+        R, A, _, _ = sfl.station_motion(self.model, self.q(), self.qd(), link, s,
+                                        self._placement_state())
+        return R, A
 
     # -- reading the state ------------------------------------------------------------------
     def _base(self):

@@ -19,6 +19,11 @@ the quadrature points give the terms over w = [v_B, omega_B, q_dot] in one pass
 (:func:`body_terms`). With the body at rest and at the origin they reduce to
 :func:`chrono_flex.spatial.equations.forcing` with the base's axes.
 
+A Chrono body welded to a station of a link (docs/chrono.md §12) pulls on the section
+frame at that abscissa (:func:`station`, lifted onto the body like the base frame):
+:func:`attachment_terms` gives the bushing's generalized forces and
+:func:`attachment_jacobians` its stiffness and damping matrices.
+
 Scope: the optional geometric stiffening takes its axial load from the motion of the
 arm relative to the base and from gravity in the base's axes; the body's own
 acceleration does not enter it (as in the planar arm on a body,
@@ -27,6 +32,7 @@ acceleration does not enter it (as in the planar arm on a body,
 
 import numpy as np
 
+from ..planar.floating import BUSHING_RATIO, bushing_stiffness, bushing_wrench, rotation_angle
 from . import equations as mdl
 from . import kinematics as kin
 
@@ -125,5 +131,161 @@ def gravity_potential(model, q, base, gravity):
     return float(V)
 
 
-__all__ = ["N_BODY", "body_base", "body_terms", "fixed_base", "fixed_terms",
-           "gravity_potential", "skew", "world_centerlines", "world_tip_frames"]
+# -- a body welded to a link at a station (the Chrono element's attachments) -----------
+
+def station(model, q, qd, link, s, shapes=None):
+    """The section frame at abscissa ``s`` of link number ``link`` (its place among
+    ``model.links``), the tree on the fixed base at the origin (a :class:`Frame`):
+
+        r(s) = p + R [s, v(s), w(s)]^T,       R_s = R Rz(v'(s)) Ry(-w'(s)) Rx(phi(s)),
+
+    with its Jacobians dr/dt = Jp q_dot and omega = Jw q_dot
+    (:func:`chrono_flex.spatial.kinematics.station_frame`, docs/spatial-link.md §1: the
+    tip frame's rotation taken at s). Only the link's ancestors are built.
+    ``shapes``: the basis' values at s (:meth:`SpatialBasis.values`), if known.
+    """
+    q = np.asarray(q, dtype=float)
+    qd = np.asarray(qd, dtype=float)
+    i = model.links[link]
+    bodies = model.layout.bodies
+    path = [i]
+    while bodies[path[-1]].parent >= 0:
+        path.append(bodies[path[-1]].parent)
+    frame = kin.base_frame(model.nq)
+    for j in reversed(path[1:]):
+        frame = kin.attachment_frame(kin.child_frame(frame, bodies[j], q, qd), bodies[j], q, qd)
+    root = kin.child_frame(frame, bodies[i], q, qd)
+    return kin.station_frame(root, bodies[i], s, q, qd, shapes)
+
+
+def station_shapes(model, link, s):
+    """The basis values at abscissa s of link number ``link`` (for :func:`station`)."""
+    return model.bases[model.links[link]].values(np.array([float(s)]))
+
+
+def _lift(frame, placement):
+    """(s_L, R_L, A_L, P Jp, P Jw) of a station frame of the tree moved onto its
+    placement (p_B, A_B, v_B, omega_B local, o, P): s_L = o + P p in the body frame,
+    R_L = p_B + A_B s_L, A_L = A_B P R."""
+    pB, AB, _, _, o, P = placement
+    sL = o + P @ frame.p
+    return sL, pB + AB @ sL, AB @ P @ frame.R, P @ frame.Jp, P @ frame.Jw
+
+
+def _placement(placement):
+    return tuple(np.asarray(v, dtype=float) for v in placement)
+
+
+def station_motion(model, q, qd, link, s, placement, kinematics=None):
+    """World position R_L, rotation A_L, velocity v_L and angular velocity omega_L of
+    the station frame at abscissa s of link number ``link``:
+
+        v_L = v_B + A_B (omega_B x s_L + P Jp q_dot),   omega_L = A_B (omega_B + P Jw q_dot)
+
+    (``placement`` as in :func:`attachment_terms`; :func:`body_base`'s lift written
+    out); ``kinematics``: :func:`station`'s frame, if known."""
+    placement = _placement(placement)
+    qd = np.asarray(qd, dtype=float)
+    f = station(model, q, qd, link, s) if kinematics is None else kinematics
+    sL, RL, AL, PJ, PJw = _lift(f, placement)
+    _, AB, vB, wB, _, _ = placement
+    return RL, AL, vB + AB @ (np.cross(wB, sL) + PJ @ qd), AB @ (wB + PJw @ qd)
+
+
+def attachment_terms(model, q, qd, link, s, placement, body, offset, frame_rot, gains,
+                     shapes=None, kinematics=None):
+    """Generalized forces of a bushing between a link's station and a body, in space.
+
+    The spatial counterpart of :func:`chrono_flex.planar.floating.attachment_terms`
+    (docs/chrono.md §8, §12), with the same arguments and results; ``link`` is the
+    link's place among ``model.links``, ``placement`` = (p_B, A_B, v_B, omega_B local,
+    o, P) the arm's base on its parent (P: the base rotation 3 x 3 in the parent's
+    frame; for the ground p_B = 0, A_B = I, v_B = omega_B = 0 and o, P in the world).
+    The station frame of :func:`station` moves as in :func:`station_motion`, the body's
+    point as x_b + A_b d with axes A_b F. The wrench (F, M) of
+    :func:`~chrono_flex.planar.floating.bushing_wrench` acts on the body, (-F, -M) on the
+    station, and virtual power gives, with f = -A_B^T F and m = -A_B^T M in the parent's
+    frame,
+
+        Q_body   = [F, A_b^T M + d x A_b^T F],
+        Q_q      = Jp^T P^T f + Jw^T P^T m,
+        Q_parent = [-F, s_L x f + m]
+
+    (Chrono's velocity layout [v world, omega local]). Unlike the planar link, every
+    component bends or twists the link: the force along y and z of the section and the
+    three moments (bending about y and z, torsion about x).
+
+    Returns:
+        dict with Q_parent (6,), Q_q (nq,), Q_body (6,), gap (3,), rot_rel (3, 3), force,
+        moment (3,) each (world, on the body), energy, power, gap_rate, omega_rel.
+    """
+    placement = _placement(placement)
+    _, AB, vB, wB, _, P = placement
+    xb, Ab, vb, wb = (np.asarray(v, dtype=float) for v in body)
+    d = np.asarray(offset, dtype=float)
+    qd = np.asarray(qd, dtype=float)
+    f = station(model, q, qd, link, s, shapes) if kinematics is None else kinematics
+    sL, RL, AL, PJ, PJw = _lift(f, placement)
+    vL = vB + AB @ (np.cross(wB, sL) + PJ @ qd)
+    wL = AB @ (wB + PJw @ qd)
+    Rb = xb + Ab @ d
+    vbp = vb + Ab @ np.cross(wb, d)
+    rot_rel = Ab @ np.asarray(frame_rot, dtype=float) @ AL.T
+    gap_rate, omega_rel = vbp - vL, Ab @ wb - wL
+    F, M, V, Pw = bushing_wrench(Rb - RL, rot_rel, gap_rate, omega_rel, *gains)
+    fB, mB = -AB.T @ F, -AB.T @ M
+    return dict(Q_parent=np.concatenate([-F, np.cross(sL, fB) + mB]),
+                Q_q=PJ.T @ fB + PJw.T @ mB,
+                Q_body=np.concatenate([F, Ab.T @ M + np.cross(d, Ab.T @ F)]),
+                gap=Rb - RL, rot_rel=rot_rel, force=F, moment=M, energy=V, power=Pw,
+                gap_rate=gap_rate, omega_rel=omega_rel)
+
+
+def attachment_jacobians(model, q, link, s, placement, body, offset, gains, kinematics=None):
+    """The weld's stiffness and damping matrices over (parent, q, body) velocities.
+
+    As :func:`chrono_flex.planar.floating.attachment_jacobians`: the gap and the relative
+    rotation move, to first order, as [de; dtheta] = G dw with
+
+        G_parent = [[-I, A_B S(s_L)], [0, -A_B]],     G_q = [[-A_B P Jp], [-A_B P Jw]],
+        G_body   = [[ I, -A_b S(d)],  [0,  A_b]],
+
+    and K = G^T diag(k_p I, k_r I) G, R = G^T diag(c_p I, c_r I) G; the geometric terms
+    (dG/dx times the transmitted wrench, about the gap over the lever) are left out.
+
+    Returns:
+        (K, R) as dicts of blocks {("parent"|"q"|"body", same): matrix}.
+    """
+    placement = _placement(placement)
+    _, AB, _, _, _, _ = placement
+    Ab = np.asarray(body[1], dtype=float)
+    d = np.asarray(offset, dtype=float)
+    k_p, k_r, c_p, c_r = gains
+    f = station(model, q, np.zeros(model.nq), link, s) if kinematics is None else kinematics
+    sL, _, _, PJ, PJw = _lift(f, placement)
+    z = np.zeros((3, 3))
+    G = {"parent": np.block([[-np.eye(3), AB @ skew(sL)], [z, -AB]]),
+         "q": np.vstack([-AB @ PJ, -AB @ PJw]),
+         "body": np.block([[np.eye(3), -Ab @ skew(d)], [z, Ab]])}
+    kw = np.array([k_p] * 3 + [k_r] * 3)
+    cw = np.array([c_p] * 3 + [c_r] * 3)
+    K = {(a, b): G[a].T @ (kw[:, None] * G[b]) for a in G for b in G}
+    R = {(a, b): G[a].T @ (cw[:, None] * G[b]) for a in G for b in G}
+    return K, R
+
+
+def link_bushing_stiffness(link, ratio=BUSHING_RATIO):
+    """(k_p, k_r) of a weld on a :class:`~chrono_flex.spatial.params.SpatialLink`: the
+    planar rule :func:`~chrono_flex.planar.floating.bushing_stiffness` (docs/chrono.md
+    eq. (8.4)) with the stiffer bending plane, EI = max(EI_y, EI_z), of the stiffest
+    element (largest mean EI) and the shortest element length."""
+    nodes = np.asarray(link.nodes, dtype=float)
+    EI = max(max(link.element_average("EI_y", a, b), link.element_average("EI_z", a, b))
+             for a, b in zip(nodes[:-1], nodes[1:]))
+    return bushing_stiffness(EI, float(np.min(np.diff(nodes))), ratio)
+
+
+__all__ = ["BUSHING_RATIO", "N_BODY", "attachment_jacobians", "attachment_terms", "body_base",
+           "body_terms", "fixed_base", "fixed_terms", "gravity_potential",
+           "link_bushing_stiffness", "rotation_angle", "skew", "station", "station_motion",
+           "station_shapes", "world_centerlines", "world_tip_frames"]

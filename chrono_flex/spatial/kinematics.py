@@ -198,18 +198,23 @@ def tip_rotation(a, b, c):
     return Rz @ Ry @ Rx, T
 
 
-def tip_frame(frame, bl, q, qd, tip=None):
-    """The frame at the deformed tip of a link (``tip``: its point kinematics (r, J, a),
-    each with a leading axis of 1, if already evaluated): position r(L); rotation R E(a, b, c) with
-    a = v'(L), b = -w'(L), c = phi(L) (module docstring); angular velocity
+def station_frame(frame, bl, x, q, qd, values=None, point=None):
+    """The frame of the deformed section at abscissa ``x`` of a link (its root frame
+    ``frame``): position r(x); rotation R E(a, b, c) with a = v'(x), b = -w'(x),
+    c = phi(x) (the module docstring's tip rotation, taken at x); angular velocity
     omega + R T theta_dot and its convective acceleration
     aw + omega x (R T theta_dot) + R (a_dot b_dot e_z x t2 + c_dot (a_dot e_z + b_dot t2) x t3).
+
+    ``values``: the link basis' :meth:`~chrono_flex.spatial.elements.SpatialBasis.values`
+    at x, if known; ``point``: the point kinematics (r, J, a) at x, each with a leading
+    axis of 1, if already evaluated. At x = L this is the tip frame.
     """
     b = bl.basis
-    Nv, dNv, _, Nw, dNw, _, Nphi, _ = b.tip_values
-    if tip is None:            # (r, J, a) of the tip point, when not already evaluated
-        tip = points(frame, bl, np.array([b.length]), Nv, Nw, q, qd)
-    r, J, acc = tip
+    Nv, dNv, _, Nw, dNw, _, Nphi, _ = b.values(np.array([float(x)])) if values is None \
+        else values
+    if point is None:          # (r, J, a) of the point, when not already evaluated
+        point = points(frame, bl, np.array([float(x)]), Nv, Nw, q, qd)
+    r, J, acc = point
     ei = bl.elastic_slice
     Jth = np.stack([dNv[0], -dNw[0], Nphi[0]])           # (3, n) rows of theta = (a, b, c)
     th, thd = Jth @ q[ei], Jth @ qd[ei]
@@ -223,6 +228,14 @@ def tip_frame(frame, bl, q, qd, tip=None):
     rate = thd[0] * thd[1] * cross(ez, t2) + thd[2] * cross(thd[0] * ez + thd[1] * t2, t3)
     aw = frame.aw + cross(frame.w, wrel) + frame.R @ rate
     return Frame(r[0], J[0], acc[0], frame.R @ E, Jw, aw, frame.w + wrel)
+
+
+def tip_frame(frame, bl, q, qd, tip=None):
+    """The frame at the deformed tip of a link: :func:`station_frame` at x = L (``tip``:
+    the tip point's kinematics (r, J, a), each with a leading axis of 1, if already
+    evaluated)."""
+    b = bl.basis
+    return station_frame(frame, bl, b.length, q, qd, b.tip_values, tip)
 
 
 def attachment_frame(root, bl, q, qd):
@@ -264,5 +277,5 @@ def frame_dependencies(layout):
 
 
 __all__ = ["BodyLayout", "Frame", "Layout", "attachment_frame", "base_frame", "child_frame",
-           "frame_dependencies", "points", "shifted", "tip_frame", "tip_rotation",
-           "tree_frames"]
+           "frame_dependencies", "points", "shifted", "station_frame", "tip_frame",
+           "tip_rotation", "tree_frames"]
