@@ -34,7 +34,12 @@ from .errors import ParameterError
 class Profile:
     """A function of time with its description: ``spec`` (a dict, or the
     "module:function" string of an imported callable) and ``base_dir``, where the files
-    it names are. It pickles as its description (to run in another process)."""
+    it names are. It pickles as its description (to run in another process).
+
+    ``time_only``: the built-in profiles are functions of time alone (the state a torque
+    is called with is not used): :func:`is_time_only`."""
+
+    time_only = True
 
     def __init__(self, spec, fn, base_dir=None):
         self.spec = spec
@@ -198,10 +203,50 @@ def imported(name, base_dir=None):
 
 
 class _Imported(Profile):
-    """A user's callable: called with every argument it is given (t, or t, q, qd)."""
+    """A user's callable: called with every argument it is given (t, or t, q, qd); it
+    may read the state, so it is not :func:`is_time_only` (wrap it in
+    :func:`time_only` to declare that it does not)."""
+
+    time_only = False
 
     def __call__(self, t, *state):
         return self._fn(t, *state)
+
+
+class TimeOnly:
+    """A callable of time alone, declared so (:func:`time_only`): called as ``f(t)``
+    whatever state it is given."""
+
+    time_only = True
+
+    def __init__(self, fn):
+        if not callable(fn):
+            raise ParameterError("fn", fn, "must be callable(t)")
+        self._fn = fn
+
+    def __call__(self, t, *state):
+        return self._fn(t)
+
+    def __repr__(self):
+        return f"time_only({self._fn!r})"
+
+
+def time_only(fn):
+    """``fn``, a callable of time alone f(t), declared to be one: as a joint torque it is
+    called with t only (never with the state), and the reference engine's generalized-
+    alpha may then evaluate it ahead at the times of its fixed steps and run many steps
+    in one compiled call (docs/planar-link.md §4.4). The result is the same as calling
+    it step by step; only declare what is true: a torque that reads the state must stay
+    a plain callable f(t, q, qd). Input profiles (:func:`pulse`, :func:`step`, ...) are
+    time-only already; ``fn`` itself is returned for them."""
+    return fn if is_time_only(fn) else TimeOnly(fn)
+
+
+def is_time_only(fn):
+    """Whether ``fn`` is declared a function of time alone: a built-in input profile, or
+    a callable wrapped by :func:`time_only` (an attribute ``time_only`` that is True).
+    A plain callable is not, whatever its signature: it may read the state."""
+    return getattr(fn, "time_only", False) is True
 
 
 #: name -> builder(**parameters) of the built-in profiles.
@@ -238,5 +283,5 @@ def profile(spec, base_dir=None):
     return build(**params)
 
 
-__all__ = ["PROFILES", "Profile", "bang_bang", "imported", "profile", "pulse", "sine",
-           "spin_up", "step", "table"]
+__all__ = ["PROFILES", "Profile", "TimeOnly", "bang_bang", "imported", "is_time_only",
+           "profile", "pulse", "sine", "spin_up", "step", "table", "time_only"]

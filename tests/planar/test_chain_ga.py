@@ -76,3 +76,65 @@ def test_whole_intervals_in_one_call_take_the_python_steps(step, monkeypatch):
     for key in ("n_steps", "rejected"):
         assert a.info[key] == b.info[key], key
     assert np.ptp(a.q[:, 0]) > 0.1
+
+
+def _one_step_at_a_time(monkeypatch):
+    """The stepping loop's per-step path: no output times taken at once."""
+    monkeypatch.setattr(reference.ReferenceStepper, "advance_outputs", lambda self, ts: None)
+
+
+@needs_numba
+@pytest.mark.parametrize("torque", [inputs.pulse([1.0, -0.5], 0.25),
+                                    inputs.time_only(lambda t: [np.sin(9 * t), 0.3])])
+def test_inputs_evaluated_ahead_give_the_step_by_step_numbers(torque, monkeypatch):
+    """A time-only torque under a fixed step: the compiled loop through many output
+    times with the torque evaluated ahead at the steps' ends (chain_ga.ga_outputs)
+    against the same compiled Newton solve called step by step from Python. Both
+    evaluate the same torques at the same times (the grid repeats the loop's
+    arithmetic) and solve the same steps, so the results are identical, not only
+    close: any difference would mean another time grid or another torque. The sine
+    case has Newton fail now and then at this step (the steps are halved in Python
+    between compiled calls)."""
+    arm = cf.PlanarArm([cf.Link(0.7, 3, EI=20.0, rho_A=0.5), cf.Link(0.5, 2, EI=10.0,
+                                                                      rho_A=0.3)],
+                       payload=cf.Payload(0.2), gravity=9.81, geometric_stiffening=True)
+    kw = dict(t_end=0.4, dt_out=0.01, step=3e-3, joint_angles0=[0.3, -0.4], torque=torque)
+    fast = run(arm, True, monkeypatch, **kw)
+    _one_step_at_a_time(monkeypatch)
+    slow = run(arm, True, monkeypatch, **kw)
+    np.testing.assert_array_equal(fast.q, slow.q)
+    np.testing.assert_array_equal(fast.qd, slow.qd)
+    np.testing.assert_array_equal(fast.joint_torque, slow.joint_torque)
+    for key in ("n_steps", "retries", "nfev", "njev", "nlu"):    # the same work too
+        assert fast.info[key] == slow.info[key], key
+    assert fast.info["n_steps"] > 0.4 / 3e-3
+    assert np.ptp(fast.q[:, 0]) > 0.05               # the torque moves the arm
+
+
+def test_time_only_declarations():
+    """Profiles and wrapped callables are time-only; plain and imported callables are
+    not (they may read the state), whatever their signature."""
+    assert inputs.is_time_only(inputs.pulse(1.0, 2.0))
+    f = inputs.time_only(lambda t: 2.0 * t)
+    assert inputs.is_time_only(f) and f(0.5, np.zeros(3), np.zeros(3)) == 1.0
+    assert inputs.time_only(f) is f
+    assert not inputs.is_time_only(lambda t: 0.0)
+    assert not inputs.is_time_only(inputs.imported("math:cos"))
+    with pytest.raises(cf.ParameterError, match="fn"):
+        inputs.time_only(3.0)
+
+
+@needs_numba
+def test_a_faulty_input_ahead_is_reported_at_its_time(monkeypatch):
+    """A time-only torque that turns non-finite at 0.05 s: the run stops there with the
+    torque named, as step by step (the loop falls back to single steps)."""
+    arm = cf.PlanarArm([cf.Link(0.7, 3, EI=20.0, rho_A=0.5)])
+    torque = inputs.time_only(lambda t: 1.0 if t < 0.05 else float("nan"))
+    with pytest.raises(cf.SimulationError, match="torque") as fast:
+        arm.simulate(0.2, torque=torque, progress=False, method="generalized_alpha",
+                     step=1e-3, dt_out=0.01)
+    _one_step_at_a_time(monkeypatch)
+    with pytest.raises(cf.SimulationError, match="torque") as slow:
+        arm.simulate(0.2, torque=torque, progress=False, method="generalized_alpha",
+                     step=1e-3, dt_out=0.01)
+    assert str(fast.value) == str(slow.value)
