@@ -186,10 +186,11 @@ class Stepper:
     def advance_outputs(self, t_targets):
         """Optionally, advance through several of the next output times ``t_targets`` at
         once (an engine that runs its steps in compiled code). Returns None when it
-        does not (the loop then calls :meth:`advance`), else a list of (t, deflection
-        ratio, record), one per output time reached, in order: the loop applies its
-        guards to each as after :meth:`advance`, then keeps the record. A failure after
-        them is raised at the next call."""
+        does not (the loop then calls :meth:`advance`), else (a list of (t, deflection
+        ratio, record), one per output time reached, in order; None or the
+        SimulationError that stopped the engine after them): the loop applies its
+        guards to each output as after :meth:`advance` and keeps its record, then raises
+        the error."""
         return None
 
     def deflection_ratio(self):
@@ -287,10 +288,13 @@ def run(stepper, t_out, *, max_deflection_ratio=0.5, on_output=None, progress=No
         while k < n - 1:
             batch = None if powers is not None else stepper.advance_outputs(t_out[k + 1:])
             if batch is not None:
-                for t, ratio, rec in batch:    # each as if reached by advance()
+                reached, error = batch
+                for t, ratio, rec in reached:    # each as if reached by advance()
                     guard(None, t, ratio)
                     k += 1
                     keep_record(rec, t)
+                if error is not None:
+                    raise error
                 if max_wall_time is not None and time.perf_counter() - t_start > max_wall_time:
                     raise SimulationError(f"the run used up its wall-time budget of "
                                           f"max_wall_time = {max_wall_time:g} s", stepper.t)

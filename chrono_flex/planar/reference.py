@@ -161,7 +161,6 @@ class ReferenceStepper(Stepper):
 
     def __init__(self, sim, ode):
         self.sim, self.ode = sim, ode
-        self._pending = None
 
     @property
     def t(self):
@@ -172,18 +171,16 @@ class ReferenceStepper(Stepper):
 
     def advance_outputs(self, t_targets):
         """Several output times in one go where the integrator offers it
-        (:meth:`GeneralizedAlpha.advance_outputs`); the error that stopped it is
-        raised at the next call, after the loop has checked the outputs before it."""
-        if self._pending is not None:
-            raise self._pending
+        (:meth:`GeneralizedAlpha.advance_outputs`; :meth:`Stepper.advance_outputs`)."""
         fn = getattr(self.ode, "advance_outputs", None)
         out = None if fn is None else fn(t_targets)
         if out is None:
             return None
-        X, self._pending = out
+        X, error = out
         ratios = self.sim.max_deflection_ratios(X)
         ratios[~np.isfinite(np.einsum("ij,ij->i", X, X))] = np.nan   # as _ratio
-        return [(float(t), float(r), {"x": x}) for t, r, x in zip(t_targets, ratios, X)]
+        return [(float(t), float(r), {"x": x})
+                for t, r, x in zip(t_targets, ratios, X)], error
 
     def _ratio(self, t, x):
         if not math.isfinite(float(x @ x)):       # any NaN or inf (or overflow)
