@@ -12,10 +12,14 @@ the Python side keeps only the step control and the output.
 
 It serves the forward problem of an arm without drives, state x = [q, q_d, W_in,
 W_diss], whose joint forces are a function of time alone during a step: no torque, or
-an input profile of :mod:`chrono_flex.inputs` (which ignores the state). The joint
-forces are then evaluated once per step, in Python, at t_{n+1}, where the Python
-iteration evaluates them at every iterate with the same result. A torque callback that
-reads the state, or a drive with its own states, keeps the Python iteration.
+a torque declared time-only (:func:`chrono_flex.inputs.is_time_only`: the input
+profiles, callables wrapped by :func:`chrono_flex.inputs.time_only`). The joint forces
+are then evaluated once per step, in Python, at t_{n+1}, where the Python iteration
+evaluates them at every iterate with the same result. Without a torque, and with one
+under a fixed step (the steps' ends known ahead, :func:`fixed_grid`, the torque
+evaluated there beforehand), the step loop runs compiled through many output times
+(:func:`ga_outputs`). A torque callback that reads the state, or a drive with its own
+states, keeps the Python iteration.
 
 The equations, for y = (a, w) the unknowns at t_{n+1} (algorithmic accelerations of q
 and of the work integrals z = (W_in, W_diss)):
