@@ -287,7 +287,7 @@ def run(stepper, t_out, *, max_deflection_ratio=0.5, on_output=None, progress=No
         keep(float(t_out[0]))
         while k < n - 1:
             batch = None if powers is not None else stepper.advance_outputs(t_out[k + 1:])
-            if batch is not None:
+            if batch is not None and (batch[0] or batch[1] is not None):
                 reached, error = batch
                 for t, ratio, rec in reached:    # each as if reached by advance()
                     guard(None, t, ratio)
