@@ -41,10 +41,13 @@ class Profile:
 
     time_only = True
 
-    def __init__(self, spec, fn, base_dir=None):
+    def __init__(self, spec, fn, base_dir=None, kernel=None):
         self.spec = spec
         self.base_dir = base_dir
         self._fn = fn
+        #: (code, amplitudes, parameters) of the profiles a compiled loop evaluates
+        #: itself (:data:`KERNEL_CODES`, the same formula as ``fn``), or None.
+        self.kernel = kernel
 
     def __call__(self, t, *state):
         return self._fn(t)
@@ -72,12 +75,22 @@ def _spec(kind, **values):
     return out
 
 
+#: Codes of the profiles whose ``kernel`` a compiled loop evaluates
+#: (:func:`chrono_flex.planar.chain_ga.profile_values`, the same formulas as here).
+KERNEL_CODES = {"pulse": 1, "step": 2, "sine": 3, "bang-bang": 4}
+
+
+def _kernel(kind, a, *params):
+    return KERNEL_CODES[kind], a.copy(), np.array(params, dtype=float)
+
+
 def step(amplitude, t_start=0.0):
     """0 for t < t_start, ``amplitude`` from t_start on."""
     a = _amplitude(amplitude)
     t_start = ck.real("t_start", t_start)
     return Profile(_spec("step", amplitude=a if a.size > 1 else a[0], t_start=t_start),
-                   lambda t: a if t >= t_start else 0.0 * a)
+                   lambda t: a if t >= t_start else 0.0 * a,
+                   kernel=_kernel("step", a, t_start))
 
 
 def pulse(amplitude, period):
@@ -95,7 +108,8 @@ def pulse(amplitude, period):
         if not 0.0 <= t < period:
             return 0.0 * a
         return a * (math.sin(w * t) * (1 - math.cos(w * t)) / 2)
-    return Profile(_spec("pulse", amplitude=a if a.size > 1 else a[0], period=period), f)
+    return Profile(_spec("pulse", amplitude=a if a.size > 1 else a[0], period=period), f,
+                   kernel=_kernel("pulse", a, period, w))
 
 
 def sine(amplitude, frequency, phase=0.0, offset=0.0):
@@ -106,7 +120,8 @@ def sine(amplitude, frequency, phase=0.0, offset=0.0):
     w = 2 * math.pi * frequency
     return Profile(_spec("sine", amplitude=a if a.size > 1 else a[0], frequency=frequency,
                          phase=phase, offset=offset),
-                   lambda t: offset + a * math.sin(w * t + phase))
+                   lambda t: offset + a * math.sin(w * t + phase),
+                   kernel=_kernel("sine", a, w, phase, offset))
 
 
 def bang_bang(amplitude, period):
@@ -118,7 +133,8 @@ def bang_bang(amplitude, period):
         if t < period / 2:
             return a
         return -a if t < period else 0.0 * a
-    return Profile(_spec("bang-bang", amplitude=a if a.size > 1 else a[0], period=period), f)
+    return Profile(_spec("bang-bang", amplitude=a if a.size > 1 else a[0], period=period), f,
+                   kernel=_kernel("bang-bang", a, period))
 
 
 def spin_up(Omega, T):
@@ -283,5 +299,6 @@ def profile(spec, base_dir=None):
     return build(**params)
 
 
-__all__ = ["PROFILES", "Profile", "TimeOnly", "bang_bang", "imported", "is_time_only",
-           "profile", "pulse", "sine", "spin_up", "step", "table", "time_only"]
+__all__ = ["KERNEL_CODES", "PROFILES", "Profile", "TimeOnly", "bang_bang", "imported",
+           "is_time_only", "profile", "pulse", "sine", "spin_up", "step", "table",
+           "time_only"]

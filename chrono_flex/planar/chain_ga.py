@@ -30,6 +30,8 @@ and of the work integrals z = (W_in, W_diss)):
 with x_{n+1}(y) from the generalized-alpha update (Arnold & Bruls 2007, eqs. 6-8).
 """
 
+import math
+
 import numpy as np
 
 from .._callbacks import call_vector, call_vector_series
@@ -250,21 +252,48 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
     return FAILED, xn, y, acc_new
 
 
+@kernels._jit
+def profile_values(code, amp, par, t, out):
+    """The joint forces of an input profile at time t into ``out``: the formulas of
+    :mod:`chrono_flex.inputs` (codes :data:`chrono_flex.inputs.KERNEL_CODES`; ``amp``
+    the amplitudes, ``par`` the parameters its ``kernel`` holds), in the same
+    operations, so the same numbers: 1 pulse (period, w), 2 step (t_start), 3 sine (w,
+    phase, offset), 4 bang-bang (period)."""
+    for k in range(amp.shape[0]):
+        a = amp[k]
+        if code == 1:
+            if 0.0 <= t < par[0]:
+                out[k] = a * (math.sin(par[1] * t) * (1 - math.cos(par[1] * t)) / 2)
+            else:
+                out[k] = 0.0 * a
+        elif code == 2:
+            out[k] = a if t >= par[0] else 0.0 * a
+        elif code == 3:
+            out[k] = par[2] + a * math.sin(par[0] * t + par[1])
+        else:
+            if t < par[0] / 2:
+                out[k] = a
+            else:
+                out[k] = -a if t < par[0] else 0.0 * a
+
+
 #: Further status codes of :func:`ga_advance`: the step control shrank the step below
 #: 1e-12 of the time scale.
 SHRUNK = 3
 
 
 @kernels._jit
-def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, t, t_target, x, y, acc, y_last,
-               t_last, step, adaptive, h_next, q_scale, err_rtol, max_step, am, af, gamma,
-               beta, rtol, atol, max_iters, JF, Mj, A, piv, state, counts):
+def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, t_target,
+               x, y, acc, y_last, t_last, step, adaptive, h_next, q_scale, err_rtol,
+               max_step, am, af, gamma, beta, rtol, atol, max_iters, JF, Mj, A, piv,
+               state, counts):
     """Steps of :func:`ga_solve` from t to ``t_target``: the loop of
-    ``GeneralizedAlpha.advance`` compiled. The generalized forces: Q constant (no
-    time-dependent input) when ``taus`` has no rows; else the joint forces of step k
-    (counted from this call's first) are the row i0 + k of ``taus`` (fixed step only:
-    the input evaluated ahead at the steps' ends, :func:`fixed_grid`), set into ``tau``
-    and Q.
+    ``GeneralizedAlpha.advance`` compiled. The joint forces of a step, set into ``tau``
+    and Q: with rows in ``taus``, those of step k (counted from this call's first) are
+    the row i0 + k (fixed step only: the input evaluated ahead at the steps' ends,
+    :func:`fixed_grid`); else, with ``pcode`` > 0, the input profile (pcode, pamp,
+    ppar) at the step's end (:func:`profile_values`); else Q is constant (no
+    time-dependent input).
     Fixed step (``adaptive`` False): equal sub-steps no longer than ``step``; a step
     whose Newton fails returns FAILED at its start, for the Python side to halve.
     Adaptive: the step control of ``GeneralizedAlpha._adaptive`` (local error (4.14)
@@ -299,6 +328,10 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, t, t_target, x, y, acc
         if taus.shape[0] > 0:
             for k in range(jidx.shape[0]):
                 tau[k] = taus[i0 + steps, k]
+                Q[jidx[k]] = tau[k]
+        elif pcode > 0:
+            profile_values(pcode, pamp, ppar, t + h, tau)
+            for k in range(jidx.shape[0]):
                 Q[jidx[k]] = tau[k]
         status, xn, yn, accn = ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y, acc, y_last,
                                         ratio, h, am, af, gamma, beta, rtol, atol,
@@ -369,12 +402,12 @@ def fixed_grid(t, targets, step):
 
 
 @kernels._jit
-def ga_outputs(P, K, D, g, stiff, Q, jidx, tau, taus, t, targets, X, x, y, acc, y_last,
-               t_last, step, adaptive, h_next, q_scale, err_rtol, max_step, am, af, gamma,
-               beta, rtol, atol, max_iters, JF, Mj, A, piv, state, counts):
+def ga_outputs(P, K, D, g, stiff, Q, jidx, tau, taus, pcode, pamp, ppar, t, targets, X, x,
+               y, acc, y_last, t_last, step, adaptive, h_next, q_scale, err_rtol, max_step,
+               am, af, gamma, beta, rtol, atol, max_iters, JF, Mj, A, piv, state, counts):
     """:func:`ga_advance` through the output times ``targets`` in turn, the state at each
     stored in the rows of X; the joint forces of every step from ``taus`` (the rows of
-    :func:`fixed_grid`'s times) or, without rows, constant.
+    :func:`fixed_grid`'s times), from the profile (pcode, pamp, ppar), or constant.
 
     Returns (status, outputs reached, t, x, y, acc, y_last, t_last, h_next, q_scale,
     steps, rejected, retries): on a status other than OK the state where
@@ -384,10 +417,10 @@ def ga_outputs(P, K, D, g, stiff, Q, jidx, tau, taus, t, targets, X, x, y, acc, 
     status = OK
     for k in range(targets.shape[0]):
         (status, t, x, y, acc, y_last, t_last, h_next, q_scale, n, r,
-         f) = ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, steps, t, targets[k], x, y,
-                         acc, y_last, t_last, step, adaptive, h_next, q_scale, err_rtol,
-                         max_step, am, af, gamma, beta, rtol, atol, max_iters, JF, Mj, A,
-                         piv, state, counts)
+         f) = ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, steps, pcode, pamp, ppar, t,
+                         targets[k], x, y, acc, y_last, t_last, step, adaptive, h_next,
+                         q_scale, err_rtol, max_step, am, af, gamma, beta, rtol, atol,
+                         max_iters, JF, Mj, A, piv, state, counts)
         steps += n
         rejected += r
         retries += f
@@ -425,6 +458,7 @@ class ChainStep:
         self._Q = np.zeros(nq)
         self._tau = np.zeros(self.jidx.size)
         self._no_taus = np.zeros((0, self.jidx.size))
+        self._no_params = np.zeros(0)
         # t and y at the last two step starts (the arrays are the integrator's, which
         # it replaces, never changes, at each step)
         self._t_start = self._t_last = None
@@ -490,7 +524,11 @@ class ChainStep:
         targets = np.asarray(targets, dtype=float)
         adaptive = ga.error_rtol is not None
         taus = self._no_taus
-        if self.torque is not None:
+        pcode, pamp, ppar = 0, self._tau, self._no_params
+        kernel = getattr(self.torque, "kernel", None)
+        if kernel is not None and np.shape(kernel[1]) == self._tau.shape:
+            pcode, pamp, ppar = kernel
+        elif self.torque is not None:
             if adaptive:
                 return None
             taus = self.inputs_at(fixed_grid(ga.t, targets, ga.step))
@@ -506,7 +544,8 @@ class ChainStep:
         (status, reached, t, x, y, acc, y_last, t_last, h_next, q_scale, steps, rejected,
          retries) = ga_outputs(
             mdl.packed, mdl.K, mdl.D, mdl.g_vec, mdl.geometric_stiffening, self._Q,
-            self.jidx, self._tau, taus, ga.t, targets, X, ga.x, ga.y, ga.acc, y_last,
+            self.jidx, self._tau, taus, pcode, pamp, ppar, ga.t, targets, X, ga.x, ga.y,
+            ga.acc, y_last,
             t_last, ga.step, adaptive, ga.h_next, ga.q_scale,
             ga.error_rtol if adaptive else 0.0, ga.max_step, ga.am, ga.af, ga.gamma,
             ga.beta, ga.rtol, ga.atol, ga.max_iters, self.JF, self.Mj, self.A, self.piv,
@@ -537,4 +576,4 @@ class ChainStep:
 
 
 __all__ = ["ChainStep", "available", "fixed_grid", "ga_advance", "ga_outputs", "ga_solve",
-           "OK", "FAILED", "NON_FINITE", "SHRUNK"]
+           "profile_values", "OK", "FAILED", "NON_FINITE", "SHRUNK"]
