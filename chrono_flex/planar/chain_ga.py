@@ -15,10 +15,11 @@ W_diss], whose joint forces are a function of time alone during a step: no torqu
 a torque declared time-only (:func:`chrono_flex.inputs.is_time_only`: the input
 profiles, callables wrapped by :func:`chrono_flex.inputs.time_only`). The joint forces
 are then evaluated once per step, in Python, at t_{n+1}, where the Python iteration
-evaluates them at every iterate with the same result. Without a torque, and with one
-under a fixed step (the steps' ends known ahead, :func:`fixed_grid`, the torque
-evaluated there beforehand), the step loop runs compiled through many output times
-(:func:`ga_outputs`). A torque callback that reads the state, or a drive with its own
+evaluates them at every iterate with the same result. Without a torque, with an input
+profile that carries its formula (``Profile.kernel``, evaluated in the loop by
+:func:`profile_values`), and with any time-only torque under a fixed step (the steps'
+ends known ahead, :func:`fixed_grid`, the torque evaluated there beforehand), the step
+loop runs compiled through many output times (:func:`ga_outputs`). A torque callback that reads the state, or a drive with its own
 states, keeps the Python iteration.
 
 The equations, for y = (a, w) the unknowns at t_{n+1} (algorithmic accelerations of q
