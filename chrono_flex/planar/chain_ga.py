@@ -19,8 +19,8 @@ evaluates them at every iterate with the same result. Without a torque, with an 
 profile that carries its formula (``Profile.kernel``, evaluated in the loop by
 :func:`profile_values`), and with any time-only torque under a fixed step (the steps'
 ends known ahead, :func:`fixed_grid`, the torque evaluated there beforehand), the step
-loop runs compiled through many output times (:func:`ga_outputs`). A torque callback that reads the state, or a drive with its own
-states, keeps the Python iteration.
+loop runs compiled through many output times (:func:`ga_outputs`). A torque callback
+that reads the state, or a drive with its own states, keeps the Python iteration.
 
 The equations, for y = (a, w) the unknowns at t_{n+1} (algorithmic accelerations of q
 and of the work integrals z = (W_in, W_diss)):
@@ -517,10 +517,11 @@ class ChainStep:
     def advance_outputs(self, ga, targets):
         """Steps of ``ga`` through the output times ``targets`` in one compiled call
         (:func:`ga_outputs`); updates its state and counts. Returns (status, the states
-        at the outputs reached (k, n)), or None where it does not apply: a torque under
-        step control (the step times are not known ahead), or a torque whose values at
-        the fixed steps' ends (:func:`fixed_grid`, :meth:`inputs_at`) are not all
-        finite."""
+        at the outputs reached (k, n)), or None where it does not apply: a torque
+        without a compiled formula (``kernel``, :func:`profile_values`) under the step
+        control (the step times are not known ahead), or one whose values at the fixed
+        steps' ends (:func:`fixed_grid`, :meth:`inputs_at`) are not all finite reals of
+        the expected shape."""
         mdl = self.model
         targets = np.asarray(targets, dtype=float)
         adaptive = ga.error_rtol is not None
