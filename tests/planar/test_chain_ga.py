@@ -146,3 +146,19 @@ def test_a_faulty_input_ahead_is_reported_at_its_time(monkeypatch):
         arm.simulate(0.2, torque=torque, progress=False, method="generalized_alpha",
                      step=1e-3, dt_out=0.01)
     assert str(fast.value) == str(slow.value)
+
+
+@needs_numba
+@pytest.mark.parametrize("prof", [inputs.pulse([0.4, -0.1], 2.0), inputs.step([1.0, 2.0], 0.5),
+                                  inputs.sine([0.3, 0.2], 1.5, 0.7, -0.05),
+                                  inputs.bang_bang([0.2, -0.3], 1.0)])
+def test_compiled_profiles_are_the_profiles(prof):
+    """chain_ga.profile_values against the Python profile, at random times and at the
+    switching times (0, T/2, T, t_start): the same operations, so equal numbers."""
+    code, amp, par = prof.kernel
+    rng = np.random.default_rng(7)
+    times = np.concatenate([rng.uniform(-0.5, 2.5, 200), [0.0, 0.5, 1.0, 2.0, -0.0]])
+    out = np.empty(2)
+    for t in times:
+        chain_ga.profile_values(code, amp, par, float(t), out)
+        np.testing.assert_array_equal(out, prof(float(t)))
