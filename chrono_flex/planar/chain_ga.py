@@ -97,19 +97,44 @@ def _lu_solve(A, piv, b):
 
 
 @kernels._jit
+def _matvec(A, x):
+    """A x by plain loops. The matrices here are small (nq up to a few hundred), and
+    numba's ``@`` calls the BLAS, whose threads, on a machine busier than it has cores,
+    wait for each other far longer than the product takes (64 elements: 8 to 10 times
+    the whole step's cost)."""
+    n, m = A.shape
+    out = np.zeros(n)
+    for i in range(n):
+        s = 0.0
+        for j in range(m):
+            s += A[i, j] * x[j]
+        out[i] = s
+    return out
+
+
+@kernels._jit
+def _dot(a, b):
+    """a . b by a plain loop (see :func:`_matvec`)."""
+    s = 0.0
+    for k in range(a.shape[0]):
+        s += a[k] * b[k]
+    return s
+
+
+@kernels._jit
 def _forcing(P, K, D, g, stiff, Q, jidx, tau, x, nq):
     """(M, F) at the state x: F = [f, tau . theta_d, q_d^T D q_d] (module docstring)."""
     q = x[:nq]
     qd = x[nq:2 * nq]
     M, r = kernels._chain_terms(P, q, qd, g, stiff)
     F = np.empty(nq + 2)
-    Dqd = D @ qd
-    F[:nq] = Q - r - K @ q - Dqd
+    Dqd = _matvec(D, qd)
+    F[:nq] = Q - r - _matvec(K, q) - Dqd
     p = 0.0
     for k in range(jidx.shape[0]):
         p += tau[k] * qd[jidx[k]]
     F[nq] = p
-    F[nq + 1] = qd @ Dqd
+    F[nq + 1] = _dot(qd, Dqd)
     return M, F
 
 
@@ -218,9 +243,9 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
             _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
             M, F = _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq)
             counts[0] += 1
-            if not np.isfinite(F @ F):
+            if not np.isfinite(_dot(F, F)):
                 return NON_FINITE, xn, y, acc_new
-            Ma = M @ y[:nq]
+            Ma = _matvec(M, y[:nq])
             r = y - F
             r[:nq] = Ma - F[:nq]
             scale = max(np.abs(Ma).max(), np.abs(F[:nq]).max())
