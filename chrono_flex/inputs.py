@@ -16,6 +16,14 @@ description it was built from, which :func:`profile` turns back into the same pr
 ``"module:function"`` (or ``"file.py:function"``, relative to a model file) is a profile
 too; its spec is that string. Importing it runs that module's code, as ``import`` does:
 read model files you trust.
+
+Functions of time alone. The built-in profiles are declared so (:func:`is_time_only`);
+an imported callable is not (it is given the state and may read it), nor is a plain
+callable, whatever its signature; :func:`time_only` declares one. The reference
+engine's generalized-alpha may then evaluate a torque ahead of the steps and run many
+steps in one compiled call (docs/planar-link.md §4.4); ``step``, ``pulse``, ``sine``
+and ``bang-bang`` also carry their formula (``Profile.kernel``) for the compiled loop
+to evaluate itself.
 """
 
 import csv
