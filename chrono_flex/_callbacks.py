@@ -46,4 +46,25 @@ def call_vector(name, fn, n, t, *args):
     return a
 
 
-__all__ = ["call_vector"]
+def call_vector_series(fn, n, ts):
+    """``fn(t)`` at every time of ``ts`` as rows (len(ts), n) of floats: the values
+    :func:`call_vector` gives one by one for a callback of time alone, in one pass
+    without its per-call checks; None when any call raises or any value is not a
+    finite real of the expected shape (the caller then calls :func:`call_vector` one
+    by one, which reports the fault with its name and time)."""
+    try:
+        raw = np.asarray([fn(t) for t in np.asarray(ts, dtype=float).tolist()])
+    except Exception:  # noqa: BLE001 - reported by call_vector on the slow path
+        return None
+    if raw.dtype.kind not in "biuf":
+        return None
+    m = len(ts)
+    raw = raw.astype(float)
+    if raw.shape == (m,) and n == 1:
+        raw = raw.reshape(m, 1)
+    if raw.shape != (m, n) or not np.isfinite(raw).all():
+        return None
+    return raw
+
+
+__all__ = ["call_vector", "call_vector_series"]

@@ -16,6 +16,14 @@ description it was built from, which :func:`profile` turns back into the same pr
 ``"module:function"`` (or ``"file.py:function"``, relative to a model file) is a profile
 too; its spec is that string. Importing it runs that module's code, as ``import`` does:
 read model files you trust.
+
+Functions of time alone. The built-in profiles are declared so (:func:`is_time_only`);
+an imported callable is not (it is given the state and may read it), nor is a plain
+callable, whatever its signature; :func:`time_only` declares one. The reference
+engine's generalized-alpha may then evaluate a torque ahead of the steps and run many
+steps in one compiled call (docs/planar-link.md §4.4); ``step``, ``pulse``, ``sine``
+and ``bang-bang`` also carry their formula (``Profile.kernel``) for the compiled loop
+to evaluate itself.
 """
 
 import csv
@@ -34,12 +42,20 @@ from .errors import ParameterError
 class Profile:
     """A function of time with its description: ``spec`` (a dict, or the
     "module:function" string of an imported callable) and ``base_dir``, where the files
-    it names are. It pickles as its description (to run in another process)."""
+    it names are. It pickles as its description (to run in another process).
 
-    def __init__(self, spec, fn, base_dir=None):
+    ``time_only``: the built-in profiles are functions of time alone (the state a torque
+    is called with is not used): :func:`is_time_only`."""
+
+    time_only = True
+
+    def __init__(self, spec, fn, base_dir=None, kernel=None):
         self.spec = spec
         self.base_dir = base_dir
         self._fn = fn
+        #: (code, amplitudes, parameters) of the profiles a compiled loop evaluates
+        #: itself (:data:`KERNEL_CODES`, the same formula as ``fn``), or None.
+        self.kernel = kernel
 
     def __call__(self, t, *state):
         return self._fn(t)
@@ -67,12 +83,22 @@ def _spec(kind, **values):
     return out
 
 
+#: Codes of the profiles whose ``kernel`` a compiled loop evaluates
+#: (:func:`chrono_flex.planar.chain_ga.profile_values`, the same formulas as here).
+KERNEL_CODES = {"pulse": 1, "step": 2, "sine": 3, "bang-bang": 4}
+
+
+def _kernel(kind, a, *params):
+    return KERNEL_CODES[kind], a.copy(), np.array(params, dtype=float)
+
+
 def step(amplitude, t_start=0.0):
     """0 for t < t_start, ``amplitude`` from t_start on."""
     a = _amplitude(amplitude)
     t_start = ck.real("t_start", t_start)
     return Profile(_spec("step", amplitude=a if a.size > 1 else a[0], t_start=t_start),
-                   lambda t: a if t >= t_start else 0.0 * a)
+                   lambda t: a if t >= t_start else 0.0 * a,
+                   kernel=_kernel("step", a, t_start))
 
 
 def pulse(amplitude, period):
@@ -90,7 +116,8 @@ def pulse(amplitude, period):
         if not 0.0 <= t < period:
             return 0.0 * a
         return a * (math.sin(w * t) * (1 - math.cos(w * t)) / 2)
-    return Profile(_spec("pulse", amplitude=a if a.size > 1 else a[0], period=period), f)
+    return Profile(_spec("pulse", amplitude=a if a.size > 1 else a[0], period=period), f,
+                   kernel=_kernel("pulse", a, period, w))
 
 
 def sine(amplitude, frequency, phase=0.0, offset=0.0):
@@ -101,7 +128,8 @@ def sine(amplitude, frequency, phase=0.0, offset=0.0):
     w = 2 * math.pi * frequency
     return Profile(_spec("sine", amplitude=a if a.size > 1 else a[0], frequency=frequency,
                          phase=phase, offset=offset),
-                   lambda t: offset + a * math.sin(w * t + phase))
+                   lambda t: offset + a * math.sin(w * t + phase),
+                   kernel=_kernel("sine", a, w, phase, offset))
 
 
 def bang_bang(amplitude, period):
@@ -113,7 +141,8 @@ def bang_bang(amplitude, period):
         if t < period / 2:
             return a
         return -a if t < period else 0.0 * a
-    return Profile(_spec("bang-bang", amplitude=a if a.size > 1 else a[0], period=period), f)
+    return Profile(_spec("bang-bang", amplitude=a if a.size > 1 else a[0], period=period), f,
+                   kernel=_kernel("bang-bang", a, period))
 
 
 def spin_up(Omega, T):
@@ -198,10 +227,50 @@ def imported(name, base_dir=None):
 
 
 class _Imported(Profile):
-    """A user's callable: called with every argument it is given (t, or t, q, qd)."""
+    """A user's callable: called with every argument it is given (t, or t, q, qd); it
+    may read the state, so it is not :func:`is_time_only` (wrap it in
+    :func:`time_only` to declare that it does not)."""
+
+    time_only = False
 
     def __call__(self, t, *state):
         return self._fn(t, *state)
+
+
+class TimeOnly:
+    """A callable of time alone, declared so (:func:`time_only`): called as ``f(t)``
+    whatever state it is given."""
+
+    time_only = True
+
+    def __init__(self, fn):
+        if not callable(fn):
+            raise ParameterError("fn", fn, "must be callable(t)")
+        self._fn = fn
+
+    def __call__(self, t, *state):
+        return self._fn(t)
+
+    def __repr__(self):
+        return f"time_only({self._fn!r})"
+
+
+def time_only(fn):
+    """``fn``, a callable of time alone f(t), declared to be one: as a joint torque it is
+    called with t only (never with the state), and the reference engine's generalized-
+    alpha may then evaluate it ahead at the times of its fixed steps and run many steps
+    in one compiled call (docs/planar-link.md §4.4). The result is the same as calling
+    it step by step; only declare what is true: a torque that reads the state must stay
+    a plain callable f(t, q, qd). Input profiles (:func:`pulse`, :func:`step`, ...) are
+    time-only already; ``fn`` itself is returned for them."""
+    return fn if is_time_only(fn) else TimeOnly(fn)
+
+
+def is_time_only(fn):
+    """Whether ``fn`` is declared a function of time alone: a built-in input profile, or
+    a callable wrapped by :func:`time_only` (an attribute ``time_only`` that is True).
+    A plain callable is not, whatever its signature: it may read the state."""
+    return getattr(fn, "time_only", False) is True
 
 
 #: name -> builder(**parameters) of the built-in profiles.
@@ -238,5 +307,6 @@ def profile(spec, base_dir=None):
     return build(**params)
 
 
-__all__ = ["PROFILES", "Profile", "bang_bang", "imported", "profile", "pulse", "sine",
-           "spin_up", "step", "table"]
+__all__ = ["KERNEL_CODES", "PROFILES", "Profile", "TimeOnly", "bang_bang", "imported",
+           "is_time_only", "profile", "pulse", "sine", "spin_up", "step", "table",
+           "time_only"]

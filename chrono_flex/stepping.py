@@ -183,6 +183,16 @@ class Stepper:
         return the new time. Raise SimulationError (with the time) when the step fails."""
         raise NotImplementedError
 
+    def advance_outputs(self, t_targets):
+        """Optionally, advance through several of the next output times ``t_targets`` at
+        once (an engine that runs its steps in compiled code). Returns None when it
+        does not (the loop then calls :meth:`advance`), else (a list of (t, deflection
+        ratio, record), one per output time reached, in order; None or the
+        SimulationError that stopped the engine after them): the loop applies its
+        guards to each output as after :meth:`advance` and keeps its record, then raises
+        the error."""
+        return None
+
     def deflection_ratio(self):
         """Largest |tip deflection| / link length at the current time; NaN or inf when
         the state is not finite (the loop then stops with a divergence error)."""
@@ -247,7 +257,9 @@ def run(stepper, t_out, *, max_deflection_ratio=0.5, on_output=None, progress=No
     w_in = w_diss = 0.0
 
     def keep(t):
-        rec = stepper.record(t)
+        keep_record(stepper.record(t), t)
+
+    def keep_record(rec, t):
         if powers is not None:
             rec = dict(rec, work_in=w_in, work_diss=w_diss)
         for name, value in rec.items():
@@ -258,8 +270,8 @@ def run(stepper, t_out, *, max_deflection_ratio=0.5, on_output=None, progress=No
     n = len(t_out)
     k = 0
 
-    def guard(t_prev, t):
-        ratio = stepper.deflection_ratio()
+    def guard(t_prev, t, ratio=None):
+        ratio = stepper.deflection_ratio() if ratio is None else ratio
         if not math.isfinite(ratio):
             raise SimulationError("the state is not finite (diverged); try a smaller "
                                   "step or tolerance", t)
@@ -274,6 +286,21 @@ def run(stepper, t_out, *, max_deflection_ratio=0.5, on_output=None, progress=No
         guard(None, stepper.t)            # the initial state too
         keep(float(t_out[0]))
         while k < n - 1:
+            batch = None if powers is not None else stepper.advance_outputs(t_out[k + 1:])
+            if batch is not None and (batch[0] or batch[1] is not None):
+                reached, error = batch
+                for t, ratio, rec in reached:    # each as if reached by advance()
+                    guard(None, t, ratio)
+                    k += 1
+                    keep_record(rec, t)
+                if error is not None:
+                    raise error
+                if max_wall_time is not None and time.perf_counter() - t_start > max_wall_time:
+                    raise SimulationError(f"the run used up its wall-time budget of "
+                                          f"max_wall_time = {max_wall_time:g} s", stepper.t)
+                if progress is not None:
+                    progress(stepper.t)
+                continue
             t_prev = stepper.t
             t = stepper.advance(float(t_out[k + 1]))
             guard(t_prev, t)

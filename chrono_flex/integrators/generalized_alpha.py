@@ -286,20 +286,68 @@ class GeneralizedAlpha:
         the step control shrank the step away."""
         while True:
             status = self.step_solver.advance(self, t_target)
-            self._check_budget(self.t)
-            if status == 0:
+            if self._after_compiled(status, t_target):
                 return self.t
-            if status == 2:
-                raise SimulationError("non-finite generalized forces (divergence, or a step "
-                                      "the model cannot take)", self.t)
-            if status == 3:
-                raise SimulationError("generalized_alpha: the step control shrank the step "
-                                      "below 1e-12 of the time (a discontinuity, or a "
-                                      "tolerance the model cannot meet)", self.t)
-            self._take(fixed_substep(self.t, t_target, self.step), self.max_halvings)
-            self.n_steps += 1
-            if t_target - self.t <= 1e-12 * max(1.0, abs(t_target)):
-                return self.t
+
+    def _after_compiled(self, status, t_target):
+        """After a compiled call that stopped with ``status`` on its way to ``t_target``:
+        the budget, the errors, a failed fixed step taken with halvings; True when
+        ``t_target`` is reached."""
+        self._check_budget(self.t)
+        if status == 0:
+            return True
+        if status == 2:
+            raise SimulationError("non-finite generalized forces (divergence, or a step "
+                                  "the model cannot take)", self.t)
+        if status == 3:
+            raise SimulationError("generalized_alpha: the step control shrank the step "
+                                  "below 1e-12 of the time (a discontinuity, or a "
+                                  "tolerance the model cannot meet)", self.t)
+        # the compiled call tried the step as _take would: go on with its halves
+        self._halve(fixed_substep(self.t, t_target, self.step), self.max_halvings)
+        self.n_steps += 1
+        return t_target - self.t <= 1e-12 * max(1.0, abs(t_target))
+
+    #: About how many steps one call of :meth:`advance_outputs` takes at most (then the
+    #: stepping loop checks its wall-time budget and reports progress).
+    BATCH_STEPS = 1000
+
+    def advance_outputs(self, t_targets):
+        """The steps through several output times ``t_targets`` (increasing, after
+        :attr:`t`) in compiled calls of ``step_solver.advance_outputs``, where the step
+        solver offers them: equations without inputs, or (fixed step) with inputs that
+        are functions of time alone, evaluated ahead at the steps' ends. The steps and
+        their numbers are those :meth:`advance` takes one by one; the outputs taken at
+        once are limited to about :attr:`BATCH_STEPS` steps.
+
+        Returns None where this does not apply (then call :meth:`advance`), else
+        (the states at the first k targets (k, n), None or the SimulationError that
+        stopped the run after them)."""
+        solver = self.step_solver
+        if solver is None or not hasattr(solver, "advance_outputs"):
+            return None
+        targets = np.asarray(t_targets, dtype=float)
+        h = self.step if self.error_rtol is None else self.h_next
+        span = max(targets[0] - self.t, 1e-300)
+        targets = targets[:max(1, int(self.BATCH_STEPS * h / span))]
+        states = []
+        k = 0
+        try:
+            while k < targets.size:
+                out = solver.advance_outputs(self, targets[k:])
+                if out is None:
+                    return None if k == 0 else (np.array(states), None)
+                status, X = out
+                states.extend(X)
+                k += len(X)
+                if status == 0:
+                    self._check_budget(self.t)
+                elif self._after_compiled(status, targets[k]):
+                    states.append(self.x.copy())
+                    k += 1
+        except SimulationError as exc:
+            return np.array(states).reshape(-1, self.x.size), exc
+        return np.array(states), None
 
     def _check_budget(self, t):
         if self.max_nfev is not None and self.nfev + self.step_solver.nfev > self.max_nfev:
@@ -359,8 +407,11 @@ class GeneralizedAlpha:
         self.q_scale = np.maximum(self.q_scale, np.abs(xn[:self.n2]))
 
     def _take(self, h, halvings):
-        if self._try(h):
-            return
+        if not self._try(h):
+            self._halve(h, halvings)
+
+    def _halve(self, h, halvings):
+        """The step h, whose Newton failed, as two halves (each taken by :meth:`_take`)."""
         if halvings == 0:
             raise SimulationError(f"generalized_alpha: Newton did not converge in "
                                   f"{self.max_iters} iterations with a fresh Jacobian, "

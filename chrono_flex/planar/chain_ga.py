@@ -12,10 +12,15 @@ the Python side keeps only the step control and the output.
 
 It serves the forward problem of an arm without drives, state x = [q, q_d, W_in,
 W_diss], whose joint forces are a function of time alone during a step: no torque, or
-an input profile of :mod:`chrono_flex.inputs` (which ignores the state). The joint
-forces are then evaluated once per step, in Python, at t_{n+1}, where the Python
-iteration evaluates them at every iterate with the same result. A torque callback that
-reads the state, or a drive with its own states, keeps the Python iteration.
+a torque declared time-only (:func:`chrono_flex.inputs.is_time_only`: the input
+profiles, callables wrapped by :func:`chrono_flex.inputs.time_only`). The joint forces
+are then evaluated once per step, in Python, at t_{n+1}, where the Python iteration
+evaluates them at every iterate with the same result. Without a torque, with an input
+profile that carries its formula (``Profile.kernel``, evaluated in the loop by
+:func:`profile_values`), and with any time-only torque under a fixed step (the steps'
+ends known ahead, :func:`fixed_grid`, the torque evaluated there beforehand), the step
+loop runs compiled through many output times (:func:`ga_outputs`). A torque callback
+that reads the state, or a drive with its own states, keeps the Python iteration.
 
 The equations, for y = (a, w) the unknowns at t_{n+1} (algorithmic accelerations of q
 and of the work integrals z = (W_in, W_diss)):
@@ -26,8 +31,11 @@ and of the work integrals z = (W_in, W_diss)):
 with x_{n+1}(y) from the generalized-alpha update (Arnold & Bruls 2007, eqs. 6-8).
 """
 
+import math
+
 import numpy as np
 
+from .._callbacks import call_vector, call_vector_series
 from . import kernels
 
 #: Status codes of :func:`ga_solve` (0: converged).
@@ -89,19 +97,44 @@ def _lu_solve(A, piv, b):
 
 
 @kernels._jit
+def _matvec(A, x):
+    """A x by plain loops. The matrices here are small (nq up to a few hundred), and
+    numba's ``@`` calls the BLAS, whose threads, on a machine busier than it has cores,
+    wait for each other far longer than the product takes (64 elements: 8 to 10 times
+    the whole step's cost)."""
+    n, m = A.shape
+    out = np.zeros(n)
+    for i in range(n):
+        s = 0.0
+        for j in range(m):
+            s += A[i, j] * x[j]
+        out[i] = s
+    return out
+
+
+@kernels._jit
+def _dot(a, b):
+    """a . b by a plain loop (see :func:`_matvec`)."""
+    s = 0.0
+    for k in range(a.shape[0]):
+        s += a[k] * b[k]
+    return s
+
+
+@kernels._jit
 def _forcing(P, K, D, g, stiff, Q, jidx, tau, x, nq):
     """(M, F) at the state x: F = [f, tau . theta_d, q_d^T D q_d] (module docstring)."""
     q = x[:nq]
     qd = x[nq:2 * nq]
     M, r = kernels._chain_terms(P, q, qd, g, stiff)
     F = np.empty(nq + 2)
-    Dqd = D @ qd
-    F[:nq] = Q - r - K @ q - Dqd
+    Dqd = _matvec(D, qd)
+    F[:nq] = Q - r - _matvec(K, q) - Dqd
     p = 0.0
     for k in range(jidx.shape[0]):
         p += tau[k] * qd[jidx[k]]
     F[nq] = p
-    F[nq + 1] = qd @ Dqd
+    F[nq + 1] = _dot(qd, Dqd)
     return M, F
 
 
@@ -210,9 +243,9 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
             _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
             M, F = _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq)
             counts[0] += 1
-            if not np.isfinite(F @ F):
+            if not np.isfinite(_dot(F, F)):
                 return NON_FINITE, xn, y, acc_new
-            Ma = M @ y[:nq]
+            Ma = _matvec(M, y[:nq])
             r = y - F
             r[:nq] = Ma - F[:nq]
             scale = max(np.abs(Ma).max(), np.abs(F[:nq]).max())
@@ -245,17 +278,48 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
     return FAILED, xn, y, acc_new
 
 
+@kernels._jit
+def profile_values(code, amp, par, t, out):
+    """The joint forces of an input profile at time t into ``out``: the formulas of
+    :mod:`chrono_flex.inputs` (codes :data:`chrono_flex.inputs.KERNEL_CODES`; ``amp``
+    the amplitudes, ``par`` the parameters its ``kernel`` holds), in the same
+    operations, so the same numbers: 1 pulse (period, w), 2 step (t_start), 3 sine (w,
+    phase, offset), 4 bang-bang (period)."""
+    for k in range(amp.shape[0]):
+        a = amp[k]
+        if code == 1:
+            if 0.0 <= t < par[0]:
+                out[k] = a * (math.sin(par[1] * t) * (1 - math.cos(par[1] * t)) / 2)
+            else:
+                out[k] = 0.0 * a
+        elif code == 2:
+            out[k] = a if t >= par[0] else 0.0 * a
+        elif code == 3:
+            out[k] = par[2] + a * math.sin(par[0] * t + par[1])
+        else:
+            if t < par[0] / 2:
+                out[k] = a
+            else:
+                out[k] = -a if t < par[0] else 0.0 * a
+
+
 #: Further status codes of :func:`ga_advance`: the step control shrank the step below
 #: 1e-12 of the time scale.
 SHRUNK = 3
 
 
 @kernels._jit
-def ga_advance(P, K, D, g, stiff, Q, jidx, tau, t, t_target, x, y, acc, y_last, t_last,
-               step, adaptive, h_next, q_scale, err_rtol, max_step, am, af, gamma, beta,
-               rtol, atol, max_iters, JF, Mj, A, piv, state, counts):
-    """Steps of :func:`ga_solve` from t to ``t_target`` with constant generalized forces
-    Q (no time-dependent input): the loop of ``GeneralizedAlpha.advance`` compiled.
+def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, t_target,
+               x, y, acc, y_last, t_last, step, adaptive, h_next, q_scale, err_rtol,
+               max_step, am, af, gamma, beta, rtol, atol, max_iters, JF, Mj, A, piv,
+               state, counts):
+    """Steps of :func:`ga_solve` from t to ``t_target``: the loop of
+    ``GeneralizedAlpha.advance`` compiled. The joint forces of a step, set into ``tau``
+    and Q: with rows in ``taus``, those of step k (counted from this call's first) are
+    the row i0 + k (fixed step only: the input evaluated ahead at the steps' ends,
+    :func:`fixed_grid`); else, with ``pcode`` > 0, the input profile (pcode, pamp,
+    ppar) at the step's end (:func:`profile_values`); else Q is constant (no
+    time-dependent input).
     Fixed step (``adaptive`` False): equal sub-steps no longer than ``step``; a step
     whose Newton fails returns FAILED at its start, for the Python side to halve.
     Adaptive: the step control of ``GeneralizedAlpha._adaptive`` (local error (4.14)
@@ -287,6 +351,14 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, t, t_target, x, y, acc, y_last, 
             h = remaining / n
         landing = h < h_next
         ratio = h / (t - t_last) if t > t_last else 0.0
+        if taus.shape[0] > 0:
+            for k in range(jidx.shape[0]):
+                tau[k] = taus[i0 + steps, k]
+                Q[jidx[k]] = tau[k]
+        elif pcode > 0:
+            profile_values(pcode, pamp, ppar, t + h, tau)
+            for k in range(jidx.shape[0]):
+                Q[jidx[k]] = tau[k]
         status, xn, yn, accn = ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y, acc, y_last,
                                         ratio, h, am, af, gamma, beta, rtol, atol,
                                         max_iters, JF, Mj, A, piv, state, counts)
@@ -329,21 +401,79 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, t, t_target, x, y, acc, y_last, 
     return (OK, t, x, y, acc, y_last, t_last, h_next, q_scale, steps, rejected, retries)
 
 
+@kernels._jit
+def fixed_grid(t, targets, step):
+    """The ends of the fixed steps from t through the output times ``targets`` (in
+    order): the times :func:`ga_advance` and ``GeneralizedAlpha.advance`` reach, by the
+    same arithmetic (equal sub-steps no longer than ``step`` per interval, each step
+    h = remaining / ceil(remaining / step), t + h)."""
+    n = 0
+    for k in range(targets.shape[0]):
+        n += int(np.ceil((targets[k] - (t if k == 0 else targets[k - 1])) / step)) + 1
+    out = np.empty(n)
+    i = 0
+    for k in range(targets.shape[0]):
+        t_target = targets[k]
+        while t_target - t > 1e-12 * max(1.0, abs(t_target)):
+            remaining = t_target - t
+            m = max(1, int(np.ceil(remaining / step - 1e-9)))
+            t = t + remaining / m
+            if i == out.shape[0]:                # more steps than estimated: grow
+                more = np.empty(2 * i + 1)
+                more[:i] = out
+                out = more
+            out[i] = t
+            i += 1
+    return out[:i]
+
+
+@kernels._jit
+def ga_outputs(P, K, D, g, stiff, Q, jidx, tau, taus, pcode, pamp, ppar, t, targets, X, x,
+               y, acc, y_last, t_last, step, adaptive, h_next, q_scale, err_rtol, max_step,
+               am, af, gamma, beta, rtol, atol, max_iters, JF, Mj, A, piv, state, counts):
+    """:func:`ga_advance` through the output times ``targets`` in turn, the state at each
+    stored in the rows of X; the joint forces of every step from ``taus`` (the rows of
+    :func:`fixed_grid`'s times), from the profile (pcode, pamp, ppar), or constant.
+
+    Returns (status, outputs reached, t, x, y, acc, y_last, t_last, h_next, q_scale,
+    steps, rejected, retries): on a status other than OK the state where
+    :func:`ga_advance` stopped (after the last output reached)."""
+    steps = rejected = retries = 0
+    reached = 0
+    status = OK
+    for k in range(targets.shape[0]):
+        (status, t, x, y, acc, y_last, t_last, h_next, q_scale, n, r,
+         f) = ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, steps, pcode, pamp, ppar, t,
+                         targets[k], x, y, acc, y_last, t_last, step, adaptive, h_next,
+                         q_scale, err_rtol, max_step, am, af, gamma, beta, rtol, atol,
+                         max_iters, JF, Mj, A, piv, state, counts)
+        steps += n
+        rejected += r
+        retries += f
+        if status != OK:
+            break
+        X[k, :] = x
+        reached += 1
+    return (status, reached, t, x, y, acc, y_last, t_last, h_next, q_scale, steps,
+            rejected, retries)
+
+
 class ChainStep:
     """The compiled Newton solve of a :class:`GeneralizedAlpha` step for an arm's
     forward problem (module docstring): ``solve(t_new, h, x, y, acc, ga)`` returns
-    (status, x_{n+1}, y_{n+1}, acc_{n+1}); it keeps the Jacobian and its LU between
-    steps and counts the evaluations (``nfev``, ``njev``, ``nlu``).
+    (status, x_{n+1}, y_{n+1}, acc_{n+1}); ``advance_outputs(ga, targets)`` runs the
+    steps through several output times in one call. It keeps the Jacobian and its LU
+    between steps and counts the evaluations (``nfev``, ``njev``, ``nlu``).
 
     Args:
         model: the arm's :class:`~chrono_flex.planar.equations.ArmModel` (with its
             packed arrays: the numba backend).
-        joint_forces: callable(t) -> (nj,) joint forces at time t (a function of time
-            alone), or None for none.
+        torque: the joint torque, a function of time alone (callable(t) -> one value
+            per joint, :func:`chrono_flex.inputs.is_time_only`), or None for none.
     """
 
-    def __init__(self, model, joint_forces):
-        self.model, self.joint_forces = model, joint_forces
+    def __init__(self, model, torque=None):
+        self.model, self.torque = model, torque
         nq = model.nq
         n, m = 2 * nq + 2, nq + 2
         self.jidx = np.asarray(model.joint_index, dtype=np.int64)
@@ -353,10 +483,24 @@ class ChainStep:
         self.counts = np.zeros(3, dtype=np.int64)
         self._Q = np.zeros(nq)
         self._tau = np.zeros(self.jidx.size)
+        self._no_taus = np.zeros((0, self.jidx.size))
+        self._no_params = np.zeros(0)
         # t and y at the last two step starts (the arrays are the integrator's, which
         # it replaces, never changes, at each step)
         self._t_start = self._t_last = None
         self._y_start = self._y_last = None
+
+    def joint_forces(self, t):
+        """The joint forces at time t, checked (:func:`chrono_flex._callbacks.call_vector`:
+        a fault names the callback and the time)."""
+        return call_vector("torque", self.torque, self.jidx.size, t)
+
+    def inputs_at(self, ts):
+        """The joint forces at the times ``ts`` as rows (len(ts), nj), the values
+        :meth:`joint_forces` gives one by one, or None when one is faulty (then the
+        steps go one by one, where the fault is reported at its time after the steps
+        before it; :func:`chrono_flex._callbacks.call_vector_series`)."""
+        return call_vector_series(self.torque, self.jidx.size, ts)
 
     def _extrapolation(self, t, y, h):
         """(y_{n-1}, ratio) for the iteration's start y_n + ratio (y_n - y_{n-1}), ratio =
@@ -387,19 +531,48 @@ class ChainStep:
     def autonomous(self):
         """Whether the generalized forces are constant in time (no torque): then whole
         intervals run in one call (:meth:`advance`)."""
-        return self.joint_forces is None
+        return self.torque is None
 
     def advance(self, ga, t_target):
         """Steps of ``ga`` (a GeneralizedAlpha) towards ``t_target`` in one compiled call
-        (:func:`ga_advance`); updates its state and counts and returns the status."""
+        (:func:`ga_advance`, no torque); updates its state and counts and returns the
+        status."""
+        return self.advance_outputs(ga, [t_target])[0]
+
+    def advance_outputs(self, ga, targets):
+        """Steps of ``ga`` through the output times ``targets`` in one compiled call
+        (:func:`ga_outputs`); updates its state and counts. Returns (status, the states
+        at the outputs reached (k, n)), or None where it does not apply: a torque
+        without a compiled formula (``kernel``, :func:`profile_values`) under the step
+        control (the step times are not known ahead), or one whose values at the fixed
+        steps' ends (:func:`fixed_grid`, :meth:`inputs_at`) are not all finite reals of
+        the expected shape."""
         mdl = self.model
-        t_last = -np.inf if self._t_last is None or ga.t != self._t_start else self._t_last
-        y_last = ga.y if t_last == -np.inf else self._y_last
+        targets = np.asarray(targets, dtype=float)
         adaptive = ga.error_rtol is not None
-        (status, t, x, y, acc, y_last, t_last, h_next, q_scale, steps, rejected,
-         retries) = ga_advance(
+        taus = self._no_taus
+        pcode, pamp, ppar = 0, self._tau, self._no_params
+        kernel = getattr(self.torque, "kernel", None)
+        if kernel is not None and np.shape(kernel[1]) == self._tau.shape:
+            pcode, pamp, ppar = kernel
+        elif self.torque is not None:
+            if adaptive:
+                return None
+            taus = self.inputs_at(fixed_grid(ga.t, targets, ga.step))
+            if taus is None:
+                return None
+        # the step start before ga.t, as :meth:`solve` would take it (also after steps
+        # taken by solve, e.g. the halves of a failed step)
+        if self._extrapolation(ga.t, ga.y, 1.0)[1] == 0.0:
+            t_last, y_last = -np.inf, ga.y
+        else:
+            t_last, y_last = self._t_last, self._y_last
+        X = np.empty((targets.size, ga.x.size))
+        (status, reached, t, x, y, acc, y_last, t_last, h_next, q_scale, steps, rejected,
+         retries) = ga_outputs(
             mdl.packed, mdl.K, mdl.D, mdl.g_vec, mdl.geometric_stiffening, self._Q,
-            self.jidx, self._tau, ga.t, float(t_target), ga.x, ga.y, ga.acc, y_last,
+            self.jidx, self._tau, taus, pcode, pamp, ppar, ga.t, targets, X, ga.x, ga.y,
+            ga.acc, y_last,
             t_last, ga.step, adaptive, ga.h_next, ga.q_scale,
             ga.error_rtol if adaptive else 0.0, ga.max_step, ga.am, ga.af, ga.gamma,
             ga.beta, ga.rtol, ga.atol, ga.max_iters, self.JF, self.Mj, self.A, self.piv,
@@ -413,12 +586,12 @@ class ChainStep:
         if steps:
             self._t_last, self._y_last = t_last, y_last
             self._t_start, self._y_start = t, y
-        return status
+        return status, X[:reached]
 
     def solve(self, t_new, h, x, y, acc, ga):
         """One step's Newton solve; ``ga`` gives the method's parameters and tolerances."""
         mdl = self.model
-        if self.joint_forces is not None:
+        if self.torque is not None:
             self._tau = self.joint_forces(t_new)
             self._Q[:] = 0.0
             self._Q[self.jidx] = self._tau
@@ -429,5 +602,5 @@ class ChainStep:
                         self.Mj, self.A, self.piv, self.state, self.counts)
 
 
-__all__ = ["ChainStep", "available", "ga_advance", "ga_solve", "OK", "FAILED", "NON_FINITE",
-           "SHRUNK"]
+__all__ = ["ChainStep", "available", "fixed_grid", "ga_advance", "ga_outputs", "ga_solve",
+           "profile_values", "OK", "FAILED", "NON_FINITE", "SHRUNK"]

@@ -373,6 +373,51 @@ def frames_series(model, Q):
     return roots, tips
 
 
+@dataclass(frozen=True)
+class RootMotion:
+    """A link root's angle psi (nt,), angular rate psi_dot (nt,) and convective
+    acceleration ap (2, nt) along a run: the fields of a
+    :class:`~chrono_flex.planar.kinematics.Frame` that :func:`axial_force` reads, as
+    series (so that it evaluates the whole run in one call)."""
+
+    psi: np.ndarray
+    psid: np.ndarray
+    ap: np.ndarray
+
+
+def root_motion_series(model, Q, QD):
+    """The root motion of every link at every sample of ``Q``, ``QD`` (nt, nq): a list of
+    :class:`RootMotion`, the frames of :func:`chrono_flex.planar.kinematics.chain_frames`
+    vectorised over time (same recursion, docs/planar-link.md eqs. (1.5)-(1.6)). The
+    convective angular acceleration of every frame is zero (the angles are linear in q),
+    so it is left out."""
+    Q, QD = np.asarray(Q, dtype=float), np.asarray(QD, dtype=float)
+    nt = Q.shape[0]
+    phi, phid, a = np.zeros(nt), np.zeros(nt), np.zeros((nt, 2))
+    out = []
+    for ll, b in zip(model.layout.links, model.bases):
+        j, jt = ll.joint_index, ll.joint
+        if jt.kind == "revolute":
+            psi, psid, ap = phi + Q[:, j] + jt.angle_offset, phid + QD[:, j], a
+        else:                                   # kinematics.child_frame, prismatic
+            ang = phi + jt.axis_angle
+            u = np.column_stack([np.cos(ang), np.sin(ang)])
+            Su = np.column_stack([-u[:, 1], u[:, 0]])
+            d, dd = Q[:, j:j + 1], QD[:, j:j + 1]
+            ap = a + 2.0 * dd * phid[:, None] * Su - d * phid[:, None] ** 2 * u
+            psi, psid = ang + jt.link_angle, phid
+        out.append(RootMotion(psi, psid, ap.T))
+        N, dN, _ = b.tip_values                 # kinematics.points at x = L
+        e, ed = Q[:, ll.elastic_index], QD[:, ll.elastic_index]
+        c, s = np.cos(psi), np.sin(psi)
+        w, wd = e @ N[0], ed @ N[0]
+        Rs = np.column_stack([c * b.length - s * w, s * b.length + c * w])
+        a = (ap - psid[:, None] ** 2 * Rs
+             - 2.0 * (psid * wd)[:, None] * np.column_stack([c, s]))
+        phi, phid = psi + e @ dN[0], psid + ed @ dN[0]
+    return out
+
+
 def _rotate(psi, x, w):
     """R(psi) [x, w] for arrays psi (nt,), w (nt, ...) and x broadcast with w: (..., 2)."""
     c, s = np.cos(psi), np.sin(psi)

@@ -18,6 +18,7 @@ from scipy.linalg import eigh
 
 from .. import _checks as ck
 from . import equations as mdl
+from . import kernels
 from ..errors import ParameterError
 from .post import check_n_samples
 
@@ -69,18 +70,27 @@ class Modes:
     shapes: np.ndarray
 
 
+def _gravity_force(model, q):
+    """Q_g(q): by the compiled chain kernel where numba is present (its r = h - Q_g
+    [+ K_geo e] at rest, without the stiffening term, is -Q_g: h is quadratic in the
+    rates), else from :func:`chrono_flex.planar.equations.terms`."""
+    zero = np.zeros(model.nq)
+    if model.packed is not None:
+        return -kernels.chain_terms(model.packed, q, zero, model.g_vec, False)[1]
+    return mdl.terms(model, q, zero)[2]
+
+
 def linear_stiffness(arm, q):
     """K_l = K - dQ_g/dq at q (nq, nq), symmetric: the stiffness of small motions at rest."""
     Kl = arm.model.K.copy()
     if arm.gravity:
-        zero = np.zeros(arm.nq)
         h = 1e-6                   # central differences of Q_g: error ~h^2, far below K
         for k in range(arm.nq):
             qp, qm = q.copy(), q.copy()
             qp[k] += h
             qm[k] -= h
-            Kl[:, k] -= (mdl.terms(arm.model, qp, zero)[2]
-                         - mdl.terms(arm.model, qm, zero)[2]) / (2 * h)
+            Kl[:, k] -= (_gravity_force(arm.model, qp)
+                         - _gravity_force(arm.model, qm)) / (2 * h)
         Kl = 0.5 * (Kl + Kl.T)
     return Kl
 

@@ -69,12 +69,21 @@ def check_n_samples(n_samples):
     return n
 
 
-def deflection_ratio(arm, q):
-    """max_i |tip deflection of link i| / L_i at coordinates q (the loop's guard)."""
-    m = arm.model
+def _tip_ratio_rows(m):
     if getattr(m, "_tip_ratio_rows", None) is None:
         m._tip_ratio_rows = mdl.tip_rows(m) / np.array([lk.length for lk in m.links])[:, None]
-    return float(np.abs(m._tip_ratio_rows @ q).max())
+    return m._tip_ratio_rows
 
 
-__all__ = ["arm_result", "check_n_samples", "deflection_ratio", "describe"]
+def deflection_ratio(arm, q):
+    """max_i |tip deflection of link i| / L_i at coordinates q (the loop's guard)."""
+    return float(np.abs(_tip_ratio_rows(arm.model) @ q).max())
+
+
+def deflection_ratios(arm, Q):
+    """:func:`deflection_ratio` at every row of Q (nt, nq): an array (nt,)."""
+    return np.abs(np.asarray(Q) @ _tip_ratio_rows(arm.model).T).max(axis=1)
+
+
+__all__ = ["arm_result", "check_n_samples", "deflection_ratio", "deflection_ratios",
+           "describe"]

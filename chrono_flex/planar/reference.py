@@ -20,7 +20,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .. import _checks as ck
-from .._callbacks import call_vector
+from .._callbacks import call_vector, call_vector_series
 from ..errors import ParameterError
 from ..integrators.explicit import RungeKutta4
 from ..integrators.generalized_alpha import GeneralizedAlpha
@@ -29,7 +29,7 @@ from ..stepping import Progress, Stepper, output_times, run
 from .. import inputs
 from . import chain_ga
 from . import equations as mdl
-from .post import arm_result, check_n_samples, deflection_ratio
+from .post import arm_result, check_n_samples, deflection_ratio, deflection_ratios
 
 FORMS = ("virtual_power", "lagrange", "without_mdot")
 
@@ -142,18 +142,16 @@ def compiled_step(sim, torque):
     (:class:`chrono_flex.planar.chain_ga.ChainStep`) for ``sim``, or None where it does
     not apply: numba absent or not the backend, :data:`COMPILED_STEP` off, a mixed
     problem, drives (their states and rates are Python), another form than
-    "virtual_power", or a torque callback that is not an input profile of
-    :mod:`chrono_flex.inputs` (a plain callable may read the state, which the compiled
-    iteration holds fixed over a step; profiles are functions of time alone)."""
+    "virtual_power", or a torque callback not declared a function of time alone
+    (:func:`chrono_flex.inputs.is_time_only`: the input profiles and callables wrapped
+    by :func:`chrono_flex.inputs.time_only`; a plain callable may read the state, which
+    the compiled iteration holds fixed over a step)."""
     if not (COMPILED_STEP and chain_ga.available() and isinstance(sim, _ForwardProblem)
             and not sim.drive_joints and sim.form == "virtual_power"):
         return None
-    if torque is None:
-        return chain_ga.ChainStep(sim.arm.model, None)
-    if not isinstance(torque, inputs.Profile):
+    if torque is not None and not inputs.is_time_only(torque):
         return None
-    nj = sim.arm.n_joints
-    return chain_ga.ChainStep(sim.arm.model, lambda t: call_vector("torque", torque, nj, t))
+    return chain_ga.ChainStep(sim.arm.model, torque)
 
 
 class ReferenceStepper(Stepper):
@@ -170,6 +168,19 @@ class ReferenceStepper(Stepper):
 
     def advance(self, t_target):
         return self.ode.advance(t_target)
+
+    def advance_outputs(self, t_targets):
+        """Several output times in one go where the integrator offers it
+        (:meth:`GeneralizedAlpha.advance_outputs`; :meth:`Stepper.advance_outputs`)."""
+        fn = getattr(self.ode, "advance_outputs", None)
+        out = None if fn is None else fn(t_targets)
+        if out is None:
+            return None
+        X, error = out
+        ratios = self.sim.max_deflection_ratios(X)
+        ratios[~np.isfinite(np.einsum("ij,ij->i", X, X))] = np.nan   # as _ratio
+        return [(float(t), float(r), {"x": x})
+                for t, r, x in zip(t_targets, ratios, X)], error
 
     def _ratio(self, t, x):
         if not math.isfinite(float(x @ x)):       # any NaN or inf (or overflow)
@@ -284,11 +295,27 @@ class _ForwardProblem:
     def max_deflection_ratio(self, t, x):
         return deflection_ratio(self.arm, x[:self.nq])
 
+    def max_deflection_ratios(self, X):
+        """:meth:`max_deflection_ratio` at the states X (nt, n) (any times)."""
+        return deflection_ratios(self.arm, X[:, :self.nq])
+
+    def _torques(self, t, X):
+        """The joint forces at the samples (t, X): a time-only torque without drives in
+        one pass (:func:`chrono_flex._callbacks.call_vector_series`), else state by state."""
+        nq = self.nq
+        if self.torque is None and not self.drive_joints:
+            return np.zeros((len(t), self.arm.n_joints))
+        if not self.drive_joints and inputs.is_time_only(self.torque):
+            out = call_vector_series(self.torque, self.arm.n_joints, t)
+            if out is not None:
+                return out
+        return np.array([self._joint_forces(tk, x[:nq], x[nq:2 * nq], x)[0]
+                         for tk, x in zip(t, X)])
+
     def result(self, t, X, n_samples):
         nq, arm = self.nq, self.arm
         Q, QD = X[:, :nq], X[:, nq:2 * nq]
-        torques = np.array([self._joint_forces(tk, x[:nq], x[nq:2 * nq], x)[0]
-                            for tk, x in zip(t, X)])
+        torques = self._torques(t, X)
         extra = {}
         for j, s in zip(self.drive_joints, self.drive_slices):
             extra[f"drive{j + 1}_states"] = X[:, s]

@@ -33,7 +33,6 @@ import numpy as np
 
 from ..errors import ParameterError, StiffeningWarning
 from . import equations as mdl
-from . import kinematics as kin
 
 #: Axial load over the clamped-free buckling load up to which the first bending frequency
 #: of the linear model stays within 1 % (P / (2 P_cr) <= 0.01).
@@ -104,13 +103,10 @@ def run_ratios(arm, Q, QD):
         omega1 = first_bending_frequency(arm, np.asarray(Q[0], dtype=float))
     except ParameterError:          # no vibration mode (cannot happen for a Hermite link)
         omega1 = math.nan
-    nt, nl = len(Q), model.n_links
-    P, spin = np.empty((nt, nl)), np.empty((nt, nl))
-    for k in range(nt):
-        roots, _ = kin.chain_frames(model.layout, Q[k], QD[k])
-        for i in range(nl):
-            P[k, i] = float(mdl.axial_force(model, i, roots[i], 0.0))
-            spin[k, i] = roots[i].psid
+    roots = mdl.root_motion_series(model, Q, QD)
+    P = np.column_stack([mdl.axial_force(model, i, r, 0.0) * np.ones(len(Q))
+                         for i, r in enumerate(roots)])
+    spin = np.column_stack([r.psid for r in roots])
     EI = np.array([buckling_EI(lk) for lk in model.links])
     L = np.array([lk.length for lk in model.links])
     axial, spin_r = stiffening_ratios(P, spin, EI, L, omega1)

@@ -76,3 +76,89 @@ def test_whole_intervals_in_one_call_take_the_python_steps(step, monkeypatch):
     for key in ("n_steps", "rejected"):
         assert a.info[key] == b.info[key], key
     assert np.ptp(a.q[:, 0]) > 0.1
+
+
+def _one_step_at_a_time(monkeypatch):
+    """The stepping loop's per-step path: no output times taken at once."""
+    monkeypatch.setattr(reference.ReferenceStepper, "advance_outputs", lambda self, ts: None)
+
+
+@needs_numba
+@pytest.mark.parametrize("torque, step", [
+    (inputs.pulse([1.0, -0.5], 0.25), 3e-3),
+    (inputs.pulse([1.0, -0.5], 0.25), None),
+    (inputs.sine([0.5, 0.2], 3.0, 0.4, 0.1), None),
+    (inputs.bang_bang([0.4, -0.2], 0.2), None),
+    (inputs.step([0.3, 0.1], 0.05), None),
+    (inputs.time_only(lambda t: [np.sin(9 * t), 0.3]), 3e-3)])
+def test_inputs_in_the_compiled_loop_give_the_step_by_step_numbers(torque, step,
+                                                                   monkeypatch):
+    """A time-only torque: the compiled loop through many output times
+    (chain_ga.ga_outputs), with the profile evaluated in the loop
+    (chain_ga.profile_values; fixed step and step control) or a declared time-only
+    callable evaluated ahead at the fixed steps' ends, against the same compiled Newton
+    solve called step by step from Python, which calls the torque itself. Both
+    evaluate the same torques at the same times (the grid repeats the loop's
+    arithmetic, the compiled profiles the formulas of chrono_flex.inputs) and solve the
+    same steps, so the results are identical, not only close: any difference would
+    mean another time grid or another torque. The last case has Newton fail now and
+    then at this step (the steps are halved in Python between compiled calls)."""
+    arm = cf.PlanarArm([cf.Link(0.7, 3, EI=20.0, rho_A=0.5), cf.Link(0.5, 2, EI=10.0,
+                                                                      rho_A=0.3)],
+                       payload=cf.Payload(0.2), gravity=9.81, geometric_stiffening=True)
+    kw = dict(t_end=0.4, dt_out=0.01, step=step, joint_angles0=[0.3, -0.4], torque=torque)
+    fast = run(arm, True, monkeypatch, **kw)
+    _one_step_at_a_time(monkeypatch)
+    slow = run(arm, True, monkeypatch, **kw)
+    np.testing.assert_array_equal(fast.q, slow.q)
+    np.testing.assert_array_equal(fast.qd, slow.qd)
+    np.testing.assert_array_equal(fast.joint_torque, slow.joint_torque)
+    for key in ("n_steps", "retries", "rejected", "nfev", "njev", "nlu"):  # same work too
+        assert fast.info[key] == slow.info[key], key
+    assert fast.info["n_steps"] >= 40                # many steps per call (40 outputs)
+    assert np.ptp(fast.q[:, 0]) > 0.05               # the torque moves the arm
+
+
+def test_time_only_declarations():
+    """Profiles and wrapped callables are time-only; plain and imported callables are
+    not (they may read the state), whatever their signature."""
+    assert inputs.is_time_only(inputs.pulse(1.0, 2.0))
+    f = inputs.time_only(lambda t: 2.0 * t)
+    assert inputs.is_time_only(f) and f(0.5, np.zeros(3), np.zeros(3)) == 1.0
+    assert inputs.time_only(f) is f
+    assert not inputs.is_time_only(lambda t: 0.0)
+    assert not inputs.is_time_only(inputs.imported("math:cos"))
+    with pytest.raises(cf.ParameterError, match="fn"):
+        inputs.time_only(3.0)
+
+
+@needs_numba
+def test_a_faulty_input_ahead_is_reported_at_its_time(monkeypatch):
+    """A time-only torque that turns non-finite at 0.05 s: the run stops there with the
+    torque named, as step by step (the loop falls back to single steps)."""
+    arm = cf.PlanarArm([cf.Link(0.7, 3, EI=20.0, rho_A=0.5)])
+    torque = inputs.time_only(lambda t: 1.0 if t < 0.05 else float("nan"))
+    with pytest.raises(cf.SimulationError, match="torque") as fast:
+        arm.simulate(0.2, torque=torque, progress=False, method="generalized_alpha",
+                     step=1e-3, dt_out=0.01)
+    _one_step_at_a_time(monkeypatch)
+    with pytest.raises(cf.SimulationError, match="torque") as slow:
+        arm.simulate(0.2, torque=torque, progress=False, method="generalized_alpha",
+                     step=1e-3, dt_out=0.01)
+    assert str(fast.value) == str(slow.value)
+
+
+@needs_numba
+@pytest.mark.parametrize("prof", [inputs.pulse([0.4, -0.1], 2.0), inputs.step([1.0, 2.0], 0.5),
+                                  inputs.sine([0.3, 0.2], 1.5, 0.7, -0.05),
+                                  inputs.bang_bang([0.2, -0.3], 1.0)])
+def test_compiled_profiles_are_the_profiles(prof):
+    """chain_ga.profile_values against the Python profile, at random times and at the
+    switching times (0, T/2, T, t_start): the same operations, so equal numbers."""
+    code, amp, par = prof.kernel
+    rng = np.random.default_rng(7)
+    times = np.concatenate([rng.uniform(-0.5, 2.5, 200), [0.0, 0.5, 1.0, 2.0, -0.0]])
+    out = np.empty(2)
+    for t in times:
+        chain_ga.profile_values(code, amp, par, float(t), out)
+        np.testing.assert_array_equal(out, prof(float(t)))

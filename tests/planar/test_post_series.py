@@ -53,3 +53,23 @@ def test_series_equal_the_per_state_functions(backend, monkeypatch):
         assert close(res.curvature[k], curv)
         rigid = mdl.centerlines(m, q, ns, rigid=True)[0]
         assert close(res.centerline_rigid[k], arm.plane.to_world(rigid))
+
+
+def test_root_motion_series_equals_the_chain_frames():
+    """The stiffening rule's series (root angle, rate, convective acceleration, root
+    axial force) against kinematics.chain_frames state by state, through a prismatic
+    joint."""
+    from chrono_flex.planar import kinematics as kin
+
+    arm = chain()
+    m = arm.model
+    rng = np.random.default_rng(5)
+    nt = 5
+    Q, QD = rng.normal(size=(nt, m.nq)) * 0.3, rng.normal(size=(nt, m.nq))
+    series = mdl.root_motion_series(m, Q, QD)
+    for k in range(nt):
+        roots, _ = kin.chain_frames(m.layout, Q[k], QD[k])
+        for i, (r, s) in enumerate(zip(roots, series)):
+            assert close(s.psi[k], r.psi) and close(s.psid[k], r.psid)
+            assert close(s.ap[:, k], r.ap)
+            assert close(mdl.axial_force(m, i, s, 0.0)[k], mdl.axial_force(m, i, r, 0.0))
