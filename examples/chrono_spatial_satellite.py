@@ -30,6 +30,7 @@ import sys
 import numpy as np
 
 from chrono_flex.chrono import SpatialFlexibleLink, quiet_swig, step
+from chrono_flex.chrono.attachment import body_kinetic_energy, body_state
 from chrono_flex.chrono.scenes import free_body, new_system
 from chrono_flex.errors import PyChronoUnavailable
 from chrono_flex.spatial import (FixedJoint, RevoluteJoint, RigidBody, SpatialArm,
@@ -64,10 +65,7 @@ def angular_momentum(element, bus):
     """Total angular momentum about the world origin, N m s: the bus's own and the arm's
     (its momentum rows M w: forces in the world, moments about the bus's origin in the
     bus's axes)."""
-    p = np.asarray(bus.GetPos().to_numpy())
-    A = np.asarray(bus.GetRotMat().to_numpy())
-    v = np.asarray(bus.GetPosDt().to_numpy())
-    w = np.asarray(bus.GetAngVelLocal().to_numpy())
+    p, A, v, w = body_state(bus)
     momentum = element.mass_matrix() @ np.concatenate([v, w, element.qd()])
     own = A @ (np.diag(BUS_INERTIA) @ w) + np.cross(p, BUS_MASS * v)
     return own + A @ momentum[3:6] + np.cross(p, momentum[0:3])
@@ -104,10 +102,7 @@ def run(t_end=T_END, h=STEP):
             out["arm_momentum"].append(BUS_INERTIA[2] * -w_bus)
     out = {k: np.array(v) for k, v in out.items()}
     kinetic, elastic, _ = element.energy()
-    w = np.asarray(bus.GetAngVelLocal().to_numpy())
-    v = np.asarray(bus.GetPosDt().to_numpy())
-    out["energy"] = (kinetic + elastic + 0.5 * w @ np.diag(BUS_INERTIA) @ w
-                     + 0.5 * BUS_MASS * v @ v)
+    out["energy"] = kinetic + elastic + body_kinetic_energy(bus)
     out["element"] = element
     return out
 

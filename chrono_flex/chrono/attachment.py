@@ -32,6 +32,25 @@ def body_state(body):
             np.asarray(body.GetAngVelLocal().to_numpy(), dtype=float))
 
 
+def body_inertia(body):
+    """(mass, inertia tensor 3 x 3 about the body's reference, in its axes) of a ChBody."""
+    xx = np.asarray(body.GetInertiaXX().to_numpy(), dtype=float)
+    xy = np.asarray(body.GetInertiaXY().to_numpy(), dtype=float)
+    I = np.diag(xx)
+    I[0, 1] = I[1, 0] = xy[0]
+    I[0, 2] = I[2, 0] = xy[1]
+    I[1, 2] = I[2, 1] = xy[2]
+    return float(body.GetMass()), I
+
+
+def body_kinetic_energy(body):
+    """1/2 m |v|^2 + 1/2 omega^T I omega of a ChBody (its reference at its centre of
+    mass, as a ChBody's is), J."""
+    m, I = body_inertia(body)
+    _, _, v, w = body_state(body)
+    return float(0.5 * m * v @ v + 0.5 * w @ I @ w)
+
+
 def body_state_from(x, w):
     """The same from a body's 7 entries of Chrono's state x and 6 of w (docs/chrono.md
     eq. (2.1))."""

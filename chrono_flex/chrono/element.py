@@ -42,7 +42,8 @@ from .._callbacks import call_vector
 from ..errors import ParameterError, SimulationError
 from ..planar.params import Plane
 from ._detect import require_pychrono
-from .attachment import Welds, body_state, body_state_from, start_body_acceleration
+from .attachment import (Welds, body_inertia, body_state, body_state_from,
+                         start_body_acceleration)
 from .directors import PositionFunction, flexible_link_load_class
 from .system import REGISTRY_ATTR, matrix_to_quat, quat_to_matrix, vector
 
@@ -457,7 +458,7 @@ class FlexibleLink(Welds):
         nb = self._n_body
         b = self.parent_body
         if include_parent and body is not None:
-            m, I = _body_inertia(b)
+            m, I = body_inertia(b)
             w = body[3]
             M = M.copy()
             M[:3, :3] += m * np.eye(3)
@@ -650,17 +651,6 @@ class FlexibleLink(Welds):
         elastic = float(mdl.elastic_potential(self.model, q))
         gravity = floating.gravity_potential(self.model, q, *self._placement(), g)
         return float(kinetic), elastic, gravity
-
-
-def _body_inertia(body):
-    """(mass, inertia tensor 3 x 3 about the body's reference, in its axes) of a ChBody."""
-    xx = np.asarray(body.GetInertiaXX().to_numpy(), dtype=float)
-    xy = np.asarray(body.GetInertiaXY().to_numpy(), dtype=float)
-    I = np.diag(xx)
-    I[0, 1] = I[1, 0] = xy[0]
-    I[0, 2] = I[2, 0] = xy[1]
-    I[1, 2] = I[2, 1] = xy[2]
-    return float(body.GetMass()), I
 
 
 def _plane_from(joint_frame, default, chrono):

@@ -11,6 +11,7 @@ import numpy as np
 from ..errors import ParameterError
 from ._detect import require_pychrono
 from ._quiet import quiet_swig
+from .attachment import body_kinetic_energy
 from .element import FlexibleLink
 from .system import configure_system, step
 
@@ -255,11 +256,7 @@ class SliderCrank:
         else:
             E = sum(self.link.energies())       # beams, their hub and the welded pin
             bodies = (self.crank, self.slider)
-        for b in bodies:
-            v = b.GetPosDt().to_numpy()
-            w = b.GetAngVelLocal().to_numpy()
-            E += 0.5 * b.GetMass() * v @ v + 0.5 * w @ np.diag(b.GetInertiaXX().to_numpy()) @ w
-        return float(E)
+        return float(E + sum(body_kinetic_energy(b) for b in bodies))
 
     def midpoint_deflection(self):
         """The rod's midpoint off its chord, m: w(l/2) - w(l)/2, w the deflection in the

@@ -189,7 +189,7 @@ class SpatialFlexibleLink(FlexibleLink):
         M = sp.terms(self.model, q, w, base, g)[0]
         kinetic = 0.5 * w @ M @ w
         elastic = float(sp.elastic_potential(self.model, self.q()))
-        gravity = sfl.gravity_potential(self.model, self.q(), self._base(), g)
+        gravity = float(sp.gravity_potential(self.model, self.q(), self._base(), g))
         return float(kinetic), elastic, gravity
 
 

@@ -218,17 +218,20 @@ def forcing(model, q, qd, Q, gravity=None):
     return M, f
 
 
-def gravity_potential(model, q):
-    """V_g = - sum rho_A g . r - sum m g . r_item (works on complex q)."""
-    if not np.any(model.g_vec):
+def gravity_potential(model, q, base=None, gravity=None):
+    """V_g = - sum rho_A g . r - sum m g . r_item (works on complex q); ``base``: the
+    frame the tree hangs on (a fixed frame: r then in the world), ``gravity``: default
+    the model's."""
+    g_vec = model.g_vec if gravity is None else np.asarray(gravity, dtype=float)
+    if not np.any(g_vec):
         return 0.0 * q[0]
-    ev = evaluate(model, q, np.zeros(model.nq))
+    ev = evaluate(model, q, np.zeros(model.nq), base)
     V = 0.0 * q[0]
     for i in model.links:
-        V = V - np.sum(model.quad[i].w_rho_A * (ev.r[i] @ model.g_vec))
+        V = V - np.sum(model.quad[i].w_rho_A * (ev.r[i] @ g_vec))
     for it in model.items:
         if it.kind == "mass":
-            V = V - it.value * (_item_frame(ev, it).p @ model.g_vec)
+            V = V - it.value * (_item_frame(ev, it).p @ g_vec)
     return V
 
 

@@ -117,20 +117,6 @@ def world_centerlines(model, q, base, n_samples=21, rigid=False):
     return base.p + pts @ base.R.T
 
 
-def gravity_potential(model, q, base, gravity):
-    """V_g = - sum rho_A g . r - sum m g . r_item with r in the world (tree on ``base``)."""
-    g = np.asarray(gravity, dtype=float)
-    ev = mdl.evaluate(model, q, np.zeros(model.nq))
-    V = 0.0
-    for i in model.links:
-        V -= np.sum(model.quad[i].w_rho_A * ((base.p + ev.r[i] @ base.R.T) @ g))
-    for it in model.items:
-        if it.kind == "mass":
-            f = ev.roots[it.body] if it.where == "root" else ev.attach[it.body]
-            V -= it.value * ((base.p + base.R @ f.p) @ g)
-    return float(V)
-
-
 # -- a body welded to a link at a station (the Chrono element's attachments) -----------
 
 def station(model, q, qd, link, s, shapes=None):
@@ -286,6 +272,6 @@ def link_bushing_stiffness(link, ratio=BUSHING_RATIO):
 
 
 __all__ = ["BUSHING_RATIO", "N_BODY", "attachment_jacobians", "attachment_terms", "body_base",
-           "body_terms", "fixed_base", "fixed_terms", "gravity_potential",
+           "body_terms", "fixed_base", "fixed_terms",
            "link_bushing_stiffness", "rotation_angle", "skew", "station", "station_motion",
            "station_shapes", "world_centerlines", "world_tip_frames"]
