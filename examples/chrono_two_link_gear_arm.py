@@ -130,7 +130,7 @@ def run(t_end=0.2, step=5e-4, reference=True):
                turntable_angle=a[:, 8])
     if reference:
         ref = arm.simulate(out["t"][-1], drive_input=voltages, dt_out=out["t"][1],
-                           rtol=1e-8, atol=1e-10)
+                           method="Radau", rtol=1e-8, atol=1e-10)
         out["reference_joint_angles"] = ref.joint_angles
     return out
 

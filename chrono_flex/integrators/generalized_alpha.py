@@ -117,6 +117,11 @@ class GeneralizedAlpha:
         if error_rtol is not None and not (isinstance(error_rtol, (int, float, np.number))
                                            and 0.0 < error_rtol < 1.0):
             raise ParameterError("rtol", error_rtol, "must lie in (0, 1) for the step control")
+        if error_rtol is not None and error_rtol < rtol:
+            raise ParameterError("rtol", error_rtol,
+                                 f"must be >= {rtol:g}, the Newton iteration's tolerance: "
+                                 "below it the step control would chase the iteration's "
+                                 "own error (name method='Radau' for tighter runs)")
         self.error_rtol = None if error_rtol is None else float(error_rtol)
         self.max_step = float(max_step)
         self.h_next = min(self.step, self.max_step)

@@ -275,7 +275,7 @@ class PlanarArm:
     # -- simulation ---------------------------------------------------------------------
     def simulate(self, t_end, joint_angles0=None, joint_rates0=None, elastic0=None,
                  elastic_rates0=None, torque=None, joint_motion=None, drive_input=None,
-                 dt_out=None, t0=0.0, method="Radau", rtol=None, atol=None,
+                 dt_out=None, t0=0.0, method="generalized_alpha", rtol=None, atol=None,
                  form="virtual_power", max_step=np.inf, max_nfev=None,
                  max_deflection_ratio=0.5, n_samples=21, progress=None,
                  max_wall_time=None, step=None, rho_inf=0.8, family="chung-hulbert"):
@@ -292,12 +292,16 @@ class PlanarArm:
             drive_input: callable(t) -> (n_drives,) drive inputs (motor voltages, in the
                 order of the drives' joint numbers), or None for zero.
             dt_out: output interval (default t_end/500).
-            method: "Radau" (default), "BDF", "LSODA", explicit "RK45", "RK23", "DOP853",
-                or "generalized_alpha" (fixed step ``step``, numerical dissipation
-                ``rho_inf``; :mod:`chrono_flex.integrators.generalized_alpha`), or
-                "rk4", classical Runge-Kutta with the fixed step ``step``
+            method: "generalized_alpha" (default: second order, numerical dissipation
+                ``rho_inf`` of the high modes, the Newton solve compiled where numba is
+                present; :mod:`chrono_flex.integrators.generalized_alpha`), scipy's
+                "Radau" (order 5: for verification to tight tolerances), "BDF",
+                "LSODA", explicit "RK45", "RK23", "DOP853", or "rk4", classical
+                Runge-Kutta with the fixed step ``step``
                 (:mod:`chrono_flex.integrators.explicit`; stable only below
                 2 sqrt(2) / omega_max, there to show the explicit limit).
+                docs/performance.md, "The default integrator", says what the default
+                gets right and when to name Radau.
             step: the fixed step of "generalized_alpha", s (shortened to land on each
                 output time); None (default): the step is controlled by an estimate of
                 the local error of the positions, kept below ``rtol`` times each
@@ -305,9 +309,11 @@ class PlanarArm:
             rho_inf: spectral radius at infinite frequency of "generalized_alpha", in
                 [0, 1] (1: trapezoidal rule, no dissipation; default 0.8).
             family: "chung-hulbert" (default) or "hht" (rho_inf in [1/2, 1]).
-            rtol, atol: integrator tolerances (rtol default 1e-6, and 1e-3 for the
-                step control of "generalized_alpha"; atol default: 1e-9 on positions
-                and elastic coordinates, 1e-7 on rates, scipy's solvers only).
+            rtol: relative tolerance: of the step control of "generalized_alpha"
+                (default 1e-3), of scipy's solvers (default 1e-6).
+            atol: absolute tolerance of scipy's solvers only (default: 1e-9 on
+                positions and elastic coordinates, 1e-7 on rates); ParameterError
+                with "generalized_alpha" or "rk4".
             form: "virtual_power" (fast) or "lagrange" (Kozlowski's eq. 18, slower).
             max_nfev: budget of right-hand-side evaluations, for every method (default
                 20 million / states for explicit methods, none for implicit ones);

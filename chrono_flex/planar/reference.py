@@ -49,8 +49,8 @@ GA_RTOL = 1e-3
 
 def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=None,
                        elastic_rates0=None, torque=None, joint_motion=None, drive_input=None,
-                       dt_out=None, t0=0.0, method="Radau", rtol=None, atol=None,
-                       form="virtual_power", max_step=np.inf, max_nfev=None,
+                       dt_out=None, t0=0.0, method="generalized_alpha", rtol=None,
+                       atol=None, form="virtual_power", max_step=np.inf, max_nfev=None,
                        max_deflection_ratio=0.5, n_samples=21, progress=None,
                        max_wall_time=None, step=None, rho_inf=0.8, family="chung-hulbert"):
     """The reference engine: :meth:`PlanarArm.simulate <chrono_flex.planar.arm.PlanarArm.simulate>`
@@ -90,6 +90,13 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
     else:
         sim = _ForwardProblem(arm, torque, drive_input, form)
     x0 = sim.initial_state(q0, qd0)
+    if method in FIXED_STEP:
+        ck.solver_settings(method, GA_RTOL if rtol is None else rtol, 0.0, max_step,
+                           max_nfev, x0.size, FIXED_STEP)
+    if method in FIXED_STEP and atol is not None:
+        raise ParameterError("atol", atol, f"is for scipy's solvers ({', '.join(STIFF + EXPLICIT)});"
+                             f" method {method!r} controls its error with rtol alone "
+                             "(name method='Radau' for a run to an absolute tolerance)")
     if atol is None:
         atol = sim.default_atol()
     if max_nfev is None and method in EXPLICIT:

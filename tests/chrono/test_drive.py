@@ -66,7 +66,7 @@ def test_arm_drive_in_chrono_converges_to_the_reference():
 
     t_end = 0.06
     arm, kw = drive_case(t_end)
-    ref = arm.simulate(t_end, **REF_TOL, **kw)
+    ref = arm.simulate(t_end, method="Radau", **REF_TOL, **kw)
     runs = [simulate_chrono(arm, t_end, step=h, progress=False, **kw) for h in HS]
     for r in runs:
         assert np.allclose(r.t, ref.t, rtol=0, atol=1e-9)
@@ -258,7 +258,7 @@ def test_drives_on_a_free_falling_body_match_the_fixed_base_reference():
     out = sample(system, h, t_end, 0.002, lambda: [
         link.joint_angles()[0], drive.unscale(link.actuator_states()[0])[0]])
     ref = arm.simulate(t_end, drive_input=lambda t: [smooth_voltage(t)], dt_out=0.002,
-                       **REF_TOL)
+                       method="Radau", **REF_TOL)
     y_ref = np.column_stack([ref.joint_angles[1:, 0], ref.extra["drive1_states"][1:, 0]])
     assert link.n_retries == 0
     # errors of the fixed-base run at h = 0.5 ms (module docstring): 1.4e-6 rad and

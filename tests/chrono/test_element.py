@@ -50,7 +50,7 @@ def reference(name, t_end, dt_out, stiff=False):
     arm, kw = scenarios.get(name).arm_and_kwargs(t_end=t_end)
     kw.pop("t_end")
     kw["dt_out"] = dt_out
-    return arm.simulate(t_end, **(REF_TOL_STIFF if stiff else REF_TOL), **kw)
+    return arm.simulate(t_end, method="Radau", **(REF_TOL_STIFF if stiff else REF_TOL), **kw)
 
 
 @functools.lru_cache(maxsize=None)
@@ -170,7 +170,7 @@ def test_arm_on_a_body_turning_about_the_plane_normal_is_the_reference_with_an_e
     arm = horizontal_arm()
     every = [int(round(0.04 / h)) for h in hs]
     runs = [run_on_turning_body(h, t_end, Omega)[0][e - 1::e] for h, e in zip(hs, every)]
-    ref = arm.simulate(t_end, joint_rates0=[Omega], torque=TORQUE, dt_out=0.04, **REF_TOL)
+    ref = arm.simulate(t_end, joint_rates0=[Omega], torque=TORQUE, dt_out=0.04, method="Radau", **REF_TOL)
     y_ref = np.column_stack([ref.joint_angles[1:, 0] - Omega * ref.t[1:],
                              ref.tip_deflection[1:, 0]])
     ys = [r[:, 1:] for r in runs]
@@ -206,7 +206,7 @@ def test_arm_on_a_free_falling_body_feels_no_gravity():
         return np.array(out), link
 
     results = [run(h) for h in hs]
-    ref = arm.simulate(t_end, torque=TORQUE, dt_out=0.04, **REF_TOL)
+    ref = arm.simulate(t_end, torque=TORQUE, dt_out=0.04, method="Radau", **REF_TOL)
     y_ref = columns(ref)[1:]
     p, ratios = step_study([r[0] for r in results], hs, y_ref, REF_TOL["rtol"],
                            REF_TOL["atol"])
@@ -269,7 +269,7 @@ def test_euler_timestepper_converges_at_first_order():
     from chrono_flex.chrono import simulate_chrono
 
     arm = horizontal_arm()
-    ref = arm.simulate(0.2, torque=TORQUE, dt_out=0.02, **REF_TOL)
+    ref = arm.simulate(0.2, torque=TORQUE, dt_out=0.02, method="Radau", **REF_TOL)
     errs = [np.max(np.abs(simulate_chrono(arm, 0.2, torque=TORQUE, step=h, dt_out=0.02,
                                           timestepper="euler").joint_angles - ref.joint_angles))
             for h in (2e-3, 1e-3)]
@@ -300,7 +300,7 @@ def test_joint_actuator_hook_integrates_its_states_with_the_arm():
 
     arm, T, u, t_end = horizontal_arm(), 0.05, 0.2, 0.2
     ref = arm.simulate(t_end, torque=lambda t, q, qd: [u * (1 - math.exp(-t / T))],
-                       dt_out=0.02, **REF_TOL)
+                       dt_out=0.02, method="Radau", **REF_TOL)
     finals = []
     for h in (2e-3, 1e-3):
         system = chrono.ChSystemNSC()

@@ -80,7 +80,7 @@ def test_the_reference_engine_with_generalized_alpha_matches_radau():
     1e-4 allows 25 times that."""
     arm, kw = scenarios.get("bien-1link-n3").arm_and_kwargs(t_end=1.0)
     kw["dt_out"] = 0.02
-    ref = arm.simulate(**kw, rtol=1e-9)
+    ref = arm.simulate(**kw, method="Radau", rtol=1e-9)
     ga = arm.simulate(**kw, method="generalized_alpha", step=2e-3)
     span = np.ptp(ref.tip_position, axis=0).max()
     assert np.max(np.abs(ga.tip_position - ref.tip_position)) < 1e-4 * span
@@ -93,7 +93,7 @@ def test_drive_states_share_the_newton_loop():
     follows Radau's to 1e-4 rad at h = 0.5 ms (1.6e-5 rad seen over 0.5 s)."""
     arm, kw = scenarios.get("drive-bien-1link").arm_and_kwargs(t_end=0.2)
     kw["dt_out"] = 0.01
-    ref = arm.simulate(**kw, rtol=1e-9)
+    ref = arm.simulate(**kw, method="Radau", rtol=1e-9)
     ga = arm.simulate(**kw, method="generalized_alpha", step=5e-4)
     assert np.max(np.abs(ga.joint_angles - ref.joint_angles)) < 1e-4
     assert ga.extra["drive1_states"].shape == ref.extra["drive1_states"].shape
@@ -116,7 +116,7 @@ def test_step_control_meets_its_tolerance_and_refines():
     estimate is of the local error; a few steps' worth of accumulation is allowed: the
     factor 20 covers the ~100 steps of this run with the error's sign alternating)."""
     arm, kw = scenarios.get("bien-1link-n3").arm_and_kwargs(t_end=1.0)
-    ref = arm.simulate(**kw, rtol=1e-9)
+    ref = arm.simulate(**kw, method="Radau", rtol=1e-9)
     span = np.ptp(ref.q[:, 0])
     errs = []
     for rtol in (1e-2, 1e-3):

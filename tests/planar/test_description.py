@@ -153,7 +153,8 @@ def test_result_keeps_its_run_settings_and_input_profiles(tmp_path):
     from chrono_flex import inputs
 
     arm = cf.PlanarArm([cf.Link(1.0, 2, EI=2.0, rho_A=0.5)], payload=cf.Payload(0.1))
-    kw = dict(t_end=0.05, dt_out=0.01, joint_angles0=[0.2], rtol=1e-7, n_samples=5)
+    kw = dict(t_end=0.05, dt_out=0.01, joint_angles0=[0.2], method="Radau", rtol=1e-7,
+              n_samples=5)
     res = arm.simulate(torque=inputs.pulse(0.2, 0.1), progress=False, **kw)
     back = Result.from_npz(res.to_npz(tmp_path / "r.npz"))
     run = back.info["run"]

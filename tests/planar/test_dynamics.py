@@ -20,7 +20,7 @@ def pendulum(n=2, EI=400.0, rho_A=2.0, payload=cf.Payload(0.3, 0.001), links=1):
 def test_undamped_free_motion_conserves_energy():
     arm = pendulum(n=1)
     rtol = 1e-8
-    r = arm.simulate(0.5, joint_angles0=[-1.2], rtol=rtol, atol=1e-11, dt_out=0.01)
+    r = arm.simulate(0.5, joint_angles0=[-1.2], method="Radau", rtol=rtol, atol=1e-11, dt_out=0.01)
     scale = np.max(np.abs(r.energy.kinetic))
     drift = np.max(np.abs(r.energy.balance_error))
     # Radau controls the local error to rtol per step; the energy error of the
@@ -37,7 +37,7 @@ def flexible_two_link():
 
 def test_energy_drifts_without_the_mdot_terms():
     arm = flexible_two_link()
-    kw = dict(joint_angles0=[0.0, 0.8], joint_rates0=[2.0, -3.0], rtol=1e-8, atol=1e-11,
+    kw = dict(joint_angles0=[0.0, 0.8], joint_rates0=[2.0, -3.0], method="Radau", rtol=1e-8, atol=1e-11,
               dt_out=0.001)
     # without M_dot q_d this arm's elastic coordinates blow up within ~0.04 s (the run
     # stops with SimulationError there); 0.02 s shows the drift before that
@@ -57,7 +57,7 @@ def test_energy_drifts_without_the_mdot_terms():
 def test_torque_free_horizontal_motion_conserves_angular_momentum_and_energy():
     arm = flexible_two_link()
     rtol = 1e-8
-    r = arm.simulate(1.0, joint_angles0=[0.0, 0.8], joint_rates0=[2.0, -3.0], rtol=rtol,
+    r = arm.simulate(1.0, joint_angles0=[0.0, 0.8], joint_rates0=[2.0, -3.0], method="Radau", rtol=rtol,
                      atol=1e-11, dt_out=0.02)
     H = np.array([arm.angular_momentum(q, qd) for q, qd in zip(r.q, r.qd)])
     # same error model as the energy test: 1e3 * rtol relative
@@ -70,7 +70,7 @@ def test_damping_and_input_work_close_the_energy_balance():
     lk = cf.Link(1.0, 3, EI=20.0, rho_A=0.5, damping_alpha=0.5, damping_beta=2e-3)
     arm = cf.PlanarArm([lk], payload=cf.Payload(0.1), gravity=G)
     rtol = 1e-8
-    r = arm.simulate(1.0, torque=scenarios.pulse(3.0, 0.5), rtol=rtol, atol=1e-11, dt_out=0.01)
+    r = arm.simulate(1.0, torque=scenarios.pulse(3.0, 0.5), method="Radau", rtol=rtol, atol=1e-11, dt_out=0.01)
     e = r.energy
     assert e.dissipated[-1] > 1e-3 * e.input_work.max() > 0
     # the work and dissipation integrals ride in the integrated state: same bound as above
@@ -85,11 +85,11 @@ def test_damping_and_input_work_close_the_energy_balance():
 def test_mixed_problem_torques_reproduce_the_motion():
     arm = cf.PlanarArm([cf.Link(1.0, 2, EI=30.0, rho_A=0.5)], payload=cf.Payload(0.1))
     motion = scenarios.spin_up(2.0, 1.0)
-    mixed = arm.simulate(1.2, joint_motion=motion, rtol=1e-9, atol=1e-12, dt_out=0.002)
+    mixed = arm.simulate(1.2, joint_motion=motion, method="Radau", rtol=1e-9, atol=1e-12, dt_out=0.002)
     from scipy.interpolate import CubicSpline
 
     tau = CubicSpline(mixed.t, mixed.joint_torque[:, 0])
-    fwd = arm.simulate(1.2, torque=lambda t, q, qd: [tau(t)], rtol=1e-9, atol=1e-12,
+    fwd = arm.simulate(1.2, torque=lambda t, q, qd: [tau(t)], method="Radau", rtol=1e-9, atol=1e-12,
                        dt_out=0.002)
     th = np.array([motion(t)[0][0] for t in fwd.t])
     # the cubic spline of the torque sampled every 2 ms has error O(dt^4 tau'''') ~ 1e-9 N m;

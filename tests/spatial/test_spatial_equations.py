@@ -115,7 +115,7 @@ def test_energy_is_conserved_in_a_free_spatial_motion():
     arm = tree_arm(n=1)
     qd0 = np.zeros(arm.nq)
     qd0[arm.joint_index] = [1.0, -0.5, 0.2, 0.8]
-    res = arm.simulate(0.1, qd0=qd0, dt_out=0.05, rtol=1e-6, atol=1e-9, progress=False)
+    res = arm.simulate(0.1, qd0=qd0, dt_out=0.05, method="Radau", rtol=1e-6, atol=1e-9, progress=False)
     E = res.energy
     scale = np.max(E.kinetic) + np.max(np.abs(E.gravity - E.gravity[0])) + np.max(E.elastic)
     assert np.max(np.abs(E.balance_error)) < 1e-3 * scale

@@ -170,7 +170,7 @@ def test_energy_balance_of_a_tapered_arm_in_free_motion():
                                        sp.RevoluteJoint(axis=(0.0, 0.0, 1.0))], gravity=True)
     qd0 = np.zeros(arm.nq)
     qd0[arm.joint_index] = [1.0, -0.5]
-    res = arm.simulate(0.1, qd0=qd0, dt_out=0.05, rtol=1e-6, atol=1e-9, progress=False)
+    res = arm.simulate(0.1, qd0=qd0, dt_out=0.05, method="Radau", rtol=1e-6, atol=1e-9, progress=False)
     E = res.energy
     scale = np.max(E.kinetic) + np.max(np.abs(E.gravity - E.gravity[0])) + np.max(E.elastic)
     assert np.max(np.abs(E.balance_error)) < 1e-3 * scale

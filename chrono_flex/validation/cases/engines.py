@@ -181,7 +181,7 @@ def _arm(sc):
 @functools.lru_cache(maxsize=None)
 def _reference(sc):
     arm, kw = _arm(sc)
-    return arm.simulate(sc.t_end, rtol=sc.rtol, atol=1e-3 * sc.rtol, progress=False, **kw)
+    return arm.simulate(sc.t_end, method="Radau", rtol=sc.rtol, atol=1e-3 * sc.rtol, progress=False, **kw)
 
 
 @functools.lru_cache(maxsize=None)

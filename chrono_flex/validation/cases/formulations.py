@@ -157,7 +157,7 @@ def fem_vs_modes_transient(ctx):
                       ("1 mode", cf.Link(link.length, EI=link.EI, rho_A=link.rho_A, basis="modes", n_modes=1)),
                       ("3 modes", cf.Link(link.length, EI=link.EI, rho_A=link.rho_A, basis="modes", n_modes=3))):
         ctx.note(label)
-        runs[label] = cf.PlanarArm([lk]).simulate(2.0, torque=scenarios.pulse(0.1, 2.0), rtol=1e-9,
+        runs[label] = cf.PlanarArm([lk]).simulate(2.0, torque=scenarios.pulse(0.1, 2.0), method="Radau", rtol=1e-9,
                                                   dt_out=0.002)
     w_ref = runs["FEM, 8 elements"].tip_deflection[:, 0]
     errs = {k: float(np.max(np.abs(r.tip_deflection[:, 0] - w_ref)) / np.max(np.abs(w_ref)))

@@ -161,7 +161,7 @@ def _chrono_runs():
     q0 = fem.fem_coordinates(eta0)
     arm = fem.arm
     refs = [arm.simulate(T_CHRONO, q0=q0, joint_motion=fem_motion, dt_out=DT_CHRONO,
-                         rtol=rtol, progress=False) for rtol in (1e-6, 1e-7)]
+                         method="Radau", rtol=rtol, progress=False) for rtol in (1e-6, 1e-7)]
 
     def run(h):
         sys_ = new_system()

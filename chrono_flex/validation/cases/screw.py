@@ -102,7 +102,7 @@ def _spin_up(EI):
 
     arm = cf.PlanarArm([cf.Link(1.0, 3, EI=EI, rho_A=RHO_A)], payload=cf.Payload(0.1))
     motion = scenarios.spin_up(OMEGA, T_UP)
-    exact = arm.simulate(T_END, joint_motion=motion, dt_out=0.01, rtol=1e-9, progress=False)
+    exact = arm.simulate(T_END, joint_motion=motion, dt_out=0.01, method="Radau", rtol=1e-9, progress=False)
     weak = sc.weak_coupling(arm, motion, T_END, dt_out=0.01)
     w1 = 2 * math.pi * arm.natural_frequencies(1)[0]
     te = exact.joint_torque[:, 0]

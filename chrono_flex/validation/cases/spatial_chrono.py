@@ -206,7 +206,7 @@ def _tilted_reference():
     from chrono_flex.inputs import spin_up
 
     ref = _tilted_arm().simulate(T_TILT, joint_motion=spin_up(OMEGA, T_UP), dt_out=0.01,
-                                 rtol=1e-6, atol=1e-10, progress=False)
+                                 method="Radau", rtol=1e-6, atol=1e-10, progress=False)
     return ref.extra["tip_vw_phi"][:, 0, :2]
 
 
@@ -445,7 +445,7 @@ def _tree_motion_study():
     # them by < 2.5e-7): below every bound (the smallest, link 1's twist at 3.7e-9 rad,
     # moves by < 3e-11)
     arm = beam_tree_arm(3, TREE_STIFFNESS, geometric_stiffening=True)
-    ref = arm.simulate(TREE_T_END, joint_motion=tree_motion, dt_out=TREE_DT_OUT, rtol=1e-3,
+    ref = arm.simulate(TREE_T_END, joint_motion=tree_motion, dt_out=TREE_DT_OUT, method="Radau", rtol=1e-3,
                        progress=False)
 
     def beams(n, h):
@@ -540,7 +540,7 @@ def _tree_torque_study():
     q0 = np.zeros(arm.nq)
     q0[arm.joint_index] = TREE_THETA0
     ref = arm.simulate(TREE_TQ_END, q0=q0, torque=tree_torque, dt_out=TREE_DT_OUT,
-                       rtol=1e-3, progress=False)
+                       method="Radau", rtol=1e-3, progress=False)
     h, out = 2e-3, []
     for n in TREE_TQ_MESHES:
         sys_ = _new_system()

@@ -547,7 +547,7 @@ def chain_energy(ctx):
                      gravity=True)
     qd0 = np.zeros(arm.nq)
     qd0[arm.joint_index] = [1.0, -0.8, 0.2]
-    r = arm.simulate(T_ENERGY, qd0=qd0, dt_out=0.005, rtol=RTOL_ENERGY, atol=1e-9,
+    r = arm.simulate(T_ENERGY, qd0=qd0, dt_out=0.005, method="Radau", rtol=RTOL_ENERGY, atol=1e-9,
                      progress=False)
     E = r.energy
     scale = float(np.max(E.kinetic + E.elastic + np.abs(E.gravity - E.gravity[0])))
