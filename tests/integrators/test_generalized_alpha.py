@@ -102,7 +102,11 @@ def test_drive_states_share_the_newton_loop():
 def test_settings_are_checked_by_name():
     arm, kw = scenarios.get("bien-1link-n3").arm_and_kwargs(t_end=0.1)
     with pytest.raises(ParameterError, match="`step`"):
-        arm.simulate(**kw, step=1e-3)                            # Radau picks its own
+        arm.simulate(**kw, method="Radau", step=1e-3)            # Radau picks its own
+    with pytest.raises(ParameterError, match="`atol`"):
+        arm.simulate(**kw, atol=1e-9)          # the default's step control takes rtol alone
+    with pytest.raises(ParameterError, match="`rtol`"):
+        arm.simulate(**kw, rtol=1e-9)          # below the Newton tolerance (1e-8)
     with pytest.raises(ParameterError, match="`rho_inf`"):
         arm.simulate(**kw, method="generalized_alpha", step=1e-3, rho_inf=2.0)
     with pytest.raises(SimulationError, match="max_nfev = 5"):

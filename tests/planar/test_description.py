@@ -89,7 +89,7 @@ def test_result_file_keeps_engine_settings_and_arm(run, tmp_path):
     path = res.to_npz(tmp_path / "r.npz")
     back = Result.from_npz(path)
     assert back.info == res.info
-    assert back.engine == "reference" and back.info["method"] == "Radau"
+    assert back.engine == "reference" and back.info["method"] == "generalized_alpha"
     assert back.info["rtol"] == res.info["rtol"]
     np.testing.assert_array_equal(back.extra["probe"], res.extra["probe"])
     np.testing.assert_array_equal(back.curvature, res.curvature)
@@ -116,7 +116,7 @@ def test_repr_is_one_short_line(run):
     _, res = run
     text = repr(res)
     assert "\n" not in text and len(text) < 200, text
-    assert "reference (Radau)" in text and "nq = 5" in text
+    assert "reference (generalized_alpha)" in text and "nq = 5" in text
     tip_mm = 1e3 * res.tip_deflection[-1, 0]
     assert f"{tip_mm:+.4g}" in text
 

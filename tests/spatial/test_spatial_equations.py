@@ -168,7 +168,8 @@ def test_prescribed_motion_reproduces_the_planar_engine_s_torques():
         return ([s, 0.2 * s], [0.3 * (1 - np.cos(w * t)), 0.06 * (1 - np.cos(w * t))],
                 [0.3 * w * np.sin(w * t), 0.06 * w * np.sin(w * t)])
 
-    kw = dict(joint_motion=motion, dt_out=0.02, rtol=1e-8, atol=1e-11, progress=False)
+    kw = dict(joint_motion=motion, dt_out=0.02, method="Radau", rtol=1e-8, atol=1e-11,
+              progress=False)
     rp, rs = planar.simulate(0.2, **kw), spatial.simulate(0.2, **kw)
     scale = np.max(np.abs(rp.joint_torque))
     assert np.max(np.abs(rs.joint_torque - rp.joint_torque)) < 1e-5 * scale
