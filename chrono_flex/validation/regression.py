@@ -28,14 +28,15 @@ class Stored:
 
 def _peak_tip(name, t_end):
     def compute():
-        r = run_case(name, "reference", t_end=t_end)
+        r = run_case(name, "reference", t_end=t_end, method="Radau")
         return float(np.max(np.abs(r.tip_deflection)))
     return compute
 
 
 def _final_angle(name, t_end):
     def compute():
-        return float(run_case(name, "reference", t_end=t_end).joint_angles[-1, 0])
+        return float(run_case(name, "reference", t_end=t_end,
+                            method="Radau").joint_angles[-1, 0])
     return compute
 
 

@@ -24,7 +24,7 @@ def _flexible_reference():
     if "ref" not in _RUNS:
         from chrono_flex.engines import run_case
 
-        _RUNS["ref"] = run_case("drive-bien-1link", progress=False)
+        _RUNS["ref"] = run_case("drive-bien-1link", method="Radau", progress=False)
     return _RUNS["ref"]
 
 
@@ -129,7 +129,8 @@ def flexible_link_vs_rigid(ctx):
     for factor in (1e4, 1e6):
         ctx.note(f"stiff link E x {factor:g}")
         arm = _stiff_arm(factor)
-        res = arm.simulate(t_end, drive_input=u_of_t, dt_out=dt, progress=False)
+        res = arm.simulate(t_end, drive_input=u_of_t, dt_out=dt, method="Radau",
+                           progress=False)
         a = res.joint_angles[:, 0]
         i = res.extra["drive1_states"][:, 0]
         out[factor] = (res.t, a, i)
@@ -203,7 +204,7 @@ def flexible_link_chrono(ctx):
                                 progress=False, **kw)
 
     ctx.note("reference engine")
-    ref = run("reference", rtol=1e-8)
+    ref = run("reference", method="Radau", rtol=1e-8)
     a_ref = ref.joint_angles[:, 0]
     i_ref = ref.extra["drive1_states"][:, 0]
     runs, errs, rows = {}, {}, []

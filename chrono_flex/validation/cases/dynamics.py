@@ -235,7 +235,7 @@ def bien_scenarios(ctx):
     for name, t_end in BIEN:
         ctx.note(name)
         arm, kw = scenarios.get(name).arm_and_kwargs(t_end=t_end)
-        r = arm.simulate(**kw)
+        r = arm.simulate(method="Radau", **kw)
         e = float(np.max(np.abs(r.energy.balance_error)) / np.max(np.abs(r.energy.input_work)))
         if np.max(np.abs(r.joint_angles - r.joint_angles[0])) < 1e-3:
             raise AssertionError(f"{name}: the joint did not move")

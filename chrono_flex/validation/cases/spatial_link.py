@@ -313,7 +313,7 @@ T_MOTION, RTOL_MOTION = 0.2, 1e-6
 def planar_special_case_motion(ctx):
     planar, spatial, idx = _planar_pair(False, n=2)
     tau = lambda t, q, qd: [0.5 * math.sin(8 * t), 0.3 * math.cos(6 * t)]  # noqa: E731
-    kw = dict(dt_out=0.02, rtol=RTOL_MOTION, atol=1e-12, progress=False)
+    kw = dict(dt_out=0.02, method="Radau", rtol=RTOL_MOTION, atol=1e-12, progress=False)
     rp = planar.simulate(T_MOTION, torque=tau, **kw)
     rs = spatial.simulate(T_MOTION, torque=tau, **kw)
     d = float(np.max(np.abs(rs.q[:, idx] - rp.q)) / np.max(np.abs(rp.q)))
