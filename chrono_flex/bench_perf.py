@@ -487,6 +487,44 @@ def chrono_ratio(n_list=(4, 8, 16), t_end=0.5, step=1e-3, repeat=1):
     return out
 
 
+def _single_link(t_end):
+    """[B]'s single link (`bien-1link-n3`: three elements, torque pulse), as its scenario."""
+    arm, kw = scenarios.get("bien-1link-n3").arm_and_kwargs(t_end=t_end)
+    return arm, kw
+
+
+def _double_pendulum(t_end):
+    """[K]'s double pendulum with 4 + 4 elements, released at (-90, 5) deg under gravity."""
+    arm = PlanarArm([scenarios.kozlowski_link(4), scenarios.kozlowski_link(4)], gravity=True)
+    return arm, dict(t_end=t_end, joint_angles0=[math.radians(-90.0), math.radians(5.0)],
+                     dt_out=0.01)
+
+
+#: the cases of the real-time line: (label, builder(t_end) -> (arm, simulate arguments))
+REAL_TIME_CASES = (("[B] single link, bien-1link-n3", _single_link),
+                   ("[K] double pendulum, 4 + 4 elements", _double_pendulum))
+
+
+def real_time(t_end=10.0, repeat=1):
+    """Wall time of ``t_end`` s of each of :data:`REAL_TIME_CASES` on the reference engine
+    at its default settings (``simulate`` given only the scenario's own arguments: the
+    default method and tolerance), best of ``repeat``; returns a list of (label, method,
+    rtol, wall s, t_end / wall: times faster than real time)."""
+    t_end = ck.positive("t_end", t_end)
+    repeat = ck.positive_int("repeat", repeat)
+    out = []
+    for label, build in REAL_TIME_CASES:
+        walls = []
+        for _ in range(repeat):
+            arm, kw = build(t_end)
+            start = time.perf_counter()
+            res = arm.simulate(progress=False, **kw)
+            walls.append(time.perf_counter() - start)
+        wall = min(walls)
+        out.append((label, res.info["method"], res.info["rtol"], wall, t_end / wall))
+    return out
+
+
 def _warm_up(tools):
     """One short run of every tool: numba compiles, PyChrono and Exudyn load."""
     for problem in (torque_driven_link(t_end=0.02), gravity_pendulum(t_end=0.02, n_elements=2)):
@@ -518,7 +556,7 @@ def available_tools(tools=None):
 def perf_benchmark(quick=False, tools=None, repeat=1, log=None):
     """Run the whole benchmark; returns a dict: problems (list of ProblemReport),
     scaling ((n, wall) list, exponent), ratio ((n, element s, beams s) list, or None
-    without the Chrono tools), skipped ({tool: reason}), tools (those run), quick,
+    without the Chrono tools), real_time (:func:`real_time`, 1 s quick, else 10 s), skipped ({tool: reason}), tools (those run), quick,
     exudyn_version.
 
     ``quick``: short runs with coarse settings (:data:`QUICK`, P2 with 4 elements) for
@@ -538,12 +576,13 @@ def perf_benchmark(quick=False, tools=None, repeat=1, log=None):
         scaling = element_scaling((2, 4, 8), t_end=0.05, repeat=repeat)
     else:
         scaling = element_scaling(repeat=max(repeat, 2))
+    realtime = real_time(1.0 if quick else 10.0, repeat=max(repeat, 2))
     ratio = None
     if "chrono" in tools and "chrono-beam" in tools:
         ratio = chrono_ratio(*(((4, 8), 0.05) if quick else ()), repeat=repeat)
     version = exudyn_available()[1] if "exudyn" in tools else None
-    return dict(problems=reports, scaling=scaling, ratio=ratio, skipped=skipped,
-                tools=tools, quick=quick, exudyn_version=version)
+    return dict(problems=reports, scaling=scaling, ratio=ratio, real_time=realtime,
+                skipped=skipped, tools=tools, quick=quick, exudyn_version=version)
 
 
 # -- the printed report ------------------------------------------------------------------
@@ -618,6 +657,11 @@ def format_report(bench):
                  "h 1e-3 s, " + ("0.05" if bench["quick"] else "0.2") + " s):")
     lines.append("  " + "  ".join(f"n={n}: {w:.3f} s" for n, w in scaling))
     lines.append(f"  wall ~ n^{exponent:.2f} (least squares on log-log)")
+    span = "1" if bench["quick"] else "10"
+    lines.append(f"Reference engine at default settings, {span} s of motion (best of two):")
+    for label, method, rtol, wall, factor in bench["real_time"]:
+        lines.append(f"  {label}: {method}, rtol {rtol:g}: {wall:.3f} s, "
+                     f"{factor:.1f} times faster than real time")
     if bench["ratio"] is not None:
         lines.append("Chrono element / Chrono beams (P2, h 1e-3 s, "
                      + ("0.05" if bench["quick"] else "0.5") + " s):")
@@ -628,5 +672,5 @@ def format_report(bench):
 
 __all__ = ["torque_driven_link", "gravity_pendulum", "Problem", "Trajectory", "errors",
            "meets", "run_tool", "exudyn_cable_run", "exudyn_available", "work_precision",
-           "element_scaling", "chrono_ratio", "available_tools", "perf_benchmark",
+           "element_scaling", "chrono_ratio", "real_time", "REAL_TIME_CASES", "available_tools", "perf_benchmark",
            "format_report", "TOOLS", "FULL", "QUICK"]

@@ -78,6 +78,18 @@ def test_reference_engine_summary_and_scaling(reference_bench):
     assert reference_bench["ratio"] is None      # no Chrono tools were asked for
 
 
+def test_real_time_line_runs_the_default_settings(reference_bench):
+    """The real-time line times the scenarios with the engine's defaults: the method and
+    rtol it reports are the default's, and its factor is the span over the wall time."""
+    rows = reference_bench["real_time"]
+    assert [r[0] for r in rows] == [label for label, _ in bp.REAL_TIME_CASES]
+    for label, method, rtol, wall, factor in rows:
+        assert (method, rtol) == ("generalized_alpha", 1e-3)
+        assert wall > 0 and factor == pytest.approx(1.0 / wall)      # quick: 1 s of motion
+    text = "\n".join(bp.format_report(reference_bench))
+    assert "times faster than real time" in text
+
+
 def test_errors_measure_what_the_docstring_says():
     problem = bp.torque_driven_link()
     t = np.linspace(0.0, 1.0, 11)

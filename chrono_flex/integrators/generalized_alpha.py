@@ -224,7 +224,8 @@ class GeneralizedAlpha:
 
     def _factor_mass_form(self, t, x, h):
         """LU of [M, 0; 0, I] - dF/dx dx/dy (see ``forcing``); dF/dx and M are rebuilt
-        at ``x`` unless ``x`` is None (a new step size only)."""
+        at ``x`` unless ``x`` is None (a new step size only: M is then the one of the
+        last converged step, dF/dx the one of the last build)."""
         if x is not None:
             M, F0 = self._eval_forcing(t, x)
             JF = np.empty((F0.size, x.size))
@@ -478,6 +479,7 @@ class GeneralizedAlpha:
                 Ma = M @ y[:self.n2]
                 r[:self.n2] = Ma - F[:self.n2]
                 if self._residual_at_round_off(r, Ma, F):
+                    self._M = M
                     return True, y, xn, acc_new
                 dy = -lu_solve(self._lu, r, check_finite=False)
             y = y + dy
@@ -486,6 +488,11 @@ class GeneralizedAlpha:
                 return False, y, xn, acc_new
             if norm <= 1.0:
                 xn, acc_new = self._predict(h, y)
+                if self.forcing is not None:
+                    # the mass matrix of the converged step enters the next refactoring
+                    # (a new step size): the matrix that changes most along a swing,
+                    # and one evaluation old, where dF/dx is kept from its last build
+                    self._M = M
                 return True, y, xn, acc_new
             if prev is not None and norm > 0.9 * prev:     # stalling: rebuild the Jacobian
                 return False, y, xn, acc_new

@@ -156,8 +156,9 @@ def _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new):
 def _factor(P, K, D, g, stiff, Q, jidx, tau, xn, nq, h, beta, gamma, c_new, fresh,
             JF, Mj, A, piv, counts):
     """The Newton matrix [M, 0; 0, I] - dF/dx dx/dy and its LU (in ``A``, ``piv``); dF/dx
-    and M rebuilt at ``xn`` by forward differences when ``fresh``. False when singular
-    or not finite."""
+    and M rebuilt at ``xn`` by forward differences when ``fresh`` (else M is the one
+    :func:`ga_solve` kept from the last converged step). False when singular or not
+    finite."""
     n = xn.shape[0]
     m = nq + 2
     if fresh:
@@ -254,6 +255,7 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
                 small = np.abs(r[nq:]).max() <= tiny * np.abs(F[nq:]).max()
             if small:
                 conv = True
+                Mj[:, :] = M
                 break
             dy = -_lu_solve(A, piv, r)
             for k in range(m):
@@ -268,6 +270,7 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
             if norm <= 1.0:
                 _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
                 conv = True
+                Mj[:, :] = M
                 break
             if prev >= 0.0 and norm > 0.9 * prev:
                 break
