@@ -266,7 +266,7 @@ class Result:
             lines.append(f"energy: mechanical start {e.mechanical[0]:.6g} J, end "
                          f"{e.mechanical[-1]:.6g} J; balance drift max "
                          f"{np.max(np.abs(e.balance_error)):.3e} J")
-        for k in ("wall_time", "nfev", "solver"):
+        for k in ("method", "rtol", "step", "wall_time", "nfev", "solver"):
             if k in self.info:
                 lines.append(f"{k}: {self.info[k]}")
         return "\n".join(lines)
