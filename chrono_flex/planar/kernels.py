@@ -36,8 +36,26 @@ def _jit(fn):
 BACKENDS = ("numba", "numpy")
 
 Packed = namedtuple("Packed", "nq kind jidx offset axis_angle link_angle e0 ne length "
-                              "m mx Ixx Phi1 Phix Me Ga Gw NL dNL "
+                              "m mx Ixx Phi1 Phix Me Ga Gw blo bhi NL dNL "
                               "item_link item_tip item_rot item_value g_model")
+
+
+def row_ranges(*matrices):
+    """Per row a, the first and one past the last column where any of the (equally
+    shaped, square) ``matrices`` is nonzero: (lo, hi) int arrays, lo = hi for an empty
+    row. The loops over M_e, G_a, G_w, K and D run over these ranges only, which makes
+    their products O(n) for banded finite-element matrices; the terms left out are
+    exact zeros, so the sums are the full loops' sums."""
+    nz = np.zeros(matrices[0].shape, dtype=bool)
+    for A in matrices:
+        nz |= A != 0.0
+    n = nz.shape[0]
+    lo, hi = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    for a in range(n):
+        cols = np.flatnonzero(nz[a])
+        if cols.size:
+            lo[a], hi[a] = cols[0], cols[-1] + 1
+    return lo, hi
 
 
 def pack(model):
@@ -48,10 +66,12 @@ def pack(model):
     Phi1, Phix = np.zeros((nl, nmax)), np.zeros((nl, nmax))
     Me, Ga, Gw = (np.zeros((nl, nmax, nmax)) for _ in range(3))
     NL, dNL = np.zeros((nl, nmax)), np.zeros((nl, nmax))
+    blo, bhi = np.zeros((nl, nmax), dtype=np.int64), np.zeros((nl, nmax), dtype=np.int64)
     for i, (inv, b) in enumerate(zip(model.invariants, model.bases)):
         k = ne[i]
         Phi1[i, :k], Phix[i, :k] = inv.Phi_1, inv.Phi_x
         Me[i, :k, :k], Ga[i, :k, :k], Gw[i, :k, :k] = inv.M_e, inv.G_a, inv.G_w
+        blo[i], bhi[i] = row_ranges(Me[i], Ga[i], Gw[i])
         N, dN, _ = b.tip_values
         NL[i, :k], dNL[i, :k] = N[0], dN[0]
     joints = model.joints
@@ -69,7 +89,7 @@ def pack(model):
         np.array([inv.m for inv in model.invariants]),
         np.array([inv.m_x for inv in model.invariants]),
         np.array([inv.I_xx for inv in model.invariants]),
-        Phi1, Phix, Me, Ga, Gw, NL, dNL,
+        Phi1, Phix, Me, Ga, Gw, blo, bhi, NL, dNL,
         np.array([it.link for it in its], dtype=np.int64),
         np.array([it.where == "tip" for it in its], dtype=np.int64),
         np.array([it.kind == "rotary" for it in its], dtype=np.int64),
@@ -78,13 +98,19 @@ def pack(model):
 
 
 @_jit
-def _chain_terms(P, q, qd, g, stiff):
-    """(M, r) of the chain at (q, q_dot), in-plane gravity ``g`` (scalar loops; the
-    formulas of :mod:`chrono_flex.planar.invariants`, frames of
-    :mod:`chrono_flex.planar.kinematics`)."""
+def _chain_core(P, q, qd, g, stiff, want_M, a_in):
+    """(M, r, M a_in) of the chain at (q, q_dot), in-plane gravity ``g`` (scalar loops;
+    the formulas of :mod:`chrono_flex.planar.invariants`, frames of
+    :mod:`chrono_flex.planar.kinematics`). M is assembled only with ``want_M`` (else an
+    empty array), the product M a_in only when a_in has nq entries (else zeros): the
+    product is taken term by term from the structure of (4.11), U^T C (U a) + U^T B E a
+    + E^T B^T U a + E^T M_e E a, in O(nq) per link, without forming M. r does not depend
+    on either choice (the same operations)."""
     nq = P.nq
     nl = P.kind.shape[0]
-    M = np.zeros((nq, nq))
+    M = np.zeros((nq, nq)) if want_M else np.zeros((0, 0))
+    with_Ma = a_in.shape[0] == nq
+    Ma = np.zeros(nq)
     r = np.zeros(nq)
     # running parent (tip) frame
     p = np.zeros(2)
@@ -148,7 +174,7 @@ def _chain_terms(P, q, qd, g, stiff):
             p1e += P.Phi1[i, a] * q[e0 + a]
             p1ed += P.Phi1[i, a] * qd[e0 + a]
             acc = 0.0
-            for b in range(ne):
+            for b in range(P.blo[i, a], P.bhi[i, a]):
                 acc += P.Me[i, a, b] * q[e0 + b]
             Mee[a] = acc
         for a in range(ne):
@@ -164,23 +190,47 @@ def _chain_terms(P, q, qd, g, stiff):
             CU[0, k] = m * U[0, k] + c0 * U[2, k]
             CU[1, k] = m * U[1, k] + c1 * U[2, k]
             CU[2, k] = c0 * U[0, k] + c1 * U[1, k] + In * U[2, k]
-        for a in range(nq):
-            if U[0, a] == 0.0 and U[1, a] == 0.0 and U[2, a] == 0.0:
-                continue
-            for b in range(nq):
-                M[a, b] += U[0, a] * CU[0, b] + U[1, a] * CU[1, b] + U[2, a] * CU[2, b]
-        # couplings U^T B E and the elastic block
-        for a in range(nq):
-            u1, u2 = U[1, a], U[2, a]
-            if u1 == 0.0 and u2 == 0.0:
-                continue
+        if want_M:
+            for a in range(nq):
+                if U[0, a] == 0.0 and U[1, a] == 0.0 and U[2, a] == 0.0:
+                    continue
+                for b in range(nq):
+                    M[a, b] += U[0, a] * CU[0, b] + U[1, a] * CU[1, b] + U[2, a] * CU[2, b]
+            # couplings U^T B E and the elastic block
+            for a in range(nq):
+                u1, u2 = U[1, a], U[2, a]
+                if u1 == 0.0 and u2 == 0.0:
+                    continue
+                for b in range(ne):
+                    v = u1 * P.Phi1[i, b] + u2 * P.Phix[i, b]
+                    M[a, e0 + b] += v
+                    M[e0 + b, a] += v
+            for a in range(ne):
+                for b in range(P.blo[i, a], P.bhi[i, a]):
+                    M[e0 + a, e0 + b] += P.Me[i, a, b]
+        if with_Ma:
+            ua0 = 0.0
+            ua1 = 0.0
+            ua2 = 0.0
+            for k in range(nq):
+                ua0 += U[0, k] * a_in[k]
+                ua1 += U[1, k] * a_in[k]
+                ua2 += U[2, k] * a_in[k]
+            pa1 = 0.0
+            pax = 0.0
             for b in range(ne):
-                v = u1 * P.Phi1[i, b] + u2 * P.Phix[i, b]
-                M[a, e0 + b] += v
-                M[e0 + b, a] += v
-        for a in range(ne):
-            for b in range(ne):
-                M[e0 + a, e0 + b] += P.Me[i, a, b]
+                pa1 += P.Phi1[i, b] * a_in[e0 + b]
+                pax += P.Phix[i, b] * a_in[e0 + b]
+            v0 = m * ua0 + c0 * ua2
+            v1 = m * ua1 + c1 * ua2 + pa1
+            v2 = c0 * ua0 + c1 * ua1 + In * ua2 + pax
+            for k in range(nq):
+                Ma[k] += U[0, k] * v0 + U[1, k] * v1 + U[2, k] * v2
+            for a in range(ne):
+                acc = P.Phi1[i, a] * ua1 + P.Phix[i, a] * ua2
+                for b in range(P.blo[i, a], P.bhi[i, a]):
+                    acc += P.Me[i, a, b] * a_in[e0 + b]
+                Ma[e0 + a] += acc
         da0, da1 = apl0 - gl0, apl1 - gl1
         lin0 = m * da0 + apsi * c0 - psid * psid * mx - 2.0 * psid * p1ed
         lin1 = m * da1 + apsi * c1 - psid * psid * p1e
@@ -195,7 +245,7 @@ def _chain_terms(P, q, qd, g, stiff):
             fa, fw = gx - a0, psid * psid
             for a in range(ne):
                 acc = 0.0
-                for b in range(ne):
+                for b in range(P.blo[i, a], P.bhi[i, a]):
                     acc += (fa * P.Ga[i, a, b] + fw * P.Gw[i, a, b]) * q[e0 + b]
                 r[e0 + a] += acc
         # -- tip frame (kinematics.tip_frame): r(L), angle psi + w'(L)
@@ -238,22 +288,53 @@ def _chain_terms(P, q, qd, g, stiff):
         f = 2 * P.item_link[t] + P.item_tip[t]
         val = P.item_value[t]
         if P.item_rot[t] == 1:
+            if with_Ma:
+                s0 = 0.0
+                for k in range(nq):
+                    s0 += fr_Jpsi[f, k] * a_in[k]
+                for k in range(nq):
+                    Ma[k] += val * fr_Jpsi[f, k] * s0
             for a in range(nq):
                 ja = fr_Jpsi[f, a]
                 if ja == 0.0:
                     continue
-                for b in range(nq):
-                    M[a, b] += val * ja * fr_Jpsi[f, b]
+                if want_M:
+                    for b in range(nq):
+                        M[a, b] += val * ja * fr_Jpsi[f, b]
                 r[a] += val * ja * fr_apsi[f]
         else:
+            if with_Ma:
+                s0 = 0.0
+                s1 = 0.0
+                for k in range(nq):
+                    s0 += fr_Jp[f, 0, k] * a_in[k]
+                    s1 += fr_Jp[f, 1, k] * a_in[k]
+                for k in range(nq):
+                    Ma[k] += val * (fr_Jp[f, 0, k] * s0 + fr_Jp[f, 1, k] * s1)
             for a in range(nq):
                 j0, j1 = fr_Jp[f, 0, a], fr_Jp[f, 1, a]
                 if j0 == 0.0 and j1 == 0.0:
                     continue
-                for b in range(nq):
-                    M[a, b] += val * (j0 * fr_Jp[f, 0, b] + j1 * fr_Jp[f, 1, b])
+                if want_M:
+                    for b in range(nq):
+                        M[a, b] += val * (j0 * fr_Jp[f, 0, b] + j1 * fr_Jp[f, 1, b])
                 r[a] += val * (j0 * (fr_ap[f, 0] - g[0]) + j1 * (fr_ap[f, 1] - g[1]))
+    return M, r, Ma
+
+
+@_jit
+def _chain_terms(P, q, qd, g, stiff):
+    """(M, r) of the chain at (q, q_dot) (:func:`_chain_core`)."""
+    M, r, _ = _chain_core(P, q, qd, g, stiff, True, np.zeros(0))
     return M, r
+
+
+@_jit
+def _chain_forces(P, q, qd, g, stiff, a):
+    """(M a, r) of the chain at (q, q_dot) without forming M (:func:`_chain_core`);
+    with an empty ``a``, r alone (and zeros)."""
+    _, r, Ma = _chain_core(P, q, qd, g, stiff, False, a)
+    return Ma, r
 
 
 @_jit
