@@ -126,6 +126,8 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
     res = sim.result(rec.t, rec["x"], n_samples)
     res.info.update(engine="reference", method=method, form=form, **settings,
                     **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4))
+    if method in FIXED_STEP and solver is not None:
+        res.info["newton_matrix"] = solver.matrix
     return res
 
 
