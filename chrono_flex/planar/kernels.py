@@ -365,6 +365,14 @@ def chain_accelerations(packed, q, qd, Q, K, D, g, stiff):
     return _chain_accelerations(packed, q, qd, Q, K, D, g, stiff)
 
 
+def chain_forces(packed, q, qd, g, stiff, a=None):
+    """(M a, r) at (q, q_dot) by the compiled kernel without forming M (needs numba);
+    without ``a``, (zeros, r): O(nq) per link where (M, r) is O(nq^2)."""
+    a = np.zeros(0) if a is None else np.asarray(a, dtype=float)
+    return _chain_forces(packed, np.asarray(q, dtype=float), np.asarray(qd, dtype=float),
+                         np.asarray(g, dtype=float), bool(stiff), a)
+
+
 def chain_terms(packed, q, qd, g, stiff):
     """(M, r) at (q, q_dot) by the compiled kernel (needs numba)."""
     return _chain_terms(packed, np.asarray(q, dtype=float), np.asarray(qd, dtype=float),
@@ -388,4 +396,5 @@ def kinetic_energies(packed, Q, QD, g):
                              np.ascontiguousarray(QD, dtype=float), np.asarray(g, dtype=float))
 
 
-__all__ = ["BACKENDS", "Packed", "backend", "chain_terms", "kinetic_energies", "pack"]
+__all__ = ["BACKENDS", "Packed", "backend", "chain_forces", "chain_terms", "kinetic_energies",
+           "pack", "row_ranges"]
