@@ -345,6 +345,103 @@ def _chain_accelerations(P, q, qd, Q, K, D, g, stiff):
     return np.linalg.solve(M, f)
 
 
+@_jit
+def _mv(A, x):
+    """A x by plain loops (numba's ``@`` calls the BLAS: see chain_ga._matvec)."""
+    n, m = A.shape
+    out = np.zeros(n)
+    for i in range(n):
+        s = 0.0
+        for j in range(m):
+            s += A[i, j] * x[j]
+        out[i] = s
+    return out
+
+
+@_jit
+def _cholesky(A):
+    """In-place lower Cholesky factor of a symmetric A (its lower triangle); False when A
+    is not positive definite (a pivot not positive, or not finite)."""
+    n = A.shape[0]
+    for j in range(n):
+        d = A[j, j]
+        for k in range(j):
+            d -= A[j, k] * A[j, k]
+        if not d > 0.0 or not np.isfinite(d):
+            return False
+        d = np.sqrt(d)
+        A[j, j] = d
+        for i in range(j + 1, n):
+            s = A[i, j]
+            for k in range(j):
+                s -= A[i, k] * A[j, k]
+            A[i, j] = s / d
+    return True
+
+
+@_jit
+def _cholesky_solve(L, b):
+    """x with L L^T x = b."""
+    n = L.shape[0]
+    x = b.copy()
+    for i in range(n):
+        s = x[i]
+        for k in range(i):
+            s -= L[i, k] * x[k]
+        x[i] = s / L[i, i]
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for k in range(i + 1, n):
+            s -= L[k, i] * x[k]
+        x[i] = s / L[i, i]
+    return x
+
+
+@_jit
+def _lowest_eigenvalue(K, M, max_iter):
+    """The lowest eigenvalue of K phi = lambda M phi (K, M symmetric, M positive
+    definite) by inverse iteration with the Rayleigh quotient (Golub & Van Loan, 8.2.2;
+    its error falls by (lambda_1/lambda_2)^2 per iteration), or NaN where it does not
+    answer: K not positive definite (then the lowest is not positive), no convergence
+    within ``max_iter``, or K - (1 - 1e-6) lambda M not positive definite (the
+    iteration found a higher eigenvalue, its start being orthogonal to the lowest
+    mode). Plain loops: no LAPACK call, whose threads wait long on a busy machine."""
+    n = K.shape[0]
+    L = K.copy()
+    if n == 0 or not _cholesky(L):
+        return np.nan
+    x = np.ones(n)
+    lam = np.nan
+    for it in range(max_iter):
+        y = _cholesky_solve(L, _mv(M, x))
+        My = _mv(M, y)
+        Ky = _mv(K, y)
+        yMy = 0.0
+        yKy = 0.0
+        for k in range(n):
+            yMy += y[k] * My[k]
+            yKy += y[k] * Ky[k]
+        new = yKy / yMy
+        x = y / np.sqrt(yMy)
+        if abs(new - lam) <= 8.0 * 2.220446049250313e-16 * abs(new):
+            lam = new
+            break
+        lam = new
+        if it == max_iter - 1:
+            return np.nan
+    S = K - (1.0 - 1e-6) * lam * M
+    if not _cholesky(S):
+        return np.nan
+    return lam
+
+
+def lowest_eigenvalue(K, M, max_iter=200):
+    """The lowest eigenvalue of the symmetric pencil (K, M) when it is positive, by the
+    compiled inverse iteration (:func:`_lowest_eigenvalue`), else NaN."""
+    return float(_lowest_eigenvalue(np.ascontiguousarray(K, dtype=float),
+                                    np.ascontiguousarray(M, dtype=float), int(max_iter)))
+
+
 def _numba_available():
     return numba is not None
 
@@ -397,4 +494,4 @@ def kinetic_energies(packed, Q, QD, g):
 
 
 __all__ = ["BACKENDS", "Packed", "backend", "chain_forces", "chain_terms", "kinetic_energies",
-           "pack", "row_ranges"]
+           "lowest_eigenvalue", "pack", "row_ranges"]
