@@ -673,7 +673,7 @@ def structure(model, banded=None):
         tip.update(int(k) for k in ix[(np.asarray(N[0]) != 0.0) | (np.asarray(dN[0]) != 0.0)])
     elastic = set(int(k) for k in model.elastic_index)
     inner = np.array(sorted(elastic - tip), dtype=np.int64)
-    border = np.array([k for k in range(m) if k not in set(inner.tolist())], dtype=np.int64)
+    border = np.setdiff1d(np.arange(m), inner).astype(np.int64)
     ni, nb = inner.size, border.size
     if banded is None:
         banded = nq >= BANDED_FROM and ni > 0 and 4 * nb <= nq

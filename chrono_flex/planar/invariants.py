@@ -71,16 +71,15 @@ def weighted_gram(wt, A):
     k = int((hi - lo).max()) if npts else 0
     if 2 * k > n:
         return (A.T * wt) @ A
-    out = np.zeros((n, n))
     if k == 0:
-        return out
+        return np.zeros((n, n))
     cols = lo[:, None] + np.arange(k)                       # (npts, k)
     inside = cols < n
     cols = np.minimum(cols, n - 1)
     V = np.take_along_axis(A, cols, axis=1) * inside
-    blocks = wt[:, None, None] * V[:, :, None] * V[:, None, :]
-    np.add.at(out, (cols[:, :, None], cols[:, None, :]), blocks)
-    return out
+    blocks = wt[:, None, None] * (V[:, :, None] * V[:, None, :])     # exactly symmetric
+    flat = (cols[:, :, None] * n + cols[:, None, :]).ravel()
+    return np.bincount(flat, weights=blocks.ravel(), minlength=n * n).reshape(n, n)
 
 
 def link_invariants(rho_A, length, x, w, N, dN, outboard_mass, beyond=None):

@@ -482,9 +482,42 @@ def chain_terms(packed, q, qd, g, stiff):
 def _kinetic_energies(P, Q, QD, g):
     out = np.empty(Q.shape[0])
     for k in range(Q.shape[0]):
-        M, _ = _chain_terms(P, Q[k], QD[k], g, False)
-        out[k] = 0.5 * QD[k] @ (M @ QD[k])
+        Mqd, _ = _chain_forces(P, Q[k], QD[k], g, False, QD[k])
+        s = 0.0
+        for j in range(Mqd.shape[0]):
+            s += QD[k, j] * Mqd[j]
+        out[k] = 0.5 * s
     return out
+
+
+@_jit
+def _gravity_stiffness(P, q, g, h):
+    """dQ_g/dq at q (nq, nq) by central differences of step h: column k is
+    (Q_g(q + h e_k) - Q_g(q - h e_k)) / (2 h), Q_g = -r with r = h - Q_g at rest (no
+    rates, no stiffening term)."""
+    nq = q.shape[0]
+    out = np.empty((nq, nq))
+    zero = np.zeros(nq)
+    no_a = np.zeros(0)
+    qp = q.copy()
+    qm = q.copy()
+    for k in range(nq):
+        qp[k] = q[k] + h
+        qm[k] = q[k] - h
+        _, rp = _chain_forces(P, qp, zero, g, False, no_a)
+        _, rm = _chain_forces(P, qm, zero, g, False, no_a)
+        for i in range(nq):
+            out[i, k] = ((-rp[i]) - (-rm[i])) / (2 * h)
+        qp[k] = q[k]
+        qm[k] = q[k]
+    return out
+
+
+def gravity_stiffness(packed, q, g, h):
+    """dQ_g/dq at q by central differences of step h, in one compiled call (O(nq) per
+    evaluation of the kernel's forces, no M)."""
+    return _gravity_stiffness(packed, np.asarray(q, dtype=float), np.asarray(g, dtype=float),
+                              float(h))
 
 
 def kinetic_energies(packed, Q, QD, g):
@@ -493,5 +526,5 @@ def kinetic_energies(packed, Q, QD, g):
                              np.ascontiguousarray(QD, dtype=float), np.asarray(g, dtype=float))
 
 
-__all__ = ["BACKENDS", "Packed", "backend", "chain_forces", "chain_terms", "kinetic_energies",
-           "lowest_eigenvalue", "pack", "row_ranges"]
+__all__ = ["BACKENDS", "Packed", "backend", "chain_forces", "chain_terms", "gravity_stiffness",
+           "kinetic_energies", "lowest_eigenvalue", "pack", "row_ranges"]

@@ -86,6 +86,9 @@ def linear_stiffness(arm, q):
     Kl = arm.model.K.copy()
     if arm.gravity:
         h = 1e-6                   # central differences of Q_g: error ~h^2, far below K
+        if arm.model.packed is not None:     # the same differences in one compiled call
+            Kl -= kernels.gravity_stiffness(arm.model.packed, q, arm.model.g_vec, h)
+            return 0.5 * (Kl + Kl.T)
         for k in range(arm.nq):
             qp, qm = q.copy(), q.copy()
             qp[k] += h
