@@ -49,12 +49,9 @@ def row_ranges(*matrices):
     nz = np.zeros(matrices[0].shape, dtype=bool)
     for A in matrices:
         nz |= A != 0.0
-    n = nz.shape[0]
-    lo, hi = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
-    for a in range(n):
-        cols = np.flatnonzero(nz[a])
-        if cols.size:
-            lo[a], hi[a] = cols[0], cols[-1] + 1
+    has = nz.any(axis=1)
+    lo = np.where(has, nz.argmax(axis=1), 0).astype(np.int64)
+    hi = np.where(has, nz.shape[1] - nz[:, ::-1].argmax(axis=1), 0).astype(np.int64)
     return lo, hi
 
 
