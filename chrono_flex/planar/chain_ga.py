@@ -188,7 +188,8 @@ def _entry(JF, Mj, nq, dq, dv, i, k):
 def _band_lu(W, kl, ku, piv):
     """In-place LU with partial pivoting of a band matrix with kl sub- and ku
     superdiagonals, row i of it in W[i, j - i + kl] for columns j in [i - kl, i + kl +
-    ku] (room for the fill of the row exchanges; Golub & Van Loan, 4.3.5; the layout and
+    ku] (room for the fill of the row exchanges; band Gaussian elimination with partial
+    pivoting, Golub & Van Loan, Matrix Computations, 4th ed. 2013, §4.3; the layout and
     the order of LAPACK's dgbtf2). False when a pivot is zero or not finite."""
     n = W.shape[0]
     for k in range(n):
@@ -262,8 +263,8 @@ def _factor_banded(JF, Mj, nq, dq, dv, S):
     """The Newton matrix, its inner (elastic, tip dofs excepted) coordinates I and the
     border B (joints, tip dofs, work integrals) apart, factored by blocks:
     A_II = LU (banded), Z = A_II^-1 A_IB, the Schur complement A_BB - A_BI Z and its
-    dense LU (Golub & Van Loan, 4.5.4 for the block elimination). O(nq (bandwidth +
-    border)^2) where the dense LU is O(nq^3). False when a pivot is zero or not finite."""
+    dense LU (block Gaussian elimination). O(nq (bandwidth + border)^2) where the dense
+    LU is O(nq^3). False when a pivot is zero or not finite."""
     inner, border = S.inner, S.border
     ni, nb = inner.shape[0], border.shape[0]
     kl, ku = S.kl, S.ku

@@ -397,7 +397,8 @@ def _cholesky_solve(L, b):
 @_jit
 def _lowest_eigenvalue(K, M, max_iter):
     """The lowest eigenvalue of K phi = lambda M phi (K, M symmetric, M positive
-    definite) by inverse iteration with the Rayleigh quotient (Golub & Van Loan, 8.2.2;
+    definite) by inverse iteration with the Rayleigh quotient (Golub & Van Loan, Matrix
+    Computations, 4th ed. 2013, §8.2.2;
     its error falls by (lambda_1/lambda_2)^2 per iteration), or NaN where it does not
     answer: K not positive definite (then the lowest is not positive), no convergence
     within ``max_iter``, or K - (1 - 1e-6) lambda M not positive definite (the
