@@ -845,5 +845,6 @@ class ChainStep:
                         self.Mj, self.A, self.piv, self.S, self.state, self.counts)
 
 
-__all__ = ["BANDED_FROM", "ChainStep", "Structure", "available", "structure", "fixed_grid", "ga_advance", "ga_outputs", "ga_solve",
+__all__ = ["BANDED_FROM", "ChainStep", "Structure", "available", "structure", "fixed_grid",
+           "ga_advance", "ga_outputs", "ga_solve",
            "profile_values", "OK", "FAILED", "NON_FINITE", "SHRUNK"]

@@ -171,4 +171,5 @@ def natural_modes(arm, n=3, q=None, joints="locked", n_samples=41):
                  centerline=mdl.centerlines(arm.model, q, n_samples)[0], shapes=shapes)
 
 
-__all__ = ["JOINTS", "Modes", "eigenmodes", "linear_stiffness", "mode_shape", "natural_modes"]
+__all__ = ["JOINTS", "Modes", "eigenmodes", "linear_stiffness", "lowest_frequency_squared",
+           "mode_shape", "natural_modes"]
