@@ -398,12 +398,13 @@ def _cholesky_solve(L, b):
 def _lowest_eigenvalue(K, M, max_iter):
     """The lowest eigenvalue of K phi = lambda M phi (K, M symmetric, M positive
     definite) by inverse iteration with the Rayleigh quotient (Golub & Van Loan, Matrix
-    Computations, 4th ed. 2013, §8.2.2;
-    its error falls by (lambda_1/lambda_2)^2 per iteration), or NaN where it does not
-    answer: K not positive definite (then the lowest is not positive), no convergence
-    within ``max_iter``, or K - (1 - 1e-6) lambda M not positive definite (the
-    iteration found a higher eigenvalue, its start being orthogonal to the lowest
-    mode). Plain loops: no LAPACK call, whose threads wait long on a busy machine."""
+    Computations, 4th ed. 2013, §8.2.2: its error falls by (lambda_1/lambda_2)^2 per
+    iteration; it stops when an iteration changes it by less than 1e-13 of itself), or
+    NaN where it does not answer: K not positive definite (then the lowest is not
+    positive), no convergence within ``max_iter``, or K - (1 - 1e-6) lambda M not
+    positive definite (the iteration found a higher eigenvalue, its start being
+    orthogonal to the lowest mode). Plain loops: no LAPACK call, whose threads wait
+    long on a busy machine."""
     n = K.shape[0]
     L = K.copy()
     if n == 0 or not _cholesky(L):
@@ -411,17 +412,17 @@ def _lowest_eigenvalue(K, M, max_iter):
     x = np.ones(n)
     lam = np.nan
     for it in range(max_iter):
-        y = _cholesky_solve(L, _mv(M, x))
+        Mx = _mv(M, x)
+        y = _cholesky_solve(L, Mx)
         My = _mv(M, y)
-        Ky = _mv(K, y)
         yMy = 0.0
         yKy = 0.0
         for k in range(n):
             yMy += y[k] * My[k]
-            yKy += y[k] * Ky[k]
+            yKy += y[k] * Mx[k]              # y.K y = y.M x: no cancellation in K y
         new = yKy / yMy
         x = y / np.sqrt(yMy)
-        if abs(new - lam) <= 8.0 * 2.220446049250313e-16 * abs(new):
+        if abs(new - lam) <= 1e-13 * abs(new):
             lam = new
             break
         lam = new
