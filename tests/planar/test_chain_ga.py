@@ -175,6 +175,18 @@ def two_links_of_eight():
                         geometric_stiffening=True)
 
 
+def three_joint_kinds():
+    """Revolute, prismatic and offset revolute joints, hub masses, a payload: every kind
+    of border coordinate (11 of 75: the automatic choice takes the band)."""
+    links = [cf.Link(0.7, 12, EI=20.0, rho_A=0.5), cf.Link(0.5, 12, EI=10.0, rho_A=0.3),
+             cf.Link(0.4, 12, EI=8.0, rho_A=0.3)]
+    joints = [cf.RevoluteJoint(hub_inertia=0.01, hub_mass=0.2),
+              cf.PrismaticJoint(axis_angle=0.3, link_angle=0.2),
+              cf.RevoluteJoint(angle_offset=0.1, hub_mass=0.1)]
+    return cf.PlanarArm(links, joints=joints, payload=cf.Payload(0.3, 0.01), gravity=9.81,
+                        geometric_stiffening=True)
+
+
 def one_link_of_64():
     from chrono_flex import scenarios
     return cf.PlanarArm([scenarios.kozlowski_link(64)], gravity=True,
@@ -200,7 +212,7 @@ def factored(arm, banded, xn, h=1e-3):
 
 
 @needs_numba
-@pytest.mark.parametrize("make", [two_links_of_eight, one_link_of_64])
+@pytest.mark.parametrize("make", [two_links_of_eight, three_joint_kinds, one_link_of_64])
 def test_the_banded_factors_solve_the_newton_matrix(make):
     """Block elimination of the border over the banded LU of the inner elastic
     coordinates against the dense LU, on the same Newton matrix: both backward stable,
@@ -212,7 +224,7 @@ def test_the_banded_factors_solve_the_newton_matrix(make):
     rng = np.random.default_rng(5)
     xn = np.zeros(2 * nq + 2)
     xn[:nq] = 1e-3 * rng.normal(size=nq)
-    xn[arm.model.joint_index] = [0.4, -0.3][:arm.model.n_links]
+    xn[arm.model.joint_index] = [0.4, -0.3, 0.2][:arm.model.n_links]
     xn[nq:2 * nq] = 0.1 * rng.normal(size=nq)
     banded, A = factored(arm, True, xn)
     dense, A_dense = factored(arm, False, xn)
@@ -241,6 +253,7 @@ def test_the_newton_matrix_is_chosen_by_size_and_basis():
 @needs_numba
 @pytest.mark.parametrize("make, step, t_end", [(two_links_of_eight, 2e-3, 0.3),
                                                (two_links_of_eight, None, 0.3),
+                                               (three_joint_kinds, 2e-3, 0.2),
                                                (one_link_of_64, 1e-3, 0.05)])
 def test_banded_runs_follow_the_dense_runs(make, step, t_end, monkeypatch):
     """Whole runs with either factorisation. The linear solves agree to round-off (the
@@ -251,7 +264,7 @@ def test_banded_runs_follow_the_dense_runs(make, step, t_end, monkeypatch):
     (AGREE), and take the same steps."""
     arm = make()
     kw = dict(t_end=t_end, dt_out=0.01, step=step,
-              joint_angles0=[0.3, -0.4][:arm.model.n_links])
+              joint_angles0=[0.3, -0.4, 0.2][:arm.model.n_links])
     monkeypatch.setattr(chain_ga, "BANDED_FROM", 0)
     a = run(arm, True, monkeypatch, **kw)
     monkeypatch.setattr(chain_ga, "BANDED_FROM", 10 ** 9)
