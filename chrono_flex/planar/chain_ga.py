@@ -29,6 +29,12 @@ and of the work integrals z = (W_in, W_diss)):
     w - (tau . theta_d,  q_d^T D q_d) = 0                        (work rates)
 
 with x_{n+1}(y) from the generalized-alpha update (Arnold & Bruls 2007, eqs. 6-8).
+
+Long chains: the residual takes M a from the structure of M without forming it, K q and
+D q_d over their bands, and the Newton matrix is factored bordered-banded
+(:func:`structure`, :func:`_factor_banded`), so a step costs O(nq) where the dense
+matrices cost O(nq^2) per evaluation and O(nq^3) per factorisation; short chains keep
+the dense LU (:data:`BANDED_FROM`).
 """
 
 import math
@@ -381,7 +387,8 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
     starts from y0, the derivatives at t_n; :meth:`ChainStep._extrapolation`).
     Q: the generalized forces held over the step (the joint forces at t_{n+1}); tau the
     joint forces, jidx their coordinates. JF, Mj, A, piv: the kept Jacobian, mass
-    matrix and LU (modified Newton across steps); state = [have a Jacobian (0/1), h of
+    matrix and dense LU (modified Newton across steps); S the :class:`Structure` with
+    the bordered-banded factors used instead where S.use[0]; state = [have a Jacobian (0/1), h of
     the LU]; counts = [nfev, njev, nlu] (all updated in place).
     Returns (status, x_{n+1}, y_{n+1}, acc_{n+1}); status OK, FAILED (Newton did not
     converge even with a fresh Jacobian) or NON_FINITE (the forces or the matrix are not
