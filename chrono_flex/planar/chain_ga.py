@@ -388,8 +388,8 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
     Q: the generalized forces held over the step (the joint forces at t_{n+1}); tau the
     joint forces, jidx their coordinates. JF, Mj, A, piv: the kept Jacobian, mass
     matrix and dense LU (modified Newton across steps); S the :class:`Structure` with
-    the bordered-banded factors used instead where S.use[0]; state = [have a Jacobian (0/1), h of
-    the LU]; counts = [nfev, njev, nlu] (all updated in place).
+    the bordered-banded factors used instead where S.use[0]; state = [have a Jacobian
+    (0/1), h of the LU]; counts = [nfev, njev, nlu] (all updated in place).
     Returns (status, x_{n+1}, y_{n+1}, acc_{n+1}); status OK, FAILED (Newton did not
     converge even with a fresh Jacobian) or NON_FINITE (the forces or the matrix are not
     finite)."""
