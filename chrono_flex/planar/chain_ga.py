@@ -145,11 +145,16 @@ def _dot(a, b):
 @kernels._jit
 def _forcing(P, K, D, g, stiff, Q, jidx, tau, x, nq, a, S):
     """(M(q) a, F) at the state x: F = [f, tau . theta_d, q_d^T D q_d] (module
-    docstring); M a from the structure of M without forming it
-    (:func:`kernels._chain_forces`), zeros for an empty ``a``."""
+    docstring); zeros for M a with an empty ``a``. On the bordered-banded path M a
+    comes from the structure of M without forming it (:func:`kernels._chain_forces`);
+    short chains assemble M and multiply, which costs less there (one pass)."""
     q = x[:nq].copy()                # contiguous: the kernel's loops run faster on them
     qd = x[nq:2 * nq].copy()
-    Ma, r = kernels._chain_forces(P, q, qd, g, stiff, a.copy())
+    if S.use[0] == 0 and a.shape[0] == nq:
+        M, r = kernels._chain_terms(P, q, qd, g, stiff)
+        Ma = _matvec(M, a)
+    else:
+        Ma, r = kernels._chain_forces(P, q, qd, g, stiff, a.copy())
     F = np.empty(nq + 2)
     Dqd = _band_matvec(D, S.klo, S.khi, qd)
     F[:nq] = Q - r - _band_matvec(K, S.klo, S.khi, q) - Dqd
