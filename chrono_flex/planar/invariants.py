@@ -60,17 +60,20 @@ def weighted_gram(wt, A):
     wt A^T A by a quadrature rule. A finite-element basis has few nonzero functions at
     a point (four for cubic Hermite elements), so each row contributes a small dense
     block: O(npts k^2) for k nonzero columns per row, where the product of the dense
-    arrays is O(npts n^2) (64 elements: a thousand times fewer operations). Rows with
-    nonzeros spread over more than half the columns (a modal basis) take the dense
-    product."""
+    arrays is O(npts n^2) (64 elements: a thousand times fewer operations). Small
+    bases (up to 16 functions, where the plain sum costs less than finding the nonzero
+    columns) and rows with nonzeros spread over more than half the columns (a modal
+    basis) take the plain sum."""
     npts, n = A.shape
+    if n <= 16:
+        return np.einsum("p,pi,pj->ij", wt, A, A)
     nz = A != 0.0
     has = nz.any(axis=1)
     lo = np.where(has, nz.argmax(axis=1), 0)
     hi = np.where(has, n - nz[:, ::-1].argmax(axis=1), 0)
     k = int((hi - lo).max()) if npts else 0
     if 2 * k > n:
-        return (A.T * wt) @ A
+        return np.einsum("p,pi,pj->ij", wt, A, A)
     if k == 0:
         return np.zeros((n, n))
     cols = lo[:, None] + np.arange(k)                       # (npts, k)

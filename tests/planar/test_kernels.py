@@ -139,8 +139,8 @@ def test_gram_matrices_over_the_nonzero_shape_functions(basis):
     """invariants.weighted_gram (the sum over each point's few nonzero Hermite
     functions, or the dense product for a modal basis) against the plain sum over all
     functions: the same products in another order, round-off."""
-    link = (cf.Link(0.9, 7, EI=20.0, rho_A=0.5) if basis == "fem"
-            else cf.Link(0.9, EI=20.0, rho_A=0.5, basis="modes", n_modes=4))
+    link = (cf.Link(0.9, 13, EI=20.0, rho_A=0.5) if basis == "fem"       # 26 functions
+            else cf.Link(0.9, EI=20.0, rho_A=0.5, basis="modes", n_modes=20))
     qu = cf.PlanarArm([link]).model.quad[0]
     wt = qu.w * (1.0 + qu.x)
     for A in (qu.N, qu.dN):
