@@ -11,7 +11,9 @@ reference the compiled one is tested against (they agree to round-off).
 
 :func:`pack` turns an :class:`~chrono_flex.planar.equations.ArmModel` into flat arrays;
 :func:`chain_terms` evaluates (M, r) with r = h - Q_g [+ K_geo e] at (q, q_dot), as
-:func:`chrono_flex.planar.invariants.terms` does. The backend is chosen once per process:
+:func:`chrono_flex.planar.invariants.terms` does; :func:`chain_forces` the same r with the
+product M a instead of M (O(nq) per link, for the time integration of long chains). The
+backend is chosen once per process:
 numba when importable, unless the environment variable ``CHRONO_FLEX_KERNELS=numpy``
 says otherwise (:func:`backend`).
 """
