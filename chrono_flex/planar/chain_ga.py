@@ -29,9 +29,16 @@ and of the work integrals z = (W_in, W_diss)):
     w - (tau . theta_d,  q_d^T D q_d) = 0                        (work rates)
 
 with x_{n+1}(y) from the generalized-alpha update (Arnold & Bruls 2007, eqs. 6-8).
+
+Long chains: the residual takes M a from the structure of M without forming it, K q and
+D q_d over their bands, and the Newton matrix is factored bordered-banded
+(:func:`structure`, :func:`_factor_banded`), so a step costs O(nq) where the dense
+matrices cost O(nq^2) per evaluation and O(nq^3) per factorisation; short chains keep
+the dense LU (:data:`BANDED_FROM`).
 """
 
 import math
+from collections import namedtuple
 
 import numpy as np
 
@@ -113,6 +120,20 @@ def _matvec(A, x):
 
 
 @kernels._jit
+def _band_matvec(A, lo, hi, x):
+    """A x over the nonzero range [lo[i], hi[i]) of each row (:func:`kernels.row_ranges`;
+    the same sums as :func:`_matvec`, less exact zeros)."""
+    n = A.shape[0]
+    out = np.zeros(n)
+    for i in range(n):
+        s = 0.0
+        for j in range(lo[i], hi[i]):
+            s += A[i, j] * x[j]
+        out[i] = s
+    return out
+
+
+@kernels._jit
 def _dot(a, b):
     """a . b by a plain loop (see :func:`_matvec`)."""
     s = 0.0
@@ -122,20 +143,29 @@ def _dot(a, b):
 
 
 @kernels._jit
-def _forcing(P, K, D, g, stiff, Q, jidx, tau, x, nq):
-    """(M, F) at the state x: F = [f, tau . theta_d, q_d^T D q_d] (module docstring)."""
-    q = x[:nq]
-    qd = x[nq:2 * nq]
-    M, r = kernels._chain_terms(P, q, qd, g, stiff)
+def _forcing(P, K, D, g, stiff, Q, jidx, tau, x, nq, a, S):
+    """(M(q) a, F, M) at the state x: F = [f, tau . theta_d, q_d^T D q_d] (module
+    docstring); zeros for M a with an empty ``a``; M itself where it is formed (the
+    dense path), else an empty matrix. On the bordered-banded path M a
+    comes from the structure of M without forming it (:func:`kernels._chain_forces`);
+    short chains assemble M and multiply, which costs less there (one pass)."""
+    q = x[:nq].copy()                # contiguous: the kernel's loops run faster on them
+    qd = x[nq:2 * nq].copy()
+    if S.use[0] == 0 and a.shape[0] == nq:
+        M, r = kernels._chain_terms(P, q, qd, g, stiff)
+        Ma = _matvec(M, a)
+    else:
+        M = np.empty((0, 0))
+        Ma, r = kernels._chain_forces(P, q, qd, g, stiff, a.copy())
     F = np.empty(nq + 2)
-    Dqd = _matvec(D, qd)
-    F[:nq] = Q - r - _matvec(K, q) - Dqd
+    Dqd = _band_matvec(D, S.klo, S.khi, qd)
+    F[:nq] = Q - r - _band_matvec(K, S.klo, S.khi, q) - Dqd
     p = 0.0
     for k in range(jidx.shape[0]):
         p += tau[k] * qd[jidx[k]]
     F[nq] = p
     F[nq + 1] = _dot(qd, Dqd)
-    return M, F
+    return Ma, F, M
 
 
 @kernels._jit
@@ -153,22 +183,181 @@ def _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new):
 
 
 @kernels._jit
+def _entry(JF, Mj, nq, dq, dv, i, k):
+    """Entry (i, k) of the Newton matrix [M, 0; 0, I] - dF/dx dx/dy (dx/dy: h^2 beta
+    c_new = ``dq`` on q, h gamma c_new = ``dv`` on q_d and the work integrals)."""
+    if k < nq:
+        v = -(JF[i, k] * dq + JF[i, nq + k] * dv)
+        if i < nq:
+            v += Mj[i, k]
+        return v
+    v = -JF[i, nq + k] * dv
+    if i == k:
+        v += 1.0
+    return v
+
+
+@kernels._jit
+def _band_lu(W, kl, ku, piv):
+    """In-place LU with partial pivoting of a band matrix with kl sub- and ku
+    superdiagonals, row i of it in W[i, j - i + kl] for columns j in [i - kl, i + kl +
+    ku] (room for the fill of the row exchanges; band Gaussian elimination with partial
+    pivoting, Golub & Van Loan, Matrix Computations, 4th ed. 2013, §4.3; the layout and
+    the order of LAPACK's dgbtf2). False when a pivot is zero or not finite."""
+    n = W.shape[0]
+    for k in range(n):
+        p = k
+        big = abs(W[k, kl])
+        last = min(n, k + kl + 1)
+        for i in range(k + 1, last):
+            v = abs(W[i, k - i + kl])
+            if v > big:
+                big, p = v, i
+        piv[k] = p
+        if not big > 0.0 or not np.isfinite(big):
+            return False
+        jmax = min(n, k + kl + ku + 1)
+        if p != k:
+            for j in range(k, jmax):
+                W[k, j - k + kl], W[p, j - p + kl] = W[p, j - p + kl], W[k, j - k + kl]
+        inv = 1.0 / W[k, kl]
+        for i in range(k + 1, last):
+            W[i, k - i + kl] *= inv
+            lik = W[i, k - i + kl]
+            if lik != 0.0:
+                for j in range(k + 1, jmax):
+                    W[i, j - i + kl] -= lik * W[k, j - k + kl]
+    return True
+
+
+@kernels._jit
+def _band_solve(W, kl, ku, piv, b):
+    """x with A x = b for the factors of :func:`_band_lu` (LAPACK's dgbtrs order: the
+    row exchanges and the multipliers of each column in turn, then the back
+    substitution)."""
+    n = W.shape[0]
+    x = b.copy()
+    for k in range(n):
+        p = piv[k]
+        if p != k:
+            x[k], x[p] = x[p], x[k]
+        xk = x[k]
+        if xk != 0.0:
+            for i in range(k + 1, min(n, k + kl + 1)):
+                x[i] -= W[i, k - i + kl] * xk
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for j in range(i + 1, min(n, i + kl + ku + 1)):
+            s -= W[i, j - i + kl] * x[j]
+        x[i] = s / W[i, kl]
+    return x
+
+
+@kernels._jit
+def _fits_band(JF, Mj, nq, S):
+    """Whether the inner block of M and dF/dx (q and q_d columns) is zero outside the
+    band S.kl, S.ku: what the bordered-banded factorisation assumes (:func:`structure`);
+    an O(nq^2) scan, made with each fresh Jacobian."""
+    inner = S.inner
+    ni = inner.shape[0]
+    for r in range(ni):
+        i = inner[r]
+        for c in range(ni):
+            if r - S.kl <= c <= r + S.ku:
+                continue
+            k = inner[c]
+            if JF[i, k] != 0.0 or JF[i, nq + k] != 0.0 or Mj[i, k] != 0.0:
+                return False
+    return True
+
+
+@kernels._jit
+def _factor_banded(JF, Mj, nq, dq, dv, S):
+    """The Newton matrix, its inner (elastic, tip dofs excepted) coordinates I and the
+    border B (joints, tip dofs, work integrals) apart, factored by blocks:
+    A_II = LU (banded), Z = A_II^-1 A_IB, the Schur complement A_BB - A_BI Z and its
+    dense LU (block Gaussian elimination). O(nq (bandwidth + border)^2) where the dense
+    LU is O(nq^3). False when a pivot is zero or not finite."""
+    inner, border = S.inner, S.border
+    ni, nb = inner.shape[0], border.shape[0]
+    kl, ku = S.kl, S.ku
+    W = S.W
+    for r in range(ni):
+        for c in range(W.shape[1]):
+            W[r, c] = 0.0
+        for c in range(max(0, r - kl), min(ni, r + ku + 1)):
+            W[r, c - r + kl] = _entry(JF, Mj, nq, dq, dv, inner[r], inner[c])
+        for c in range(nb):
+            S.ZT[c, r] = _entry(JF, Mj, nq, dq, dv, inner[r], border[c])
+    for rb in range(nb):
+        for c in range(ni):
+            S.ABI[rb, c] = _entry(JF, Mj, nq, dq, dv, border[rb], inner[c])
+        for c in range(nb):
+            S.SC[rb, c] = _entry(JF, Mj, nq, dq, dv, border[rb], border[c])
+    if not _band_lu(W, kl, ku, S.bpiv):
+        return False
+    for c in range(nb):
+        S.ZT[c, :] = _band_solve(W, kl, ku, S.bpiv, S.ZT[c, :])
+    for i in range(nb):
+        for j in range(nb):
+            s = 0.0
+            for k in range(ni):
+                s += S.ABI[i, k] * S.ZT[j, k]
+            S.SC[i, j] -= s
+    return _lu_factor(S.SC, S.spiv)
+
+
+@kernels._jit
+def _newton_solve(A, piv, S, b):
+    """x with (Newton matrix) x = b: the dense LU of :func:`_lu_factor` in ``A``, or the
+    block factors of :func:`_factor_banded` when ``S.use[0]``."""
+    if S.use[0] == 0:
+        return _lu_solve(A, piv, b)
+    inner, border = S.inner, S.border
+    ni, nb = inner.shape[0], border.shape[0]
+    bI = np.empty(ni)
+    for r in range(ni):
+        bI[r] = b[inner[r]]
+    yI = _band_solve(S.W, S.kl, S.ku, S.bpiv, bI)
+    t = np.empty(nb)
+    for rb in range(nb):
+        s = b[border[rb]]
+        for k in range(ni):
+            s -= S.ABI[rb, k] * yI[k]
+        t[rb] = s
+    xB = _lu_solve(S.SC, S.spiv, t)
+    x = np.empty(b.shape[0])
+    for c in range(nb):
+        x[border[c]] = xB[c]
+        xc = xB[c]
+        for r in range(ni):
+            yI[r] -= S.ZT[c, r] * xc
+    for r in range(ni):
+        x[inner[r]] = yI[r]
+    return x
+
+
+@kernels._jit
 def _factor(P, K, D, g, stiff, Q, jidx, tau, xn, nq, h, beta, gamma, c_new, fresh,
-            JF, Mj, A, piv, counts):
-    """The Newton matrix [M, 0; 0, I] - dF/dx dx/dy and its LU (in ``A``, ``piv``); dF/dx
-    and M rebuilt at ``xn`` by forward differences when ``fresh`` (else M is the one
-    :func:`ga_solve` kept from the last converged step). False when singular or not
-    finite."""
+            JF, Mj, A, piv, S, counts):
+    """The Newton matrix [M, 0; 0, I] - dF/dx dx/dy and its factors (dense LU in ``A``,
+    ``piv``, or the bordered-banded ones in S when ``S.use[0]``); dF/dx and M rebuilt at
+    ``xn`` by forward differences when ``fresh`` (then a Jacobian that does not fit the
+    band turns S.use off for good); else M is, on the dense path, the one
+    :func:`ga_solve` kept from the last converged step (the bordered-banded path keeps
+    the M of the last build: it never forms M). False when singular or not finite."""
     n = xn.shape[0]
     m = nq + 2
     if fresh:
-        M0, F0 = _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq)
+        M0 = kernels._chain_terms(P, xn[:nq], xn[nq:2 * nq], g, stiff)[0]
+        no_a = np.zeros(0)
+        _, F0, _ = _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq, no_a, S)
         counts[0] += 1
         xp = xn.copy()
         for j in range(2 * nq):                  # F does not depend on W_in, W_diss
             e = 1.49e-8 * max(1.0, abs(xn[j]))
             xp[j] = xn[j] + e
-            _, Fp = _forcing(P, K, D, g, stiff, Q, jidx, tau, xp, nq)
+            _, Fp, _ = _forcing(P, K, D, g, stiff, Q, jidx, tau, xp, nq, no_a, S)
             counts[0] += 1
             for i in range(m):
                 JF[i, j] = (Fp[i] - F0[i]) / e
@@ -178,7 +367,12 @@ def _factor(P, K, D, g, stiff, Q, jidx, tau, xn, nq, h, beta, gamma, c_new, fres
                 JF[i, j] = 0.0
         Mj[:, :] = M0
         counts[1] += 1
+        if S.use[0] != 0 and not _fits_band(JF, Mj, nq, S):
+            S.use[0] = 0
     dq, dv = h * h * beta * c_new, h * gamma * c_new
+    counts[2] += 1
+    if S.use[0] != 0:
+        return _factor_banded(JF, Mj, nq, dq, dv, S)
     for i in range(m):
         for k in range(nq):
             A[i, k] = -(JF[i, k] * dq + JF[i, nq + k] * dv)
@@ -189,13 +383,12 @@ def _factor(P, K, D, g, stiff, Q, jidx, tau, xn, nq, h, beta, gamma, c_new, fres
             A[i, k] += Mj[i, k]
     for k in range(2):
         A[nq + k, nq + k] += 1.0
-    counts[2] += 1
     return _lu_factor(A, piv)
 
 
 @kernels._jit
 def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, af, gamma,
-             beta, rtol, atol, max_iters, JF, Mj, A, piv, state, counts):
+             beta, rtol, atol, max_iters, JF, Mj, A, piv, S, state, counts):
     """The Newton solve of one generalized-alpha step of size h from (x, y0, acc) at t_n
     (Python twin: ``GeneralizedAlpha._solve_step`` in mass-matrix form).
 
@@ -203,8 +396,9 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
     starts from y0, the derivatives at t_n; :meth:`ChainStep._extrapolation`).
     Q: the generalized forces held over the step (the joint forces at t_{n+1}); tau the
     joint forces, jidx their coordinates. JF, Mj, A, piv: the kept Jacobian, mass
-    matrix and LU (modified Newton across steps); state = [have a Jacobian (0/1), h of
-    the LU]; counts = [nfev, njev, nlu] (all updated in place).
+    matrix and dense LU (modified Newton across steps); S the :class:`Structure` with
+    the bordered-banded factors used instead where S.use[0]; state = [have a Jacobian
+    (0/1), h of the LU]; counts = [nfev, njev, nlu] (all updated in place).
     Returns (status, x_{n+1}, y_{n+1}, acc_{n+1}); status OK, FAILED (Newton did not
     converge even with a fresh Jacobian) or NON_FINITE (the forces or the matrix are not
     finite)."""
@@ -226,12 +420,12 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
         if state[0] == 0.0 or attempt == 1:
             _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
             ok = _factor(P, K, D, g, stiff, Q, jidx, tau, xn, nq, h, beta, gamma, c_new,
-                         True, JF, Mj, A, piv, counts)
+                         True, JF, Mj, A, piv, S, counts)
             state[0] = 1.0
             state[1] = h
         elif abs(state[1] - h) > 1e-12 * h:
             ok = _factor(P, K, D, g, stiff, Q, jidx, tau, xn, nq, h, beta, gamma, c_new,
-                         False, JF, Mj, A, piv, counts)
+                         False, JF, Mj, A, piv, S, counts)
             state[1] = h
         else:
             ok = True
@@ -242,11 +436,10 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
         conv = False
         for _ in range(max_iters):
             _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
-            M, F = _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq)
+            Ma, F, M = _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq, y[:nq], S)
             counts[0] += 1
             if not np.isfinite(_dot(F, F)):
                 return NON_FINITE, xn, y, acc_new
-            Ma = _matvec(M, y[:nq])
             r = y - F
             r[:nq] = Ma - F[:nq]
             scale = max(np.abs(Ma).max(), np.abs(F[:nq]).max())
@@ -255,9 +448,10 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
                 small = np.abs(r[nq:]).max() <= tiny * np.abs(F[nq:]).max()
             if small:
                 conv = True
-                Mj[:, :] = M
+                if S.use[0] == 0:
+                    Mj[:, :] = M
                 break
-            dy = -_lu_solve(A, piv, r)
+            dy = -_newton_solve(A, piv, S, r)
             for k in range(m):
                 y[k] += dy[k]
             s = 0.0
@@ -270,7 +464,8 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
             if norm <= 1.0:
                 _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
                 conv = True
-                Mj[:, :] = M
+                if S.use[0] == 0:
+                    Mj[:, :] = M
                 break
             if prev >= 0.0 and norm > 0.9 * prev:
                 break
@@ -314,7 +509,7 @@ SHRUNK = 3
 @kernels._jit
 def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, t_target,
                x, y, acc, y_last, t_last, step, adaptive, h_next, q_scale, err_rtol,
-               max_step, am, af, gamma, beta, rtol, atol, max_iters, JF, Mj, A, piv,
+               max_step, am, af, gamma, beta, rtol, atol, max_iters, JF, Mj, A, piv, S,
                state, counts):
     """Steps of :func:`ga_solve` from t to ``t_target``: the loop of
     ``GeneralizedAlpha.advance`` compiled. The joint forces of a step, set into ``tau``
@@ -364,7 +559,7 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, 
                 Q[jidx[k]] = tau[k]
         status, xn, yn, accn = ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y, acc, y_last,
                                         ratio, h, am, af, gamma, beta, rtol, atol,
-                                        max_iters, JF, Mj, A, piv, state, counts)
+                                        max_iters, JF, Mj, A, piv, S, state, counts)
         if status == NON_FINITE or (status == FAILED and not adaptive):
             return (status, t, x, y, acc, y_last, t_last, h_next, q_scale, steps,
                     rejected, retries)
@@ -433,7 +628,7 @@ def fixed_grid(t, targets, step):
 @kernels._jit
 def ga_outputs(P, K, D, g, stiff, Q, jidx, tau, taus, pcode, pamp, ppar, t, targets, X, x,
                y, acc, y_last, t_last, step, adaptive, h_next, q_scale, err_rtol, max_step,
-               am, af, gamma, beta, rtol, atol, max_iters, JF, Mj, A, piv, state, counts):
+               am, af, gamma, beta, rtol, atol, max_iters, JF, Mj, A, piv, S, state, counts):
     """:func:`ga_advance` through the output times ``targets`` in turn, the state at each
     stored in the rows of X; the joint forces of every step from ``taus`` (the rows of
     :func:`fixed_grid`'s times), from the profile (pcode, pamp, ppar), or constant.
@@ -449,7 +644,7 @@ def ga_outputs(P, K, D, g, stiff, Q, jidx, tau, taus, pcode, pamp, ppar, t, targ
          f) = ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, steps, pcode, pamp, ppar, t,
                          targets[k], x, y, acc, y_last, t_last, step, adaptive, h_next,
                          q_scale, err_rtol, max_step, am, af, gamma, beta, rtol, atol,
-                         max_iters, JF, Mj, A, piv, state, counts)
+                         max_iters, JF, Mj, A, piv, S, state, counts)
         steps += n
         rejected += r
         retries += f
@@ -459,6 +654,64 @@ def ga_outputs(P, K, D, g, stiff, Q, jidx, tau, taus, pcode, pamp, ppar, t, targ
         reached += 1
     return (status, reached, t, x, y, acc, y_last, t_last, h_next, q_scale, steps,
             rejected, retries)
+
+
+#: The bordered-banded Newton matrix from this many coordinates on; shorter chains take
+#: the dense LU, which costs less there (one call of a few dozen loops, where the block
+#: factors are a dozen; measured with ``bench_perf.element_scaling``, where the two
+#: cost the same near 20 coordinates).
+BANDED_FROM = 24
+
+#: The factors of the bordered-banded Newton matrix and the index sets they use
+#: (:func:`structure`): use[0] 1 while they serve; inner, border the coordinates of
+#: y = (a, w) in the band and in the border; kl, ku the band's sub- and
+#: superdiagonals; W, bpiv the band's LU; ZT = (A_II^-1 A_IB)^T; ABI = A_BI; SC, spiv
+#: the Schur complement's LU; klo, khi the nonzero range of each row of K and D.
+Structure = namedtuple("Structure", "use inner border kl ku W bpiv ZT ABI SC spiv klo khi")
+
+
+def structure(model, banded=None):
+    """The :class:`Structure` of an arm's Newton matrix (docs/planar-link.md §4.4).
+
+    In the floating-frame form a link's material points see the coordinates of the
+    links before it only through the frames: the joints and the tip displacement and
+    slope of each earlier link, a few coordinates (those where the basis' tip values
+    N(L), N'(L) are nonzero). Those, the joints and the two work integrals are the
+    border; the remaining elastic coordinates of each link couple, in M and in dF/dx,
+    only through the constant banded matrices M_e, G_a, G_w, K and D, and to the border.
+    The Newton matrix is then banded plus dense border rows and columns, factored in
+    O(nq) by :func:`_factor_banded`. ``banded``: True or False to choose, None for
+    automatic (chains of :data:`BANDED_FROM` coordinates or more whose border is at
+    most a quarter of them: Hermite links; a modal basis, with every mode nonzero at
+    the tip, has no band and stays dense)."""
+    nq = model.nq
+    m = nq + 2
+    klo, khi = kernels.row_ranges(model.K, model.D)
+    tip = set()
+    for ll, b in zip(model.layout.links, model.bases):
+        N, dN, _ = b.tip_values
+        ix = np.asarray(ll.elastic_index)
+        tip.update(int(k) for k in ix[(np.asarray(N[0]) != 0.0) | (np.asarray(dN[0]) != 0.0)])
+    elastic = set(int(k) for k in model.elastic_index)
+    inner = np.array(sorted(elastic - tip), dtype=np.int64)
+    border = np.setdiff1d(np.arange(m), inner).astype(np.int64)
+    ni, nb = inner.size, border.size
+    if banded is None:
+        banded = nq >= BANDED_FROM and ni > 0 and 4 * nb <= nq
+    pattern = (model.K != 0.0) | (model.D != 0.0)
+    for ll, inv in zip(model.layout.links, model.invariants):
+        ix = np.ix_(ll.elastic_index, ll.elastic_index)
+        pattern[ix] |= (inv.M_e != 0.0) | (inv.G_a != 0.0) | (inv.G_w != 0.0)
+    rows, cols = np.nonzero(pattern[np.ix_(inner, inner)])
+    kl = int(max(0, (rows - cols).max())) if rows.size else 0
+    ku = int(max(0, (cols - rows).max())) if rows.size else 0
+    if not banded:
+        ni = nb = 0
+        inner = border = np.zeros(0, dtype=np.int64)
+    return Structure(np.array([1 if banded else 0], dtype=np.int64), inner, border, kl, ku,
+                     np.zeros((ni, 2 * kl + ku + 1)), np.zeros(ni, dtype=np.int64),
+                     np.zeros((nb, ni)), np.zeros((nb, ni)), np.zeros((nb, nb)),
+                     np.zeros(nb, dtype=np.int64), klo, khi)
 
 
 class ChainStep:
@@ -482,6 +735,7 @@ class ChainStep:
         self.jidx = np.asarray(model.joint_index, dtype=np.int64)
         self.JF, self.Mj, self.A = np.zeros((m, n)), np.zeros((nq, nq)), np.zeros((m, m))
         self.piv = np.zeros(m, dtype=np.int64)
+        self.S = structure(model)
         self.state = np.zeros(2)
         self.counts = np.zeros(3, dtype=np.int64)
         self._Q = np.zeros(nq)
@@ -529,6 +783,12 @@ class ChainStep:
     @property
     def nlu(self):
         return int(self.counts[2])
+
+    @property
+    def matrix(self):
+        """How the Newton matrix is factored: "bordered-banded" (:func:`structure`) or
+        "dense" (also after a Jacobian that did not fit the band)."""
+        return "bordered-banded" if self.S.use[0] else "dense"
 
     @property
     def autonomous(self):
@@ -579,7 +839,7 @@ class ChainStep:
             t_last, ga.step, adaptive, ga.h_next, ga.q_scale,
             ga.error_rtol if adaptive else 0.0, ga.max_step, ga.am, ga.af, ga.gamma,
             ga.beta, ga.rtol, ga.atol, ga.max_iters, self.JF, self.Mj, self.A, self.piv,
-            self.state, self.counts)
+            self.S,            self.state, self.counts)
         ga.t, ga.x, ga.y, ga.acc, ga.q_scale = t, x, y, acc, q_scale
         if adaptive:
             ga.h_next = h_next
@@ -602,8 +862,9 @@ class ChainStep:
                         self._Q, self.jidx, self._tau, x, y, acc,
                         *self._extrapolation(ga.t, y, h), h, ga.am, ga.af,
                         ga.gamma, ga.beta, ga.rtol, ga.atol, ga.max_iters, self.JF,
-                        self.Mj, self.A, self.piv, self.state, self.counts)
+                        self.Mj, self.A, self.piv, self.S, self.state, self.counts)
 
 
-__all__ = ["ChainStep", "available", "fixed_grid", "ga_advance", "ga_outputs", "ga_solve",
+__all__ = ["BANDED_FROM", "ChainStep", "Structure", "available", "structure", "fixed_grid",
+           "ga_advance", "ga_outputs", "ga_solve",
            "profile_values", "OK", "FAILED", "NON_FINITE", "SHRUNK"]

@@ -450,9 +450,16 @@ def gravity_potential_series(model, Q):
     if not model.gravity:
         return V
     roots, tips = frames_series(model, Q)
-    for (p, psi), ll, lk, qu in zip(roots, model.layout.links, model.links, model.quad):
-        r = p[:, None, :] + _rotate(psi, qu.x, Q[:, ll.elastic_index] @ qu.N.T)
-        V -= lk.rho_A * np.einsum("p,tpk,k->t", qu.w, r, model.g_vec)
+    g = model.g_vec
+    for (p, psi), ll, qu in zip(roots, model.layout.links, model.quad):
+        # sum_p mw_p g.(p + R s_p) with s_p = (x_p, N_p e): the point sums taken first,
+        # (sum mw, sum mw x, sum mw N), so the cost is linear in the elements
+        m, mx = qu.mw.sum(), (qu.mw * qu.x).sum()
+        mN = (qu.mw[:, None] * qu.N).sum(axis=0)
+        sy = (Q[:, ll.elastic_index] * mN).sum(axis=1)
+        c, s = np.cos(psi), np.sin(psi)
+        V -= m * (p[:, 0] * g[0] + p[:, 1] * g[1]) + (c * mx - s * sy) * g[0] \
+            + (s * mx + c * sy) * g[1]
     for it in model.items:
         if it.kind == "mass":
             p = (roots if it.where == "root" else tips)[it.link][0]

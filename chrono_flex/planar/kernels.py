@@ -11,7 +11,9 @@ reference the compiled one is tested against (they agree to round-off).
 
 :func:`pack` turns an :class:`~chrono_flex.planar.equations.ArmModel` into flat arrays;
 :func:`chain_terms` evaluates (M, r) with r = h - Q_g [+ K_geo e] at (q, q_dot), as
-:func:`chrono_flex.planar.invariants.terms` does. The backend is chosen once per process:
+:func:`chrono_flex.planar.invariants.terms` does; :func:`chain_forces` the same r with the
+product M a instead of M (O(nq) per link, for the time integration of long chains). The
+backend is chosen once per process:
 numba when importable, unless the environment variable ``CHRONO_FLEX_KERNELS=numpy``
 says otherwise (:func:`backend`).
 """
@@ -36,8 +38,23 @@ def _jit(fn):
 BACKENDS = ("numba", "numpy")
 
 Packed = namedtuple("Packed", "nq kind jidx offset axis_angle link_angle e0 ne length "
-                              "m mx Ixx Phi1 Phix Me Ga Gw NL dNL "
+                              "m mx Ixx Phi1 Phix Me Ga Gw blo bhi NL dNL "
                               "item_link item_tip item_rot item_value g_model")
+
+
+def row_ranges(*matrices):
+    """Per row a, the first and one past the last column where any of the (equally
+    shaped, square) ``matrices`` is nonzero: (lo, hi) int arrays, lo = hi for an empty
+    row. The loops over M_e, G_a, G_w, K and D run over these ranges only, which makes
+    their products O(n) for banded finite-element matrices; the terms left out are
+    exact zeros, so the sums are the full loops' sums."""
+    nz = np.zeros(matrices[0].shape, dtype=bool)
+    for A in matrices:
+        nz |= A != 0.0
+    has = nz.any(axis=1)
+    lo = np.where(has, nz.argmax(axis=1), 0).astype(np.int64)
+    hi = np.where(has, nz.shape[1] - nz[:, ::-1].argmax(axis=1), 0).astype(np.int64)
+    return lo, hi
 
 
 def pack(model):
@@ -48,10 +65,12 @@ def pack(model):
     Phi1, Phix = np.zeros((nl, nmax)), np.zeros((nl, nmax))
     Me, Ga, Gw = (np.zeros((nl, nmax, nmax)) for _ in range(3))
     NL, dNL = np.zeros((nl, nmax)), np.zeros((nl, nmax))
+    blo, bhi = np.zeros((nl, nmax), dtype=np.int64), np.zeros((nl, nmax), dtype=np.int64)
     for i, (inv, b) in enumerate(zip(model.invariants, model.bases)):
         k = ne[i]
         Phi1[i, :k], Phix[i, :k] = inv.Phi_1, inv.Phi_x
         Me[i, :k, :k], Ga[i, :k, :k], Gw[i, :k, :k] = inv.M_e, inv.G_a, inv.G_w
+        blo[i], bhi[i] = row_ranges(Me[i], Ga[i], Gw[i])
         N, dN, _ = b.tip_values
         NL[i, :k], dNL[i, :k] = N[0], dN[0]
     joints = model.joints
@@ -69,7 +88,7 @@ def pack(model):
         np.array([inv.m for inv in model.invariants]),
         np.array([inv.m_x for inv in model.invariants]),
         np.array([inv.I_xx for inv in model.invariants]),
-        Phi1, Phix, Me, Ga, Gw, NL, dNL,
+        Phi1, Phix, Me, Ga, Gw, blo, bhi, NL, dNL,
         np.array([it.link for it in its], dtype=np.int64),
         np.array([it.where == "tip" for it in its], dtype=np.int64),
         np.array([it.kind == "rotary" for it in its], dtype=np.int64),
@@ -81,7 +100,8 @@ def pack(model):
 def _chain_terms(P, q, qd, g, stiff):
     """(M, r) of the chain at (q, q_dot), in-plane gravity ``g`` (scalar loops; the
     formulas of :mod:`chrono_flex.planar.invariants`, frames of
-    :mod:`chrono_flex.planar.kinematics`)."""
+    :mod:`chrono_flex.planar.kinematics`). :func:`_chain_forces` is the same pass
+    without M (r by the same operations)."""
     nq = P.nq
     nl = P.kind.shape[0]
     M = np.zeros((nq, nq))
@@ -148,7 +168,7 @@ def _chain_terms(P, q, qd, g, stiff):
             p1e += P.Phi1[i, a] * q[e0 + a]
             p1ed += P.Phi1[i, a] * qd[e0 + a]
             acc = 0.0
-            for b in range(ne):
+            for b in range(P.blo[i, a], P.bhi[i, a]):
                 acc += P.Me[i, a, b] * q[e0 + b]
             Mee[a] = acc
         for a in range(ne):
@@ -179,7 +199,7 @@ def _chain_terms(P, q, qd, g, stiff):
                 M[a, e0 + b] += v
                 M[e0 + b, a] += v
         for a in range(ne):
-            for b in range(ne):
+            for b in range(P.blo[i, a], P.bhi[i, a]):
                 M[e0 + a, e0 + b] += P.Me[i, a, b]
         da0, da1 = apl0 - gl0, apl1 - gl1
         lin0 = m * da0 + apsi * c0 - psid * psid * mx - 2.0 * psid * p1ed
@@ -195,7 +215,7 @@ def _chain_terms(P, q, qd, g, stiff):
             fa, fw = gx - a0, psid * psid
             for a in range(ne):
                 acc = 0.0
-                for b in range(ne):
+                for b in range(P.blo[i, a], P.bhi[i, a]):
                     acc += (fa * P.Ga[i, a, b] + fw * P.Gw[i, a, b]) * q[e0 + b]
                 r[e0 + a] += acc
         # -- tip frame (kinematics.tip_frame): r(L), angle psi + w'(L)
@@ -257,11 +277,308 @@ def _chain_terms(P, q, qd, g, stiff):
 
 
 @_jit
+def _chain_forces(P, q, qd, g, stiff, a_in):
+    """(M a_in, r) of the chain at (q, q_dot) without forming M: the pass of
+    :func:`_chain_terms` (r by the same operations, so the same numbers), with the
+    product taken term by term from the structure of (4.11), U^T C (U a) + U^T B E a +
+    E^T B^T U a + E^T M_e E a (plus the lumped items), O(nq) per link; with an a_in of
+    another length than nq, zeros for M a_in."""
+    nq = P.nq
+    nl = P.kind.shape[0]
+    with_Ma = a_in.shape[0] == nq
+    Ma = np.zeros(nq)
+    r = np.zeros(nq)
+    # running parent (tip) frame
+    p = np.zeros(2)
+    Jp = np.zeros((2, nq))
+    ap = np.zeros(2)
+    psi = 0.0
+    Jpsi = np.zeros(nq)
+    apsi = 0.0
+    psid = 0.0
+    n_items = P.item_link.shape[0]
+    # lumped items need the root (where=root) or tip frame of their link: stored here
+    fr_Jp = np.zeros((2 * nl, 2, nq))
+    fr_ap = np.zeros((2 * nl, 2))
+    fr_Jpsi = np.zeros((2 * nl, nq))
+    fr_apsi = np.zeros(2 * nl)
+    U = np.zeros((3, nq))
+    CU = np.zeros((3, nq))
+    for i in range(nl):
+        j = P.jidx[i]
+        # -- root frame from the parent's tip frame (kinematics.child_frame)
+        if P.kind[i] == 0:
+            Jpsi[j] += 1.0
+            psi = psi + q[j] + P.offset[i]
+            psid = 0.0
+            for k in range(nq):
+                psid += Jpsi[k] * qd[k]
+        else:
+            ang = psi + P.axis_angle[i]
+            ux, uy = np.cos(ang), np.sin(ang)
+            d, dd = q[j], qd[j]
+            p[0] += d * ux
+            p[1] += d * uy
+            for k in range(nq):
+                Jp[0, k] += -d * uy * Jpsi[k]
+                Jp[1, k] += d * ux * Jpsi[k]
+            Jp[0, j] += ux
+            Jp[1, j] += uy
+            ap[0] += 2.0 * dd * psid * (-uy) + d * (apsi * (-uy) - psid * psid * ux)
+            ap[1] += 2.0 * dd * psid * ux + d * (apsi * ux - psid * psid * uy)
+            psi = ang + P.link_angle[i]
+        for k in range(nq):
+            fr_Jp[2 * i, 0, k] = Jp[0, k]
+            fr_Jp[2 * i, 1, k] = Jp[1, k]
+            fr_Jpsi[2 * i, k] = Jpsi[k]
+        fr_ap[2 * i, 0] = ap[0]
+        fr_ap[2 * i, 1] = ap[1]
+        fr_apsi[2 * i] = apsi
+        # -- the link's terms from its invariants (invariants.link_terms)
+        c, s = np.cos(psi), np.sin(psi)
+        e0, ne = P.e0[i], P.ne[i]
+        apl0 = c * ap[0] + s * ap[1]
+        apl1 = -s * ap[0] + c * ap[1]
+        gl0 = c * g[0] + s * g[1]
+        gl1 = -s * g[0] + c * g[1]
+        p1e = 0.0
+        p1ed = 0.0
+        eMe = 0.0
+        eMed = 0.0
+        Mee = np.zeros(ne)
+        for a in range(ne):
+            p1e += P.Phi1[i, a] * q[e0 + a]
+            p1ed += P.Phi1[i, a] * qd[e0 + a]
+            acc = 0.0
+            for b in range(P.blo[i, a], P.bhi[i, a]):
+                acc += P.Me[i, a, b] * q[e0 + b]
+            Mee[a] = acc
+        for a in range(ne):
+            eMe += q[e0 + a] * Mee[a]
+            eMed += qd[e0 + a] * Mee[a]
+        m, mx = P.m[i], P.mx[i]
+        c0, c1 = -p1e, mx
+        In = P.Ixx[i] + eMe
+        for k in range(nq):
+            U[0, k] = c * Jp[0, k] + s * Jp[1, k]
+            U[1, k] = -s * Jp[0, k] + c * Jp[1, k]
+            U[2, k] = Jpsi[k]
+            CU[0, k] = m * U[0, k] + c0 * U[2, k]
+            CU[1, k] = m * U[1, k] + c1 * U[2, k]
+            CU[2, k] = c0 * U[0, k] + c1 * U[1, k] + In * U[2, k]
+        if with_Ma:
+            ua0 = 0.0
+            ua1 = 0.0
+            ua2 = 0.0
+            for k in range(nq):
+                ua0 += U[0, k] * a_in[k]
+                ua1 += U[1, k] * a_in[k]
+                ua2 += U[2, k] * a_in[k]
+            pa1 = 0.0
+            pax = 0.0
+            for b in range(ne):
+                pa1 += P.Phi1[i, b] * a_in[e0 + b]
+                pax += P.Phix[i, b] * a_in[e0 + b]
+            v0 = m * ua0 + c0 * ua2
+            v1 = m * ua1 + c1 * ua2 + pa1
+            v2 = c0 * ua0 + c1 * ua1 + In * ua2 + pax
+            for k in range(nq):
+                Ma[k] += U[0, k] * v0 + U[1, k] * v1 + U[2, k] * v2
+            for a in range(ne):
+                acc = P.Phi1[i, a] * ua1 + P.Phix[i, a] * ua2
+                for b in range(P.blo[i, a], P.bhi[i, a]):
+                    acc += P.Me[i, a, b] * a_in[e0 + b]
+                Ma[e0 + a] += acc
+        da0, da1 = apl0 - gl0, apl1 - gl1
+        lin0 = m * da0 + apsi * c0 - psid * psid * mx - 2.0 * psid * p1ed
+        lin1 = m * da1 + apsi * c1 - psid * psid * p1e
+        rot = c0 * da0 + c1 * da1 + apsi * In + 2.0 * psid * eMed
+        for k in range(nq):
+            r[k] += U[0, k] * lin0 + U[1, k] * lin1 + U[2, k] * rot
+        for a in range(ne):
+            r[e0 + a] += P.Phi1[i, a] * da1 + apsi * P.Phix[i, a] - psid * psid * Mee[a]
+        if stiff:
+            a0 = c * ap[0] + s * ap[1]
+            gx = c * P.g_model[0] + s * P.g_model[1]
+            fa, fw = gx - a0, psid * psid
+            for a in range(ne):
+                acc = 0.0
+                for b in range(P.blo[i, a], P.bhi[i, a]):
+                    acc += (fa * P.Ga[i, a, b] + fw * P.Gw[i, a, b]) * q[e0 + b]
+                r[e0 + a] += acc
+        # -- tip frame (kinematics.tip_frame): r(L), angle psi + w'(L)
+        L = P.length[i]
+        w = 0.0
+        wd = 0.0
+        slope = 0.0
+        for a in range(ne):
+            w += P.NL[i, a] * q[e0 + a]
+            wd += P.NL[i, a] * qd[e0 + a]
+            slope += P.dNL[i, a] * q[e0 + a]
+        Rs0 = c * L - s * w
+        Rs1 = s * L + c * w
+        p[0] += Rs0
+        p[1] += Rs1
+        for k in range(nq):
+            Jp[0, k] += -Rs1 * Jpsi[k]
+            Jp[1, k] += Rs0 * Jpsi[k]
+        for a in range(ne):
+            Jp[0, e0 + a] -= s * P.NL[i, a]
+            Jp[1, e0 + a] += c * P.NL[i, a]
+        ap0 = ap[0] + apsi * (-Rs1) - psid * psid * Rs0 - 2.0 * psid * c * wd
+        ap1 = ap[1] + apsi * Rs0 - psid * psid * Rs1 - 2.0 * psid * s * wd
+        ap[0] = ap0
+        ap[1] = ap1
+        psi = psi + slope
+        for a in range(ne):
+            Jpsi[e0 + a] += P.dNL[i, a]
+        psid = 0.0
+        for k in range(nq):
+            psid += Jpsi[k] * qd[k]
+        for k in range(nq):
+            fr_Jp[2 * i + 1, 0, k] = Jp[0, k]
+            fr_Jp[2 * i + 1, 1, k] = Jp[1, k]
+            fr_Jpsi[2 * i + 1, k] = Jpsi[k]
+        fr_ap[2 * i + 1, 0] = ap[0]
+        fr_ap[2 * i + 1, 1] = ap[1]
+        fr_apsi[2 * i + 1] = apsi
+    for t in range(n_items):
+        f = 2 * P.item_link[t] + P.item_tip[t]
+        val = P.item_value[t]
+        if P.item_rot[t] == 1:
+            if with_Ma:
+                s0 = 0.0
+                for k in range(nq):
+                    s0 += fr_Jpsi[f, k] * a_in[k]
+                for k in range(nq):
+                    Ma[k] += val * fr_Jpsi[f, k] * s0
+            for a in range(nq):
+                ja = fr_Jpsi[f, a]
+                if ja == 0.0:
+                    continue
+                r[a] += val * ja * fr_apsi[f]
+        else:
+            if with_Ma:
+                s0 = 0.0
+                s1 = 0.0
+                for k in range(nq):
+                    s0 += fr_Jp[f, 0, k] * a_in[k]
+                    s1 += fr_Jp[f, 1, k] * a_in[k]
+                for k in range(nq):
+                    Ma[k] += val * (fr_Jp[f, 0, k] * s0 + fr_Jp[f, 1, k] * s1)
+            for a in range(nq):
+                j0, j1 = fr_Jp[f, 0, a], fr_Jp[f, 1, a]
+                if j0 == 0.0 and j1 == 0.0:
+                    continue
+                r[a] += val * (j0 * (fr_ap[f, 0] - g[0]) + j1 * (fr_ap[f, 1] - g[1]))
+    return Ma, r
+
+
+@_jit
 def _chain_accelerations(P, q, qd, Q, K, D, g, stiff):
     """q_dd = M^-1 (Q - r - K q - D q_dot) (docs/planar-link.md eq. (4.7)), one call."""
     M, r = _chain_terms(P, q, qd, g, stiff)
     f = Q - r - K @ q - D @ qd
     return np.linalg.solve(M, f)
+
+
+@_jit
+def _mv(A, x):
+    """A x by plain loops (numba's ``@`` calls the BLAS: see chain_ga._matvec)."""
+    n, m = A.shape
+    out = np.zeros(n)
+    for i in range(n):
+        s = 0.0
+        for j in range(m):
+            s += A[i, j] * x[j]
+        out[i] = s
+    return out
+
+
+@_jit
+def _cholesky(A):
+    """In-place lower Cholesky factor of a symmetric A (its lower triangle); False when A
+    is not positive definite (a pivot not positive, or not finite)."""
+    n = A.shape[0]
+    for j in range(n):
+        d = A[j, j]
+        for k in range(j):
+            d -= A[j, k] * A[j, k]
+        if not d > 0.0 or not np.isfinite(d):
+            return False
+        d = np.sqrt(d)
+        A[j, j] = d
+        for i in range(j + 1, n):
+            s = A[i, j]
+            for k in range(j):
+                s -= A[i, k] * A[j, k]
+            A[i, j] = s / d
+    return True
+
+
+@_jit
+def _cholesky_solve(L, b):
+    """x with L L^T x = b."""
+    n = L.shape[0]
+    x = b.copy()
+    for i in range(n):
+        s = x[i]
+        for k in range(i):
+            s -= L[i, k] * x[k]
+        x[i] = s / L[i, i]
+    for i in range(n - 1, -1, -1):
+        s = x[i]
+        for k in range(i + 1, n):
+            s -= L[k, i] * x[k]
+        x[i] = s / L[i, i]
+    return x
+
+
+@_jit
+def _lowest_eigenvalue(K, M, max_iter):
+    """The lowest eigenvalue of K phi = lambda M phi (K, M symmetric, M positive
+    definite) by inverse iteration with the Rayleigh quotient (Golub & Van Loan, Matrix
+    Computations, 4th ed. 2013, §8.2.2: its error falls by (lambda_1/lambda_2)^2 per
+    iteration; it stops when an iteration changes it by less than 1e-13 of itself), or
+    NaN where it does not answer: K not positive definite (then the lowest is not
+    positive), no convergence within ``max_iter``, or K - (1 - 1e-6) lambda M not
+    positive definite (the iteration found a higher eigenvalue, its start being
+    orthogonal to the lowest mode). Plain loops: no LAPACK call, whose threads wait
+    long on a busy machine."""
+    n = K.shape[0]
+    L = K.copy()
+    if n == 0 or not _cholesky(L):
+        return np.nan
+    x = np.ones(n)
+    lam = np.nan
+    for it in range(max_iter):
+        Mx = _mv(M, x)
+        y = _cholesky_solve(L, Mx)
+        My = _mv(M, y)
+        yMy = 0.0
+        yKy = 0.0
+        for k in range(n):
+            yMy += y[k] * My[k]
+            yKy += y[k] * Mx[k]              # y.K y = y.M x: no cancellation in K y
+        new = yKy / yMy
+        x = y / np.sqrt(yMy)
+        if abs(new - lam) <= 1e-13 * abs(new):
+            lam = new
+            break
+        lam = new
+        if it == max_iter - 1:
+            return np.nan
+    S = K - (1.0 - 1e-6) * lam * M
+    if not _cholesky(S):
+        return np.nan
+    return lam
+
+
+def lowest_eigenvalue(K, M, max_iter=200):
+    """The lowest eigenvalue of the symmetric pencil (K, M) when it is positive, by the
+    compiled inverse iteration (:func:`_lowest_eigenvalue`), else NaN."""
+    return float(_lowest_eigenvalue(np.ascontiguousarray(K, dtype=float),
+                                    np.ascontiguousarray(M, dtype=float), int(max_iter)))
 
 
 def _numba_available():
@@ -284,6 +601,14 @@ def chain_accelerations(packed, q, qd, Q, K, D, g, stiff):
     return _chain_accelerations(packed, q, qd, Q, K, D, g, stiff)
 
 
+def chain_forces(packed, q, qd, g, stiff, a=None):
+    """(M a, r) at (q, q_dot) by the compiled kernel without forming M (needs numba);
+    without ``a``, (zeros, r): O(nq) per link where (M, r) is O(nq^2)."""
+    a = np.zeros(0) if a is None else np.asarray(a, dtype=float)
+    return _chain_forces(packed, np.asarray(q, dtype=float), np.asarray(qd, dtype=float),
+                         np.asarray(g, dtype=float), bool(stiff), a)
+
+
 def chain_terms(packed, q, qd, g, stiff):
     """(M, r) at (q, q_dot) by the compiled kernel (needs numba)."""
     return _chain_terms(packed, np.asarray(q, dtype=float), np.asarray(qd, dtype=float),
@@ -296,9 +621,42 @@ def chain_terms(packed, q, qd, g, stiff):
 def _kinetic_energies(P, Q, QD, g):
     out = np.empty(Q.shape[0])
     for k in range(Q.shape[0]):
-        M, _ = _chain_terms(P, Q[k], QD[k], g, False)
-        out[k] = 0.5 * QD[k] @ (M @ QD[k])
+        Mqd, _ = _chain_forces(P, Q[k], QD[k], g, False, QD[k])
+        s = 0.0
+        for j in range(Mqd.shape[0]):
+            s += QD[k, j] * Mqd[j]
+        out[k] = 0.5 * s
     return out
+
+
+@_jit
+def _gravity_stiffness(P, q, g, h):
+    """dQ_g/dq at q (nq, nq) by central differences of step h: column k is
+    (Q_g(q + h e_k) - Q_g(q - h e_k)) / (2 h), Q_g = -r with r = h - Q_g at rest (no
+    rates, no stiffening term)."""
+    nq = q.shape[0]
+    out = np.empty((nq, nq))
+    zero = np.zeros(nq)
+    no_a = np.zeros(0)
+    qp = q.copy()
+    qm = q.copy()
+    for k in range(nq):
+        qp[k] = q[k] + h
+        qm[k] = q[k] - h
+        _, rp = _chain_forces(P, qp, zero, g, False, no_a)
+        _, rm = _chain_forces(P, qm, zero, g, False, no_a)
+        for i in range(nq):
+            out[i, k] = ((-rp[i]) - (-rm[i])) / (2 * h)
+        qp[k] = q[k]
+        qm[k] = q[k]
+    return out
+
+
+def gravity_stiffness(packed, q, g, h):
+    """dQ_g/dq at q by central differences of step h, in one compiled call (O(nq) per
+    evaluation of the kernel's forces, no M)."""
+    return _gravity_stiffness(packed, np.asarray(q, dtype=float), np.asarray(g, dtype=float),
+                              float(h))
 
 
 def kinetic_energies(packed, Q, QD, g):
@@ -307,4 +665,5 @@ def kinetic_energies(packed, Q, QD, g):
                              np.ascontiguousarray(QD, dtype=float), np.asarray(g, dtype=float))
 
 
-__all__ = ["BACKENDS", "Packed", "backend", "chain_terms", "kinetic_energies", "pack"]
+__all__ = ["BACKENDS", "Packed", "backend", "chain_forces", "chain_terms", "gravity_stiffness",
+           "kinetic_energies", "lowest_eigenvalue", "pack", "row_ranges"]

@@ -73,10 +73,11 @@ class Modes:
 def _gravity_force(model, q):
     """Q_g(q): by the compiled chain kernel where numba is present (its r = h - Q_g
     [+ K_geo e] at rest, without the stiffening term, is -Q_g: h is quadratic in the
-    rates), else from :func:`chrono_flex.planar.equations.terms`."""
+    rates; without M, O(nq) per link), else from
+    :func:`chrono_flex.planar.equations.terms`."""
     zero = np.zeros(model.nq)
     if model.packed is not None:
-        return -kernels.chain_terms(model.packed, q, zero, model.g_vec, False)[1]
+        return -kernels.chain_forces(model.packed, q, zero, model.g_vec, False)[1]
     return mdl.terms(model, q, zero)[2]
 
 
@@ -85,6 +86,9 @@ def linear_stiffness(arm, q):
     Kl = arm.model.K.copy()
     if arm.gravity:
         h = 1e-6                   # central differences of Q_g: error ~h^2, far below K
+        if arm.model.packed is not None:     # the same differences in one compiled call
+            Kl -= kernels.gravity_stiffness(arm.model.packed, q, arm.model.g_vec, h)
+            return 0.5 * (Kl + Kl.T)
         for k in range(arm.nq):
             qp, qm = q.copy(), q.copy()
             qp[k] += h
@@ -122,6 +126,25 @@ def eigenmodes(arm, n=3, q=None, joints="locked"):
     return w2[:n], vectors
 
 
+def lowest_frequency_squared(arm, q=None):
+    """omega_1^2 of the lowest vibration mode about q with the joints locked: what
+    ``eigenmodes(arm, 1, q)`` gives, to round-off. With the compiled kernel, by inverse
+    iteration on the elastic block (:func:`chrono_flex.planar.kernels.lowest_eigenvalue`:
+    plain loops, where scipy's ``eigh`` computes all the modes and its LAPACK threads,
+    on a machine busier than it has cores, can wait ten times longer than they
+    compute); M from the kernel as well. Falls back to :func:`eigenmodes` where the
+    iteration does not answer (no kernel, a stiffness that is not positive definite)."""
+    q = np.zeros(arm.nq) if q is None else ck.vector("q", q, arm.nq)
+    model = arm.model
+    if model.packed is not None:
+        M = kernels.chain_terms(model.packed, q, np.zeros(arm.nq), model.g_vec, False)[0]
+        keep = np.ix_(arm.elastic_index, arm.elastic_index)
+        w2 = kernels.lowest_eigenvalue(linear_stiffness(arm, q)[keep], M[keep])
+        if w2 > 0.0:
+            return w2
+    return float(eigenmodes(arm, 1, q, joints="locked")[0][0])
+
+
 def mode_shape(arm, q, vector, n_samples=41):
     """The centreline displacement (nl, ns, 2) of a small motion ``vector`` (nq,) about
     q: central differences of :func:`~chrono_flex.planar.equations.centerlines`."""
@@ -148,4 +171,5 @@ def natural_modes(arm, n=3, q=None, joints="locked", n_samples=41):
                  centerline=mdl.centerlines(arm.model, q, n_samples)[0], shapes=shapes)
 
 
-__all__ = ["JOINTS", "Modes", "eigenmodes", "linear_stiffness", "mode_shape", "natural_modes"]
+__all__ = ["JOINTS", "Modes", "eigenmodes", "linear_stiffness", "lowest_frequency_squared",
+           "mode_shape", "natural_modes"]

@@ -104,6 +104,7 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
     t_wall = time.perf_counter()
     if rtol is None:
         rtol = GA_RTOL if method in FIXED_STEP else 1e-6
+    solver = None
     if method == "rk4":
         ode, settings = rk4_stepper(sim, t0, x0, step, max_nfev)
     elif method in FIXED_STEP:
@@ -133,6 +134,8 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
     res = sim.result(rec.t, rec["x"], n_samples)
     res.info.update(engine="reference", method=method, form=form, **settings,
                     **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4))
+    if solver is not None:
+        res.info["newton_matrix"] = solver.matrix
     return res
 
 

@@ -87,10 +87,9 @@ def frequency_error(axial_ratio, spin_ratio):
 
 def first_bending_frequency(arm, q=None):
     """The arm's lowest natural frequency with the joints locked, rad/s (modes.py)."""
-    from .modes import eigenmodes       # modes imports post, which imports this module
+    from .modes import lowest_frequency_squared   # modes imports post, which imports this
 
-    w2, _ = eigenmodes(arm, 1, q, joints="locked")
-    return math.sqrt(float(w2[0]))
+    return math.sqrt(lowest_frequency_squared(arm, q))
 
 
 def run_ratios(arm, Q, QD):

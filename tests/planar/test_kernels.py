@@ -111,3 +111,38 @@ def test_numpy_and_default_backends_simulate_the_same(monkeypatch):
     monkeypatch.setenv("CHRONO_FLEX_KERNELS", "numpy")
     b = chain(False).simulate(**kw)
     assert np.abs(a.q - b.q).max() <= 1e-6 * max(1.0, np.abs(b.q).max())
+
+
+@needs_numba
+@pytest.mark.parametrize("stiffening", [False, True])
+def test_mass_matrix_products_without_the_matrix(stiffening):
+    """M a taken term by term from the structure of M (kernels.chain_forces, what the
+    compiled Newton iteration uses) against the assembled M times a: the same sums
+    reassociated, so round-off; r comes from the same operations either way, so it is
+    the same number."""
+    model = chain(stiffening).model
+    packed = kernels.pack(model)
+    rng = np.random.default_rng(3)
+    for q, qd in states(model):
+        a = rng.normal(size=model.nq)
+        M, r = kernels.chain_terms(packed, q, qd, model.g_vec, stiffening)
+        Ma, r2 = kernels.chain_forces(packed, q, qd, model.g_vec, stiffening, a)
+        assert close(Ma, M @ a)
+        np.testing.assert_array_equal(r2, r)
+        zero, r3 = kernels.chain_forces(packed, q, qd, model.g_vec, stiffening)
+        np.testing.assert_array_equal(r3, r)
+        assert not zero.any()
+
+
+@pytest.mark.parametrize("basis", ["fem", "modes"])
+def test_gram_matrices_over_the_nonzero_shape_functions(basis):
+    """invariants.weighted_gram (the sum over each point's few nonzero Hermite
+    functions, or the dense product for a modal basis) against the plain sum over all
+    functions: the same products in another order, round-off."""
+    link = (cf.Link(0.9, 13, EI=20.0, rho_A=0.5) if basis == "fem"       # 26 functions
+            else cf.Link(0.9, EI=20.0, rho_A=0.5, basis="modes", n_modes=20))
+    qu = cf.PlanarArm([link]).model.quad[0]
+    wt = qu.w * (1.0 + qu.x)
+    for A in (qu.N, qu.dN):
+        dense = np.einsum("p,pi,pj->ij", wt, A, A)
+        assert close(invariants.weighted_gram(wt, A), dense)

@@ -73,3 +73,14 @@ def test_root_motion_series_equals_the_chain_frames():
             assert close(s.psi[k], r.psi) and close(s.psid[k], r.psid)
             assert close(s.ap[:, k], r.ap)
             assert close(mdl.axial_force(m, i, s, 0.0)[k], mdl.axial_force(m, i, r, 0.0))
+
+
+def test_gravity_potential_series_of_a_varying_section():
+    """A link whose rho_A varies along it: the series weighs the points with rho_A(x_p)
+    as the per-state function does (the point sums are taken once per link)."""
+    arm = cf.PlanarArm([cf.Link(0.7, 3, EI=20.0, rho_A=lambda x: 0.5 + x),
+                        cf.Link(0.5, 4, EI=10.0, rho_A=0.3)], payload=cf.Payload(0.2),
+                       gravity=9.81)
+    Q = np.random.default_rng(4).normal(size=(5, arm.nq)) * 0.3
+    V = mdl.gravity_potential_series(arm.model, Q)
+    assert close(V, [mdl.gravity_potential(arm.model, q) for q in Q])
