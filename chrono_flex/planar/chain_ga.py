@@ -103,20 +103,11 @@ def _lu_solve(A, piv, b):
     return x
 
 
-@kernels._jit
-def _matvec(A, x):
-    """A x by plain loops. The matrices here are small (nq up to a few hundred), and
-    numba's ``@`` calls the BLAS, whose threads, on a machine busier than it has cores,
-    wait for each other far longer than the product takes (64 elements: 8 to 10 times
-    the whole step's cost)."""
-    n, m = A.shape
-    out = np.zeros(n)
-    for i in range(n):
-        s = 0.0
-        for j in range(m):
-            s += A[i, j] * x[j]
-        out[i] = s
-    return out
+#: A x by plain loops. The matrices here are small (nq up to a few hundred), and numba's
+#: ``@`` calls the BLAS, whose threads, on a machine busier than it has cores, wait for
+#: each other far longer than the product takes (64 elements: 8 to 10 times the whole
+#: step's cost). The one loop of :func:`chrono_flex.planar.kernels._mv`.
+_matvec = kernels._mv
 
 
 @kernels._jit

@@ -484,7 +484,8 @@ def _chain_accelerations(P, q, qd, Q, K, D, g, stiff):
 
 @_jit
 def _mv(A, x):
-    """A x by plain loops (numba's ``@`` calls the BLAS: see chain_ga._matvec)."""
+    """A x by plain loops (numba's ``@`` calls the BLAS, whose threads wait for each other
+    on a busy machine far longer than these small products take; chain_ga uses it too)."""
     n, m = A.shape
     out = np.zeros(n)
     for i in range(n):
