@@ -274,7 +274,7 @@ def exudyn_cable_chain(arm, step, t_end, angles0=None, torque=None, what="the ar
         last.append((cables[-1], le))
         start = start + link.length * np.array([c, s])
     if arm.payload.mass > 0:
-        mbs.AddObject(ei.ObjectMassPoint2D(physicsMass=arm.payload.mass, nodeNumber=tips[-1][0]))
+        mbs.AddObject(ei.ObjectMassPoint2D(mass=arm.payload.mass, nodeNumber=tips[-1][0]))
     if torque is not None:
         for j in range(nl):
             on = [(mbs.AddMarker(ei.MarkerBodyRigid(bodyNumber=first[j],
