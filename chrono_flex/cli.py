@@ -310,11 +310,11 @@ def cmd_bench(args):
           "elements, 1 ms), and its ratio to Chrono's beams:")
     for r in bench_slider_crank_formulations():
         if r["formulation"] == "element":
-            name = f"custom element, jacobian={r['jacobian']}"
+            name = f"custom element, {r['jacobian']}, K by {r['differences']}"
             calls = f"   ({r['compute_q_calls_per_step']:.0f} ComputeQ calls per step)"
         else:
             name, calls = "Chrono beams", ""
-        print(f"  {name:36s} {r['wall_per_sim_second']:10.3f}  x{r['ratio']:7.2f}{calls}")
+        print(f"  {name:40s} {r['wall_per_sim_second']:10.3f}  x{r['ratio']:7.2f}{calls}")
     return 0
 
 
