@@ -64,10 +64,16 @@ def tangent_matrices(arm, q, Q=None, h=FD_STEP):
 
 
 def force_scale(arm, q, Q):
-    """The size of the forces at a pose: max(|K q|, |Q_g(q)|, |Q|, 1e-300)."""
+    """The size of the forces at a pose: the largest of |K q|, |Q| and the generalized
+    forces of gravity at q, both as it acts and turned by 90 degrees in the plane (so
+    that a hanging link, which gravity does not bend, still has the scale of its
+    weight); 1e-300 for an unloaded arm without gravity."""
     zero = np.zeros(arm.nq)
-    g = mdl.forcing(arm.model, q, zero, np.zeros(arm.nq))[1] + arm.model.K @ q
-    return max(np.max(np.abs(arm.model.K @ q)), np.max(np.abs(g)), np.max(np.abs(Q)), 1e-300)
+    scale = max(np.max(np.abs(arm.model.K @ q)), np.max(np.abs(Q)), 1e-300)
+    g = arm.model.g_vec
+    for gv in (g, np.array([-g[1], g[0]])):
+        scale = max(scale, np.max(np.abs(mdl.chain_terms(arm.model, q, zero, gv)[1])))
+    return scale
 
 
 @dataclass(frozen=True)
