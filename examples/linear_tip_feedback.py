@@ -1,4 +1,4 @@
-"""Tip-position feedback of a flexible link goes unstable (Cannon & Schmitz 1985;
+"""Tip-position feedback of a flexible link goes unstable (Cannon & Schmitz 1984;
 docs/linear-models.md §5).
 
 The link of examples/linear_pd_and_shaper.py (hub 0.1 kg m^2, payload 0.1 kg), its

@@ -8,7 +8,7 @@ hub. Three loops, each a plain torque callback ``lambda t, q, qd: ...`` of
 * joint PD (Kp = 20 N m/rad, Kd = 5 N m s/rad): the first flexible closed-loop mode;
 * a rest-to-rest move of 0.2 rad in 1 s under that PD, its reference shaped by ZV and
   ZVD shapers designed from that mode;
-* tip-position feedback tau = -k y_tip - k_d theta_dot (Cannon & Schmitz 1985): unstable
+* tip-position feedback tau = -k y_tip - k_d theta_dot (Cannon & Schmitz 1984): unstable
   above the gain k* where the first closed-loop mode crosses the imaginary axis.
 
 Frequencies and decay rates are identified by a least-squares fit of
@@ -201,7 +201,7 @@ def critical_gain(lin, kd=KD_TIP, hi=50.0):
              "of deflection (the rigid rotation makes the tip move ~10 times more), the run "
              "above k* grows by e^(5 sigma) ~ 3.5 to y_max ~ 1 cm, 1e-4; Radau's rtol 1e-9 "
              "is far below. Measured: the shift grows as y_max^2 (3e-5 at 4.3 cm)",
-      engines=("reference",), source="Cannon & Schmitz 1985 (docs/linear-models.md §5)")
+      engines=("reference",), source="Cannon & Schmitz 1984 (docs/linear-models.md §5)")
 def tip_feedback(ctx):
     arm = plant()
     lin = arm.linearize(inputs="torque1", outputs=["tip_lateral", "theta1_dot"])
