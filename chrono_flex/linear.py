@@ -160,6 +160,27 @@ class LinearModel:
                           inputs=list(self.input_names), outputs=list(self.output_names))
 
 
+def tangent_matrices(forcing, K, D, q, h):
+    """(K_t, D_t) = (-df/dq, -df/dq_d) at (q, q_d = 0) of a mechanical model
+    M(q) q_dd = f(q, q_d) with f = -K q - D q_d + (the rest): K and D exactly, the rest
+    by central differences with the step h max(1, |q_k|) (docs/linear-models.md
+    eq. (1.2)). ``forcing``: callable(q, qd) -> f (nq,), the engine's own function."""
+    nq = q.size
+    zero = np.zeros(nq)
+
+    def rest(qq, qd):
+        return forcing(qq, qd) + K @ qq + D @ qd
+
+    Kt, Dt = np.array(K, dtype=float), np.array(D, dtype=float)
+    for k in range(nq):
+        s = h * max(1.0, abs(q[k]))
+        e = np.zeros(nq)
+        e[k] = s
+        Kt[:, k] -= (rest(q + e, zero) - rest(q - e, zero)) / (2 * s)
+        Dt[:, k] -= (rest(q, e) - rest(q, -e)) / (2 * s)
+    return Kt, Dt
+
+
 def second_order_model(M, Kt, Dt, Bq, Cq, Cv, state_names, input_names, output_names,
                        info=None):
     """The first-order model of M dq_dd + Dt dq_d + Kt dq = Bq u, y = Cq dq + Cv dq_d:
@@ -235,4 +256,4 @@ def residual_vibration(frequency, damping, times, amplitudes):
 
 
 __all__ = ["LinearModel", "SHAPERS", "input_shaper", "residual_vibration",
-           "second_order_model", "shape"]
+           "second_order_model", "shape", "tangent_matrices"]

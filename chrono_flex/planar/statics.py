@@ -22,6 +22,7 @@ import numpy as np
 
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
+from ..linear import tangent_matrices as linear_tangent
 from . import equations as mdl
 
 #: Step of the central differences of the forcing (a fraction of max(1, |q_k|)): the
@@ -39,28 +40,15 @@ MAX_JOINT_STEP = 0.5
 EQUILIBRIUM_RTOL = 1e-7
 
 
-def remainder(arm, q, qd, Q):
-    """f(q, q_d, Q) + K q + D q_d = Q - r(q, q_d): the part of the forcing that is not
-    linear in the elastic coordinates (gravity, inertia terms, stiffening)."""
-    return mdl.forcing(arm.model, q, qd, Q)[1] + arm.model.K @ q + arm.model.D @ qd
-
-
 def tangent_matrices(arm, q, Q=None, h=FD_STEP):
     """(K_t, D_t) = (-df/dq, -df/dq_d) at (q, q_d = 0, Q): K and D exactly (the linear
-    part) plus central differences of :func:`remainder` with the step h max(1, |q_k|)
-    (docs/linear-models.md eq. (1.2)). With gravity K_t carries the Hessian of its
-    potential; D_t - D vanishes at rest (the inertia terms are quadratic in q_d)."""
-    nq = arm.nq
-    Q = np.zeros(nq) if Q is None else Q
-    zero = np.zeros(nq)
-    Kt, Dt = arm.model.K.copy(), arm.model.D.copy()
-    for k in range(nq):
-        s = h * max(1.0, abs(q[k]))
-        e = np.zeros(nq)
-        e[k] = s
-        Kt[:, k] -= (remainder(arm, q + e, zero, Q) - remainder(arm, q - e, zero, Q)) / (2 * s)
-        Dt[:, k] -= (remainder(arm, q, e, Q) - remainder(arm, q, -e, Q)) / (2 * s)
-    return Kt, Dt
+    part) plus central differences of the rest of the engine's forcing with the step
+    h max(1, |q_k|) (:func:`chrono_flex.linear.tangent_matrices`; docs/linear-models.md
+    eq. (1.2)). With gravity K_t carries the Hessian of its potential; D_t - D vanishes
+    at rest (the inertia terms are quadratic in q_d)."""
+    Q = np.zeros(arm.nq) if Q is None else Q
+    return linear_tangent(lambda qq, qd: mdl.forcing(arm.model, qq, qd, Q)[1],
+                          arm.model.K, arm.model.D, np.asarray(q, dtype=float), h)
 
 
 def force_scale(arm, q, Q):
@@ -232,5 +220,5 @@ def coordinate_names(arm):
 
 
 __all__ = ["EQUILIBRIUM_RTOL", "Equilibrium", "FD_STEP", "check_equilibrium",
-           "coordinate_names", "force_scale", "remainder", "static_equilibrium",
+           "coordinate_names", "force_scale", "static_equilibrium",
            "tangent_matrices"]
