@@ -256,3 +256,85 @@ def tip_feedback(ctx):
 
     return Outcome(max(errs), plot=plot, details=rows,
                    data=dict(kstar=kstar, rhp_zeros=rhp.tolist(), errors=errs))
+
+
+@case("linear.pinned-link-zeros", quantity="zeros and poles of a link on a revolute joint "
+      "(hub 0.01 kg m^2, payload 0.1 kg, torque at the hub): torque -> joint angle zeros "
+      "against the clamped link's frequencies, interlacing, the real zero pairs of torque "
+      "-> tip position, and their convergence with 4, 6, 8, 12 elements against 48",
+      metric="largest |observed rate - 4| of the first zero to the joint angle, the first "
+             "pole and the first real tip zero (log-log fit of the relative errors)",
+      tolerance=0.5,
+      reason="cubic Hermite elements give frequency errors O(h^4) (Strang & Fix: 2 (k - m), "
+             "k = 4, m = 2); the zeros are frequencies of constrained beams of the same "
+             "elements; +-0.5 is the pre-asymptotic spread at 4-12 elements",
+      engines=("reference",), source="Miu 1991; Cannon & Schmitz 1984 (docs/linear-models.md §3)")
+def pinned_link_zeros(ctx):
+    def models(n):
+        arm = cf.PlanarArm([bien_link(1.0, n)], hub_inertia=0.01, payload=cf.Payload(0.1))
+        return (arm, arm.linearize(inputs="torque1", outputs="theta1"),
+                arm.linearize(inputs="torque1", outputs="tip_lateral"))
+
+    arm, hub, tip = models(8)
+    z, p = hub.zeros(), hub.poles()
+    zeros = np.sort(z.imag[z.imag > 0])
+    poles = np.sort(p.imag[p.imag > 1e-9])
+    locked = 2 * np.pi * arm.natural_frequencies(6, joints="locked")
+    if np.max(np.abs(zeros[:6] / locked - 1)) > 1e-9:
+        raise AssertionError(f"zeros {zeros[:6]} are not the clamped frequencies {locked}")
+    merged = np.ravel(np.column_stack([zeros, poles[:zeros.size]]))
+    if not np.all(np.diff(merged) > 0):
+        raise AssertionError("poles and zeros of torque -> joint angle do not interlace")
+    zt = tip.zeros()
+    zt = zt[np.argsort(np.abs(zt))][:8]
+    if not (np.all(np.abs(zt.imag) <= 1e-9 * np.abs(zt)) and np.sum(zt.real > 0) == 4):
+        raise AssertionError(f"the lowest tip zeros are not four real pairs: {zt}")
+    ns = np.array([4, 6, 8, 12])
+
+    def first(n):
+        _, h, t = models(n)
+        a, b = h.zeros(), h.poles()
+        c = t.zeros().real
+        return np.array([np.min(a.imag[a.imag > 0]), np.min(b.imag[b.imag > 1e-9]),
+                         np.min(c[c > 0])])
+
+    ref = first(48)
+    errs = np.array([np.abs(first(n) / ref - 1) for n in ns])
+    labels = ("first zero, torque -> joint angle", "first pole", "first real tip zero")
+    rates = [-np.polyfit(np.log(ns), np.log(errs[:, k]), 1)[0] for k in range(3)]
+    rows = [f"8 elements: zeros to the joint angle {np.round(zeros[:4], 4)} rad/s = the "
+            f"clamped frequencies; poles {np.round(poles[:4], 4)}; tip zeros +-"
+            f"{np.round(np.sort(zt.real[zt.real > 0]), 3)} 1/s"]
+    rows += [f"{lab}: rate {r:.3f}" for lab, r in zip(labels, rates)]
+
+    def plot(fig):
+        ax1, ax3, ax2 = fig.subplots(1, 3, gridspec_kw=dict(width_ratios=[1, 1.3, 1.6]))
+        for w in poles[:5]:
+            ax1.plot([0, 1], [w, w], "C0-", lw=0.8)
+        for w in zeros[:5]:
+            ax1.plot([0, 1], [w, w], "C1--", lw=0.8)
+        ax1.plot([], [], "C0-", label="poles")
+        ax1.plot([], [], "C1--", label=r"zeros $\tau\to\theta$")
+        ax1.set_yscale("log")
+        ax1.set_xticks([])
+        ax1.set(ylabel=r"$\omega$ on the imaginary axis, rad/s", title="interlacing")
+        ax1.legend(fontsize=7, loc="lower right")
+        r = np.sort(zt.real[zt.real > 0])
+        ax3.plot(np.concatenate([-r, r]), np.zeros(2 * r.size), "s", mfc="none", color="C2")
+        ax3.set_xscale("symlog", linthresh=10.0)
+        ax3.set_xticks([-1e3, -1e2, 0, 1e2, 1e3])
+        ax3.set_yticks([])
+        ax3.set(xlabel="real part, 1/s", title=r"zeros $\tau\to y_{tip}$: $\pm\sigma$")
+        for k, lab in enumerate(labels):
+            ax2.loglog(ns, errs[:, k], "o-", label=f"{lab} (rate {rates[k]:.2f})")
+        ax2.loglog(ns, errs[0, 0] * (ns / ns[0]) ** -4.0, "k:", label="$h^4$")
+        ax2.set_xticks(ns, [str(n) for n in ns])
+        ax2.minorticks_off()
+        ax2.set(xlabel="elements", ylabel="relative error against 48 elements",
+                title="convergence")
+        ax2.legend(fontsize=7)
+        for ax in (ax1, ax2, ax3):
+            ax.grid(True, alpha=0.3)
+
+    return Outcome(max(abs(r - 4.0) for r in rates), plot=plot, details=rows,
+                   data=dict(rates=rates, errors=errs.tolist()))
