@@ -66,7 +66,7 @@ def operating_point(arm, pose, inputs):
             free_rows = [arm.joint_index[j] for j in range(arm.n_joints) if j not in acted]
             check_equilibrium(arm, p, np.zeros(arm.nq),
                               list(arm.elastic_index) + free_rows, "pose")
-            pose = static_equilibrium(arm, joints="held", q0=p, max_iter=1)
+            pose = static_equilibrium(arm, joints="held", q0=p)      # polished
         else:
             raise ParameterError("pose", pose, f"must be None, an Equilibrium, the joint "
                                  f"coordinates ({arm.n_joints}) or q ({arm.nq})")

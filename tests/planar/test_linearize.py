@@ -184,3 +184,28 @@ def test_linear_model_checks_its_matrices():
     s = 0.3j
     np.testing.assert_allclose(m.frequency_response([0.3])[0, 0, 0],
                                (s / 2 + 1) / (s * s + 3 * s + 2), rtol=1e-14)
+
+
+def test_shapers_closed_form_and_bad_input():
+    from chrono_flex.linear import input_shaper, residual_vibration, shape
+
+    # undamped: ZV is two equal halves half a period apart (Smith's posicast)
+    t, a = input_shaper(2.0, 0.0, "ZV")
+    np.testing.assert_allclose(t, [0.0, math.pi / 2.0], rtol=1e-15)
+    np.testing.assert_allclose(a, [0.5, 0.5], rtol=1e-15)
+    t, a = input_shaper(2.0, 0.1, "ZVD")
+    assert residual_vibration(2.0, 0.1, t, a) < 1e-15            # round-off of three terms
+    # ZVD is flat in the frequency: a 5 % error leaves (pi/2 * 0.05)^2 ~ 0.6 %, ZV ~ 8 %
+    assert residual_vibration(2.1, 0.1, t, a) < 0.01
+    assert residual_vibration(2.1, 0.1, *input_shaper(2.0, 0.1, "ZV")) > 0.05
+    ramp = shape(lambda s: min(s, 1.0), input_shaper(2.0, 0.0, "ZV"))     # impulses 0, pi/2
+    assert ramp(0.1) == pytest.approx(0.05, rel=1e-14)       # half the ramp, the second not yet
+    assert ramp(3.0) == pytest.approx(1.0, rel=1e-14)        # ends where the ramp does
+    with pytest.raises(ParameterError, match="`frequency`"):
+        input_shaper(-1.0)
+    with pytest.raises(ParameterError, match="`damping`"):
+        input_shaper(1.0, 1.0)
+    with pytest.raises(ParameterError, match="`kind`"):
+        input_shaper(1.0, 0.0, "ZVDD")
+    with pytest.raises(ParameterError, match="`profile`"):
+        shape(3.0, input_shaper(1.0))
