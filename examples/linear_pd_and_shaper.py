@@ -68,7 +68,8 @@ if __name__ == "__main__":
     fig, (ax1, ax2) = plt.subplots(2, 1, sharex=True, figsize=(7, 6))
     for k, r in runs.items():
         ax1.plot(r.t, r.joint_angles[:, 0], label=k)
-        ax2.plot(r.t, 1e3 * r.tip_deflection[:, 0], label=f"{k}: {1e3 * residual[k]:.3g} mm after 4 s")
+        ax2.plot(r.t, 1e3 * r.tip_deflection[:, 0],
+                 label=f"{k}: {1e3 * residual[k]:.3g} mm after 4 s")
     ax1.set(ylabel=r"joint angle $\theta$, rad",
             title=f"PD move; shapers from the linear model's mode "
                   f"({frequency / (2 * math.pi):.3f} Hz, $\\zeta$ = {damping:.3f})")

@@ -243,7 +243,8 @@ class GearDrive:
         di, _, dw, dz, tau = self.rates_tuple(*x, theta_out, omega_out, u)
         scale = abs(M1p) + p.Ms + 1e-12
         if (abs(tau - torque) > 1e-9 * scale or abs(dw) * p.J1 > 1e-9 * scale
-                or abs(di) * p.L > 1e-9 * (abs(u) + 1e-12) or abs(dz) > 1e-9 * (abs(omega_out) + 1e-12)):
+                or abs(di) * p.L > 1e-9 * (abs(u) + 1e-12)
+                or abs(dz) > 1e-9 * (abs(omega_out) + 1e-12)):
             raise SimulationError(f"the drive's steady state is not steady: rates ({di:.3g}, "
                                   f"{dw:.3g}, {dz:.3g}), torque {tau:.6g} for {torque:.6g}")
         return x, float(u), float(torque)

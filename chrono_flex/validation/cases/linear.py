@@ -145,7 +145,8 @@ def shaper(ctx):
         ctx.note(kind)
         ref = move if kind == "unshaped" else shape(move, input_shaper(wn, zeta, kind))
         with quiet():
-            res = arm.simulate(12.0, torque=lambda t, q, qd, r=ref: [KP * (r(t) - q[0]) - KD * qd[0]],
+            res = arm.simulate(12.0, torque=lambda t, q, qd, r=ref: [KP * (r(t) - q[0])
+                                                                     - KD * qd[0]],
                                method="Radau", rtol=1e-8, dt_out=0.01)
         late = res.t >= 4.0
         runs[kind] = res
