@@ -118,7 +118,7 @@ def static_equilibrium(arm, joint_angles=None, joints="held", torque=None, drive
             joint it adds to the holding torque.
         drive_input: {joint number: drive input (V or A)}: that driven joint turns freely
             under the drive's steady output torque (it must be "free"); a driven joint
-            without one is held by its drive.
+            without one is held by its drive (a free one gets the input 0).
         q0: a first guess of all coordinates (nq,), default the joint angles with no
             deflection.
         tol: the Newton iteration stops when a step is below tol (1 + |q|).
@@ -132,6 +132,9 @@ def static_equilibrium(arm, joint_angles=None, joints="held", torque=None, drive
         q[arm.joint_index] = ck.vector("joint_angles", joint_angles, nj)
     tau = np.zeros(nj) if torque is None else ck.vector("torque", torque, nj)
     drive_input = dict(drive_input or {})
+    for j in arm.drives:                   # a free driven joint without an input: 0 V
+        if free[j] and j not in drive_input:
+            drive_input[j] = 0.0
     drive_states, drive_inputs = {}, {}
     for j, u in drive_input.items():
         if j not in arm.drives:

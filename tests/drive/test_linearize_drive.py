@@ -95,3 +95,14 @@ def test_arm_with_drive_matches_the_engines_rhs():
         J[:, c] = (sim.rhs(0.0, xp) - sim.rhs(0.0, xm))[keep] / (2 * h)
     # both by central differences with steps ~1e-6..1e-7: ~1e-7 of the largest entry
     np.testing.assert_allclose(lin.A, J, atol=1e-6 * np.max(np.abs(J)))
+
+
+def test_free_driven_joint_takes_input_zero():
+    drive = GearDrive(DriveParams.serebrenny2019(theta_b=0.0))
+    arm = cf.PlanarArm([bien_link(1.0, 2)], drives={0: drive})
+    eq = arm.equilibrium(joints="free")
+    assert eq.drive_inputs == {0: 0.0} and eq.joint_torques[0] == 0.0
+    lin = arm.linearize(inputs="voltage1", outputs="theta1", pose=eq)
+    # the motor turns the link: a rigid-body pole at 0 (the angle), the rest stable
+    assert np.sum(np.abs(lin.poles()) < 1e-6 * np.max(np.abs(lin.poles()))) >= 1
+    assert np.max(lin.poles().real) < 1e-6 * np.max(np.abs(lin.poles()))
