@@ -358,6 +358,23 @@ class Welds:
         att._after_step(self.system.GetChTime())
         return att
 
+    def enable_contact(self, material, thickness, stations=None, link=-1,
+                       stiffness_ratio=None, shape="box"):
+        """Contact along link ``link``: one light body per station (arc lengths
+        ``stations``, default the element nodes), welded by :meth:`attach`, carrying a
+        box of the section's ``thickness`` (height and width, at most one element) along
+        the station's tangent over the centre line nearest the station, with the user's
+        ``material`` (``ChContactMaterialNSC`` or ``SMC``, as the system; the system
+        needs a collision system). The stations' bodies do not collide with one another
+        (collision family :data:`~chrono_flex.chrono.contact.STATION_FAMILY`). Returns a
+        :class:`~chrono_flex.chrono.contact.LinkContact` (contact force per station).
+        ``shape="sphere"``: a sphere of diameter ``thickness`` per station instead.
+        What the contact sees and leaves out: docs/chrono.md §13."""
+        from .contact import element_contact
+
+        return element_contact(self, material, thickness, stations, link, stiffness_ratio,
+                               shape)
+
     def _detach(self, att):
         """Take ``att`` out of the load (:meth:`Attachment.release`): the body leaves the
         load's loadables unless another weld of this link holds it, the load is rebuilt,

@@ -547,6 +547,17 @@ class BeamArm:
 
         return attach(self, body, link, s, frame)
 
+    def enable_contact(self, material, radius, link=-1):
+        """Contact on link ``link``: a sphere of ``radius`` (m, at most half an element) at
+        each of its beam nodes, a ``ChContactSurfaceNodeCloud`` with the user's
+        ``material`` (``ChContactMaterialNSC`` or ``SMC``, as the system). The system
+        needs a collision system; call it before the first step and before ``attach``.
+        Returns a :class:`~chrono_flex.chrono.contact.LinkContact` (contact force per
+        node). docs/chrono.md §13."""
+        from .contact import beam_contact
+
+        return beam_contact(self, material, radius, link)
+
     def initialize_accelerations(self):
         """Store consistent accelerations in every item of the system (Chrono's
         acceleration assembly: M a = f with the constraints' reactions). HHT starts from

@@ -152,6 +152,19 @@ def elastica_tip_deflection(P, L, EI):
     return math.copysign(shoot(k)[1] * L, P)
 
 
+def propped_cantilever_reaction(q, L, EI, k_support=math.inf):
+    """Tip reaction of a cantilever under a uniform load q (N/m) propped at its tip by a
+    support of stiffness ``k_support`` (N/m; infinite: rigid), N.
+
+    The tip would sink q L^4 / (8 EI) unpropped and rises R L^3 / (3 EI) under the
+    reaction R (Roark, Young & Budynas 2002, table 8.1); the support gives way by
+    R / k_support, so q L^4 / (8 EI) - R L^3 / (3 EI) = R / k_support and
+    R = (3 q L / 8) / (1 + 3 EI / (k_support L^3)): the link's tip stiffness 3EI/L^3 and
+    the support in series. Rigid: 3 q L / 8.
+    """
+    return 3.0 * q * L / 8.0 / (1.0 + 3.0 * EI / (k_support * L ** 3))
+
+
 class ShapeBasis:
     """Interface of a clamped link's shape basis (see the module docstring).
 

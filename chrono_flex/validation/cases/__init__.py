@@ -5,4 +5,5 @@ from . import drive, drive_behaviour, drive_arm, engines, spatial, screw  # noqa
 from . import scene, sections, spatial_chrono, published, stiffening, spatial_link  # noqa: F401
 from . import rrrp, printed, exudyn  # noqa: F401
 from . import linear  # noqa: F401
+from . import contact  # noqa: F401
 from .. import regression  # noqa: F401

@@ -1,0 +1,120 @@
+"""Contact along a flexible link: Chrono's beams (node spheres) and the element (welded
+station bodies), docs/chrono.md §13."""
+
+import math
+
+import numpy as np
+import pytest
+
+import chrono_flex as cf
+from chrono_flex.errors import ParameterError
+from chrono_flex.planar.shapes import propped_cantilever_reaction
+
+pytestmark = pytest.mark.pychrono
+
+from chrono_flex.chrono import scenes  # noqa: E402
+from chrono_flex.validation.cases import contact as C  # noqa: E402
+
+
+def test_propped_reaction_is_three_eighths_qL_and_a_series_spring_lowers_it():
+    q, L, EI = 2.0, 1.5, 30.0
+    assert propped_cantilever_reaction(q, L, EI) == pytest.approx(3 * q * L / 8, rel=1e-15)
+    k = 3 * EI / L ** 3          # a support as stiff as the tip: the reaction halves
+    assert propped_cantilever_reaction(q, L, EI, k) == pytest.approx(3 * q * L / 16,
+                                                                     rel=1e-15)
+
+
+@pytest.mark.parametrize("formulation", ["beam", "element"])
+def test_nsc_contact_props_the_tip_with_three_eighths_qL(formulation):
+    r = C.propped_by_contact(formulation, "nsc")
+    # tolerance: the validation case's (nodally exact meshes; ADMM, weld and settling
+    # below 1e-6; the beams' geometric terms ~1e-5)
+    assert r["R"] == pytest.approx(r["R_rigid"], rel=2e-5)
+    w_free = C.RHO_A * C.G * C.L ** 4 / (8 * C.EI)
+    assert abs(r["tip"]) < 2e-5 * w_free
+    F = np.array(r["forces"])
+    # only the tip station touches: every other station's force is exactly zero
+    assert np.all(F[:-1] == 0.0) and F[-1, 1] > 0
+
+
+def _nsc(collision=True):
+    import pychrono.core as chrono
+
+    system = chrono.ChSystemNSC()
+    if collision:
+        system.SetCollisionSystemType(chrono.ChCollisionSystem.Type_BULLET)
+    return chrono, system, chrono.ChContactMaterialNSC()
+
+
+def _arm(n=4):
+    return cf.PlanarArm([cf.Link(length=1.0, n_elements=n, EI=20.0, rho_A=1.0)])
+
+
+@pytest.mark.parametrize("formulation", ["beam", "element"])
+def test_contact_without_a_collision_system_is_refused(formulation):
+    chrono, system, mat = _nsc(collision=False)
+    link = scenes.clamped_link(system, _arm(), formulation)
+    with pytest.raises(ParameterError, match="no collision system"):
+        link.enable_contact(mat, 0.01)
+
+
+@pytest.mark.parametrize("formulation", ["beam", "element"])
+def test_a_negative_coefficient_is_named(formulation):
+    chrono, system, mat = _nsc()
+    mat.SetRestitution(-0.2)
+    link = scenes.clamped_link(system, _arm(), formulation)
+    with pytest.raises(ParameterError, match="material.Restitution"):
+        link.enable_contact(mat, 0.01)
+
+
+@pytest.mark.parametrize("formulation", ["beam", "element"])
+def test_a_material_of_the_other_contact_method_is_refused(formulation):
+    chrono, system, _ = _nsc()
+    link = scenes.clamped_link(system, _arm(), formulation)
+    with pytest.raises(ParameterError, match="ChContactMaterialNSC"):
+        link.enable_contact(chrono.ChContactMaterialSMC(), 0.01)
+
+
+@pytest.mark.parametrize("formulation, size, name", [("beam", 0.13, "radius"),
+                                                     ("element", 0.26, "thickness")])
+def test_a_shape_larger_than_the_element_is_refused(formulation, size, name):
+    chrono, system, mat = _nsc()
+    link = scenes.clamped_link(system, _arm(4), formulation)    # elements of 0.25 m
+    with pytest.raises(ParameterError, match=f"`{name}`.*larger than the element"):
+        link.enable_contact(mat, size)
+
+
+def test_element_stations_out_of_the_link_are_refused():
+    chrono, system, mat = _nsc()
+    link = scenes.clamped_link(system, _arm(), "element")
+    with pytest.raises(ParameterError, match="stations"):
+        link.enable_contact(mat, 0.02, stations=[0.5, 1.2])
+
+
+def test_station_spans_cover_the_link_without_exceeding_half_an_element():
+    from chrono_flex.chrono.contact import station_spans
+
+    sp = station_spans([0.0, 0.25, 0.5, 0.75, 1.0], 1.0, 0.125)
+    assert np.allclose(sp, [[0, 0.125], [0.125, 0.375], [0.375, 0.625], [0.625, 0.875],
+                            [0.875, 1.0]], atol=1e-15)
+    sp = station_spans([1.0], 1.0, 0.125)
+    assert np.allclose(sp, [[0.875, 1.0]], atol=1e-15)
+
+
+def test_element_station_boxes_follow_the_link_and_do_not_touch_each_other():
+    chrono, system, mat = _nsc()
+    system.SetGravitationalAcceleration(chrono.ChVector3d(0, -9.81, 0))
+    solver = chrono.ChSolverADMM(chrono.ChSolverSparseLU())
+    solver.SetMaxIterations(300)
+    system.SetSolver(solver)
+    system.SetTimestepperType(chrono.ChTimestepper.Type_EULER_IMPLICIT_LINEARIZED)
+    link = scenes.clamped_link(system, _arm(2), "element")
+    ct = link.enable_contact(mat, 0.02)              # stations at the three nodes
+    assert len(ct.bodies) == 3
+    scenes.settle(system, 1e-2, 20)
+    # the overlapping neighbours are one collision family: no contact, the link sags
+    assert system.GetContactContainer().GetNumContacts() == 0
+    assert np.all(ct.forces() == 0.0)
+    tip = ct.bodies[-1].GetPos().y
+    assert tip == pytest.approx(float(link.tip_deflections()[0]), abs=1e-6)   # weld gap
+    assert tip < -1e-3
