@@ -386,8 +386,12 @@ def build_parser():
                         "--blender or --live)")
     v.add_argument("--t-end", type=float, default=None)
     v.add_argument("--scale", type=float, default=None, help="deformation exaggeration (default: automatic)")
-    v.add_argument("--gif", default=None, help="GIF file name (default CASE.gif in the output directory)")
-    v.add_argument("--vtk", default=None, help="directory for a VTK time series (.vtu + .pvd)")
+    v.add_argument("--gif", default=None, metavar="FILE",
+                   help="animation file, .gif or .mp4 (relative to the current directory; "
+                        "default CASE.gif in the output directory)")
+    v.add_argument("--vtk", default=None, metavar="DIR",
+                   help="directory for a VTK time series, .vtu + .pvd (relative to the "
+                        "current directory)")
     v.add_argument("--frames", type=int, default=100,
                    help="number of animation frames (GIF, VTK series and Blender)")
     v.add_argument("--blender", default=None, metavar="DIR",

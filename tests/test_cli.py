@@ -84,8 +84,9 @@ def test_run_chrono_beam_raises_coarse_meshes_to_eight_elements(tmp_path, capsys
 
 
 def test_render_vtk_series_has_the_frames_asked_for(tmp_path, monkeypatch, capsys):
-    """`render --vtk DIR --frames N` writes N .vtu files (not one per output step); the run
-    itself is replaced by a synthetic result of 41 output times."""
+    """`render --vtk DIR --frames N` writes N .vtu files (not one per output step) into DIR
+    taken from the current directory, not from --out; the run itself is replaced by a
+    synthetic result of 41 output times."""
     from dataclasses import replace
 
     from _synthetic import two_link_result
@@ -94,8 +95,34 @@ def test_render_vtk_series_has_the_frames_asked_for(tmp_path, monkeypatch, capsy
     res = two_link_result(nt=41)
     res = replace(res, info={**res.info, "case": "bien-1link-n1"})
     monkeypatch.setattr(engines, "run_case", lambda case, engine, **kw: res)
+    monkeypatch.chdir(tmp_path)
     assert main(["render", "bien-1link-n1", "--vtk", "series", "--frames", "5",
-                 "--out", str(tmp_path), "--quiet"]) == 0
+                 "--out", str(tmp_path / "out"), "--quiet"]) == 0
     vtus = [p for p in (tmp_path / "series").iterdir() if p.suffix == ".vtu"]
     assert len(vtus) == 5
+    assert not (tmp_path / "out" / "series").exists()
     assert "bien-1link-n1.pvd" in capsys.readouterr().out
+
+
+def test_render_relative_gif_path_is_from_the_current_directory(tmp_path, monkeypatch,
+                                                                 capsys):
+    """`render CASE --gif out/r/b.gif` writes ./out/r/b.gif (it used to look for
+    out/CASE/out/r and stop); the frame and the plot stay in the output directory. The
+    run is a synthetic result."""
+    from dataclasses import replace
+
+    from _synthetic import two_link_result
+    from chrono_flex import engines
+
+    res = replace(two_link_result(nt=11), info={"engine": "reference",
+                                                "case": "bien-1link-n3"})
+    monkeypatch.setattr(engines, "run_case", lambda case, engine, **kw: res)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "out" / "r").mkdir(parents=True)
+    assert main(["render", "bien-1link-n3", "--gif", "out/r/b3.gif", "--frames", "3",
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert (tmp_path / "out" / "r" / "b3.gif").stat().st_size > 1000
+    assert "wrote out/r/b3.gif" in out
+    assert (tmp_path / "out" / "bien-1link-n3" / "bien-1link-n3_plot.png").exists()
+    assert not (tmp_path / "out" / "bien-1link-n3" / "out").exists()

@@ -61,7 +61,8 @@ def test_plot_without_energy_or_torque_says_so():
 @pytest.mark.filterwarnings("error")
 def test_render_command_writes_what_is_asked(tmp_path):
     res = two_link_result(nt=11)
-    paths = render_command(res, tmp_path / "out", gif=True, vtk="series", n_frames=4)
+    paths = render_command(res, tmp_path / "out", gif=True, vtk=tmp_path / "out" / "series",
+                           n_frames=4)
     names = [os.path.relpath(p, tmp_path / "out") for p in paths]
     assert names == ["two_link_cantilever_max_deflection.png", "two_link_cantilever.gif",
                      os.path.join("series", "two_link_cantilever.pvd"),
