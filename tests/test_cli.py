@@ -28,9 +28,13 @@ def test_run_writes_trajectory_and_plot(tmp_path, capsys):
     assert res.t[-1] == pytest.approx(0.5)
     with open(tmp_path / "bien-1link-n1_reference.csv") as f:
         rows = list(csv.reader(f))
-    assert rows[0][0] == "t" and len(rows) == len(res.t) + 1
-    np.testing.assert_allclose([float(r[rows[0].index("joint1")]) for r in rows[1:]],
-                               res.joint_angles[:, 0], rtol=1e-15)
+    assert rows[0][0] == "t" and len(rows) == len(res.t) + 2      # names, units, data
+    units = dict(zip(rows[0], rows[1]))
+    assert units["t"] == "s" and units["joint1"] == "rad" and units["joint1_torque"] == "N m"
+    assert units["energy_kinetic"] == "J" and units["tip_deflection1"] == "m"
+    assert "?" not in units.values() and "" not in units.values()
+    np.testing.assert_array_equal([float(r[rows[0].index("joint1")]) for r in rows[2:]],
+                                  res.joint_angles[:, 0])
     assert (tmp_path / "bien-1link-n1_reference.png").stat().st_size > 10_000
 
 
