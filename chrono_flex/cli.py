@@ -5,6 +5,7 @@
     chrono-flex render CASE|MODEL.toml [--engine ...] [--scale K] [--gif FILE] [--vtk DIR] [--blender DIR] [--live] [--quiet]
     chrono-flex modes CASE|MODEL.toml [--n N] [--out DIR]
     chrono-flex view RESULT.npz|SERIES.pvd|VTK_DIR [--scale K] [--screenshot FILE.png]
+    chrono-flex plot RESULT.npz [RESULT.npz ...] [--out FILE.png|.pdf|.svg] [--labels A,B]
     chrono-flex identify efficiency FILE.csv
     chrono-flex bench [render|perf] [--quick] [--repeat N]
     chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR] [--parallel [N]] [--scheduler ADDRESS] [--quiet]
@@ -80,6 +81,21 @@ def _quietly(command):
     return run
 
 
+def _resolving_output(case, t_end):
+    """{"dt_out": dt} when the case's output step samples its arm's bending frequencies
+    too coarsely to draw them (engines.resolving_dt_out), saying so; else {}."""
+    from . import engines
+
+    arm, kw = case.arm_and_kwargs(t_end)
+    dt, f = engines.resolving_dt_out(arm, kw.get("dt_out"))
+    if f is None or dt == kw.get("dt_out"):
+        return {}
+    print(f"output step {dt:g} s, {engines.POINTS_PER_PERIOD} or more points per period "
+          f"of the {f:.3g} Hz bending mode (the case's {kw['dt_out']:g} s gives "
+          f"{1 / (f * kw['dt_out']):.1f})")
+    return {"dt_out": dt}
+
+
 @_quietly
 def cmd_run(args):
     from . import scenarios
@@ -115,7 +131,7 @@ def cmd_run(args):
     if args.engine == "auto" and engine == "reference":
         print("PyChrono not found: running on the built-in reference engine "
               f"({engines.pychrono_available()[1]})")
-    overrides = {}
+    overrides = _resolving_output(case, args.t_end)
     if engine == "chrono-beam":
         n_min = min(lk.n_elements for lk in case.arm_and_kwargs(args.t_end)[0].links)
         if args.elements is not None:
@@ -184,7 +200,7 @@ def cmd_render(args):
         from .chrono.live import LiveWindow
 
         hooks.append(LiveWindow(scale=args.blender_scale, title=f"{name} ({engine})"))
-    overrides = {}
+    overrides = _resolving_output(case, args.t_end)
     if hooks:
         overrides["on_output"] = lambda system, t: [h(system, t) for h in hooks]
     res = engines.run_case(case, engine, t_end=args.t_end, **overrides)
@@ -258,6 +274,40 @@ def cmd_view(args):
         _report_written(view(args.source, scale=args.scale, screenshot=path), existed)
     else:
         view(args.source, scale=args.scale, option="--screenshot")
+    return 0
+
+
+#: `plot`: file formats of the figure, by suffix.
+PLOT_FORMATS = (".png", ".pdf", ".svg")
+
+
+def cmd_plot(args):
+    from .result import Result, plot
+
+    out = args.out or (os.path.splitext(args.results[0])[0] + "_plot.png")
+    if os.path.splitext(out)[1].lower() not in PLOT_FORMATS:
+        raise ParameterError("--out", out, f"must end with {', '.join(PLOT_FORMATS)}")
+    out = check_output_file("--out", out)
+    labels = None
+    if args.labels is not None:
+        labels = args.labels.split(",")
+        if len(labels) != len(args.results):
+            raise ParameterError("--labels", args.labels, f"must give {len(args.results)} "
+                                                          "comma-separated labels, one per file")
+    results = []
+    for path in args.results:
+        if not os.path.isfile(path):
+            raise ParameterError("RESULT", path, "does not exist (a .npz written by `run`)")
+        try:
+            results.append(Result.from_npz(path))
+        except (OSError, ValueError, KeyError) as exc:
+            raise ParameterError("RESULT", path, f"is not a result file written by `run` "
+                                                 f"({exc})") from None
+    if labels is None and len(results) > 1:
+        labels = [os.path.splitext(os.path.basename(p))[0] for p in args.results]
+    existed = _existing(out)
+    plot(results, labels=labels, path=out, title=args.title)
+    _report_written(out, existed)
     return 0
 
 
@@ -422,6 +472,18 @@ def build_parser():
     w.add_argument("--screenshot", default=None, metavar="FILE.png",
                    help="render off-screen to this PNG instead of opening a window")
     w.set_defaults(fn=cmd_view)
+    pl = sub.add_parser("plot", help="one figure of one or several results (.npz from "
+                                     "`run`), overlaid")
+    pl.add_argument("results", nargs="+", metavar="RESULT.npz",
+                    help="result files written by `run` (up to ten)")
+    pl.add_argument("--out", default=None, metavar="FILE",
+                    help="figure file, .png, .pdf or .svg by its suffix (default: the "
+                         "first result's name with _plot.png)")
+    pl.add_argument("--labels", default=None, metavar="A,B,...",
+                    help="legend label of each result, comma-separated (default: the "
+                         "file names)")
+    pl.add_argument("--title", default=None, help="figure title (default: the labels)")
+    pl.set_defaults(fn=cmd_plot)
     i = sub.add_parser("identify", help="identify drive parameters from measurements")
     isub = i.add_subparsers(dest="what", required=True)
     e = isub.add_parser("efficiency", help="K_ML and Mc from an efficiency curve (CSV: torque, efficiency)")

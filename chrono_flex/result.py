@@ -286,14 +286,17 @@ class Result:
         return (self.to_csv(os.path.join(directory, stem + ".csv")),
                 self.to_npz(os.path.join(directory, stem + ".npz")))
 
-    def plot(self, path=None, title=None):
-        """Joint angles, tip deflections and energies in one figure (matplotlib).
+    def plot(self, path=None, title=None, others=(), labels=None):
+        """Joint coordinates, tip deflections, energies and joint torques in one figure
+        (matplotlib; the panels the run has, :mod:`chrono_flex.viz.plotting`), with the
+        results ``others`` overlaid (``labels``: one per result, this one first).
 
-        Returns the figure; saves it to ``path`` when given.
+        Returns the figure; saves it to ``path`` when given (format from the suffix:
+        PNG, PDF, SVG).
         """
         from .viz.plotting import plot_result
 
-        return plot_result(self, path=path, title=title)
+        return plot_result(self, path=path, title=title, others=others, labels=labels)
 
     def summary(self):
         """A few lines describing the run (printed by the CLI)."""
@@ -315,3 +318,12 @@ class Result:
             if k in self.info:
                 lines.append(f"{k}: {self.info[k]}")
         return "\n".join(lines)
+
+
+def plot(results, labels=None, path=None, title=None):
+    """One figure of several results overlaid (``chrono_flex.plot([res1, res2],
+    labels=["Radau", "generalized-alpha"], path="compare.pdf")``): the same panels as
+    :meth:`Result.plot`, a line style per result. Returns the Figure."""
+    from .viz.plotting import plot_results
+
+    return plot_results(results, labels=labels, path=path, title=title)

@@ -130,3 +130,37 @@ def test_render_relative_gif_path_is_from_the_current_directory(tmp_path, monkey
     assert "wrote out/r/b3.gif" in out
     assert (tmp_path / "out" / "bien-1link-n3" / "bien-1link-n3_plot.png").exists()
     assert not (tmp_path / "out" / "bien-1link-n3" / "out").exists()
+
+
+def test_plot_of_two_results(tmp_path, capsys):
+    """`plot A.npz B.npz --out F.svg` overlays both in one vector figure, each labelled
+    by its file name (or --labels); a wrong number of labels or a missing file is one
+    clean error line."""
+    from _synthetic import two_link_result
+
+    a = two_link_result(nt=21).to_npz(tmp_path / "coarse.npz")
+    b = two_link_result(nt=41, amplitudes=(0.01, 0.03)).to_npz(tmp_path / "fine.npz")
+    out = tmp_path / "both.svg"
+    assert main(["plot", str(a), str(b), "--out", str(out)]) == 0
+    assert f"wrote {out}" in capsys.readouterr().out
+    svg = out.read_text()
+    assert "<svg" in svg and "coarse, link 1" in svg and "fine, link 2" in svg
+    assert main(["plot", str(a), str(b), "--labels", "A,B", "--out", str(tmp_path / "l.png")]) == 0
+    assert (tmp_path / "l.png").stat().st_size > 10_000
+    assert main(["plot", str(a), str(b), "--labels", "A"]) == 2
+    assert "`--labels`" in capsys.readouterr().err
+    assert main(["plot", str(tmp_path / "none.npz")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+    assert main(["plot", str(a), "--out", str(tmp_path / "x.jpg")]) == 2
+
+
+def test_run_samples_the_bending_mode_it_draws():
+    """kozlowski-1link's 34.9 Hz bending mode (joints free) gets ten or more output
+    points a period: 2 ms, where the case's 10 ms gives 2.9; a fine step stays."""
+    from chrono_flex import engines, scenarios
+
+    arm, kw = scenarios.get("kozlowski-1link").arm_and_kwargs()
+    dt, f = engines.resolving_dt_out(arm, kw["dt_out"])
+    assert f == pytest.approx(34.92, abs=0.01)          # printed to four digits above
+    assert dt == 0.002 and 1 / (f * dt) >= engines.POINTS_PER_PERIOD
+    assert engines.resolving_dt_out(arm, 0.001) == (0.001, f)

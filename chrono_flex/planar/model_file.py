@@ -276,7 +276,10 @@ def dumps(data, header=()):
     doc = tomlkit.document()
     for line in header:
         doc.add(tomlkit.comment(line) if line else tomlkit.comment(""))
-    is_tables = lambda v: isinstance(v, list) and v and all(isinstance(x, dict) for x in v)  # noqa: E731
+
+    def is_tables(v):
+        return isinstance(v, list) and v and all(isinstance(x, dict) for x in v)
+
     for k, v in data.items():
         if not isinstance(v, dict) and not is_tables(v):
             doc.add(k, v)
