@@ -159,3 +159,16 @@ def test_render_command_writes_what_is_asked(tmp_path):
     only = render_command(res, tmp_path / "plain", scale=3)
     assert [os.path.basename(p) for p in only] == ["two_link_cantilever_max_deflection.png",
                                                    "two_link_cantilever_plot.png"]
+
+
+def test_sweep_axis_names_the_key_and_its_unit():
+    from chrono_flex.viz.sweep import plot_sweep
+
+    rows = [{"status": "ok", "payload.mass": m, "links[0].EI": ei,
+             "peak_tip_deflection1": 1e-3 * m / ei, "joint1_final": 0.1 * m}
+            for m in (0.1, 0.2) for ei in (1.0, 2.0)]
+    fig = plot_sweep(rows, ["payload.mass", "links[0].EI"])
+    assert [ax.get_xlabel() for ax in fig.axes] == ["payload.mass (kg)"] * 2
+    fig = plot_sweep(rows, ["links[0].EI", "payload.mass"])
+    assert fig.axes[0].get_xlabel() == "links[0].EI (N m$^2$)"
+    assert all("(" in ax.get_ylabel() for ax in fig.axes)
