@@ -24,6 +24,7 @@ for those, "wrote PATH" for new ones.
 import argparse
 import os
 import sys
+import warnings
 
 from . import _checks as ck
 from ._files import check_output_dir, check_output_file
@@ -545,10 +546,25 @@ def _quiet_broken_pipe():
         pass
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """A warning as one line on stderr: "chrono-flex: StiffeningWarning: ...", without
+    the source line Python shows by default (a user of the command reads no code)."""
+    text = " ".join(str(message).split())
+    print(f"chrono-flex: {category.__name__}: {text}", file=sys.stderr if file is None
+          else file, flush=True)
+
+
 def main(argv=None):
     """Run the command line; return the exit code: 0, 1 (validation failures), 2 (an
-    error, reported in one line on stderr without a traceback)."""
+    error, reported in one line on stderr without a traceback). Warnings show as one
+    line each."""
     args = build_parser().parse_args(argv)
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        return _main(args)
+
+
+def _main(args):
     try:
         code = args.fn(args)
         sys.stdout.flush()

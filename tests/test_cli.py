@@ -164,3 +164,28 @@ def test_run_samples_the_bending_mode_it_draws():
     assert f == pytest.approx(34.92, abs=0.01)          # printed to four digits above
     assert dt == 0.002 and 1 / (f * dt) >= engines.POINTS_PER_PERIOD
     assert engines.resolving_dt_out(arm, 0.001) == (0.001, f)
+
+
+def test_warnings_show_as_one_clean_line(tmp_path, monkeypatch, capsys):
+    """A warning of a run (here a StiffeningWarning raised by a stand-in for the run)
+    is one line on stderr, with its category and without Python's source line."""
+    import warnings
+    from dataclasses import replace
+
+    from _synthetic import two_link_result
+    from chrono_flex import engines
+    from chrono_flex.errors import StiffeningWarning
+
+    res = replace(two_link_result(nt=11), info={"engine": "reference", "case": "bien-1link-n1"})
+
+    def run(case, engine, **kw):
+        warnings.warn("the linear model left its range;\n  rerun with stiffening",
+                      StiffeningWarning)
+        return res
+
+    monkeypatch.setattr(engines, "run_case", run)
+    assert main(["run", "bien-1link-n1", "--engine", "reference", "--out", str(tmp_path),
+                 "--quiet"]) == 0
+    err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
+    assert err == ["chrono-flex: StiffeningWarning: the linear model left its range; "
+                   "rerun with stiffening"]
