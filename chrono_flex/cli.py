@@ -414,7 +414,8 @@ def _add_quiet(parser):
 
 
 def build_parser():
-    p = argparse.ArgumentParser(prog="chrono-flex", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="chrono-flex",
+                                description=__doc__.split("\n")[0].replace("``", ""))
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("cases", help="list the named scenarios").set_defaults(fn=cmd_cases)
     r = sub.add_parser("run", help="run a scenario, write trajectory (CSV, NPZ) and plots")
@@ -435,7 +436,8 @@ def build_parser():
     v.add_argument("--engine", default=None,
                    help="reference (default), chrono or chrono-beam (default chrono with "
                         "--blender or --live)")
-    v.add_argument("--t-end", type=float, default=None)
+    v.add_argument("--t-end", type=float, default=None, help="end time (s) instead of the "
+                                                              "case's")
     v.add_argument("--scale", type=float, default=None, help="deformation exaggeration (default: automatic)")
     v.add_argument("--gif", default=None, metavar="FILE",
                    help="animation file, .gif or .mp4 (relative to the current directory; "
@@ -452,7 +454,7 @@ def build_parser():
                         "(default 1: true size; chrono engine only)")
     v.add_argument("--live", action="store_true",
                    help="show the Chrono run in an Irrlicht/VSG window (needs a display)")
-    v.add_argument("--out", default=None)
+    v.add_argument("--out", default=None, help="output directory (default out/CASE)")
     _add_quiet(v)
     v.set_defaults(fn=cmd_render)
     m = sub.add_parser("modes", help="natural frequencies (joints locked and free) and a "
@@ -488,7 +490,8 @@ def build_parser():
     i = sub.add_parser("identify", help="identify drive parameters from measurements")
     isub = i.add_subparsers(dest="what", required=True)
     e = isub.add_parser("efficiency", help="K_ML and Mc from an efficiency curve (CSV: torque, efficiency)")
-    e.add_argument("file")
+    e.add_argument("file", help="CSV file of two columns (a header row optional): torque "
+                                "(N m, referred to the output) and efficiency (0..1)")
     e.set_defaults(fn=cmd_identify)
     b = sub.add_parser("bench", help="print performance figures")
     b.add_argument("what", nargs="?", choices=("all", "render", "perf"), default="all",

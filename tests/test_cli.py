@@ -189,3 +189,27 @@ def test_warnings_show_as_one_clean_line(tmp_path, monkeypatch, capsys):
     err = [ln for ln in capsys.readouterr().err.splitlines() if ln.strip()]
     assert err == ["chrono-flex: StiffeningWarning: the linear model left its range; "
                    "rerun with stiffening"]
+
+
+def test_every_option_has_help_and_no_markup():
+    """Every option and argument of every command says what it is, and `--help` shows
+    no reStructuredText (double backticks, :func: roles) from the docstrings."""
+    import argparse
+
+    from chrono_flex.cli import build_parser
+
+    missing, markup = [], []
+
+    def walk(parser, name):
+        text = parser.format_help()
+        if "``" in text or ":func:" in text or ":mod:" in text or ":class:" in text:
+            markup.append(name)
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub, p in action.choices.items():
+                    walk(p, f"{name} {sub}")
+            elif not isinstance(action, argparse._HelpAction) and not action.help:
+                missing.append(f"{name} {action.option_strings or action.dest}")
+
+    walk(build_parser(), "chrono-flex")
+    assert missing == [] and markup == []
