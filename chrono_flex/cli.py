@@ -4,7 +4,7 @@
     chrono-flex run [CASE | MODEL.toml] [--engine auto|reference|chrono|chrono-beam] [--t-end T] [--out DIR] [--render] [--quiet]
     chrono-flex render CASE|MODEL.toml [--engine ...] [--scale K] [--gif FILE] [--vtk DIR] [--blender DIR] [--live] [--quiet]
     chrono-flex modes CASE|MODEL.toml [--n N] [--out DIR]
-    chrono-flex view RESULT.npz|SERIES.pvd|VTK_DIR [--scale K] [--screenshot FILE.png]
+    chrono-flex view RESULT.npz|SERIES.pvd|VTK_DIR [--scale K] [--frame K] [--screenshot FILE.png]
     chrono-flex plot RESULT.npz [RESULT.npz ...] [--out FILE.png|.pdf|.svg] [--labels A,B]
     chrono-flex identify efficiency FILE.csv
     chrono-flex bench [render|perf] [--quick] [--repeat N]
@@ -272,9 +272,10 @@ def cmd_view(args):
             raise ParameterError("--screenshot", args.screenshot, "must end with .png")
         path = check_output_file("--screenshot", args.screenshot)
         existed = _existing(path)
-        _report_written(view(args.source, scale=args.scale, screenshot=path), existed)
+        _report_written(view(args.source, scale=args.scale, screenshot=path,
+                             frame=args.frame), existed)
     else:
-        view(args.source, scale=args.scale, option="--screenshot")
+        view(args.source, scale=args.scale, option="--screenshot", frame=args.frame)
     return 0
 
 
@@ -472,6 +473,9 @@ def build_parser():
     w.add_argument("--scale", type=float, default=None,
                    help="initial deformation exaggeration (default: automatic; a slider "
                         "changes it)")
+    w.add_argument("--frame", type=int, default=None, metavar="K",
+                   help="output frame shown first, 0 .. N-1 (default: the frame of "
+                        "largest deflection; a slider changes it)")
     w.add_argument("--screenshot", default=None, metavar="FILE.png",
                    help="render off-screen to this PNG instead of opening a window")
     w.set_defaults(fn=cmd_view)
