@@ -37,6 +37,8 @@ import os
 import numpy as np
 
 from .._files import atomic_path
+from ..errors import ParameterError
+from ..result import Result
 
 #: A balance error below this fraction of the largest energy exchanged is round-off.
 #: The energies are sums of a few hundred products of order-one terms per step, each
@@ -130,9 +132,6 @@ def plot_results(results, labels=None, path=None, title=None):
     from matplotlib import rc_context
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
-
-    from ..errors import ParameterError
-    from ..result import Result
 
     results = list(results) if isinstance(results, (list, tuple)) else [results]
     if not results:
