@@ -91,7 +91,9 @@ class Result:
         curvature: bending curvature w'' along each link, 1/m (nt, nl, ns).
         plane: the arm plane in 3D.
         link_thickness: section height of each link (nl,), m (drawing and strain).
-        extra: further named series (drive currents, LuGre z, ...), each (nt, ...).
+        extra: further named series (drive currents, LuGre z, sensor channels), each
+            (nt, ...); ``info["units"]`` maps a channel's name to its unit (the CSV
+            header writes it as "name [unit]").
         info: engine name, method and settings, case name, solver statistics, wall
             time, notes; ``info["run"]``: the arguments of the run as data (input
             profiles of :mod:`chrono_flex.inputs` as their description).
@@ -190,9 +192,11 @@ class Result:
         cols = self.series()
         names = list(cols)
         data = np.column_stack([np.asarray(cols[n], dtype=float) for n in names])
+        units = self.info.get("units", {})     # channels of sensors: "name [unit]"
+        unit = lambda n: units.get(n, units.get(n.rstrip("0123456789")))  # noqa: E731
         with atomic_write(path, "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(names)
+            w.writerow([n if unit(n) is None else f"{n} [{unit(n)}]" for n in names])
             for row in data:
                 w.writerow([repr(float(v)) for v in row])
         return path
