@@ -159,7 +159,8 @@ def servo_limit_cycle(params, kp, kd, side="link", friction=True, iterations=200
     Returns a dict: ``exists`` (bool), and when a cycle exists ``period`` (s),
     ``twist`` (amplitude of theta, rad), ``output`` (amplitude of alpha2, rad), ``f``,
     ``d_friction`` (N m s/rad), ``third_harmonic`` (:func:`harmonic_ratio` of the dead
-    zone at A: the neglected part); ``reason`` when none.
+    zone at A: the neglected part), ``harmonic_error`` (that harmonic after the loop,
+    relative to the fundamental: :func:`gear_loop`); ``reason`` when none.
     """
     kp, kd = ck.real("kp", kp), ck.real("kd", kd)
     p = params
@@ -185,9 +186,24 @@ def servo_limit_cycle(params, kp, kd, side="link", friction=True, iterations=200
             break
         d_fric = 0.5 * (d_fric + new)
     third = harmonic_ratio(lambda x: np.sign(x) * np.maximum(np.abs(x) - p.theta_b, 0.0), A)
+    g1, g3 = (abs(gear_loop(p, kp, kd, 1j * m * w, d_fric, side)) for m in (1, 3))
     return dict(exists=True, period=2 * math.pi / w, twist=A, output=ratio * A, f=f,
-                d_friction=d_fric, third_harmonic=third)
+                d_friction=d_fric, third_harmonic=third, harmonic_error=third * g3 / g1)
 
 
-__all__ = ["backlash_df", "coulomb_df", "dead_zone_df", "harmonic_ratio", "numerical_df",
+def gear_loop(params, kp, kd, s, d_friction=0.0, side="link"):
+    """G(s) = theta(s) / T(s): the twist the servo loop (:func:`servo_matrix` with the
+    gear removed, f = 0) makes of a torque T acting between the gear's two sides (-T/i
+    on the motor, +T on the output). The describing-function prediction neglects the
+    third harmonic of T; what reaches theta relative to the fundamental is
+    h3 |G(3jw)| / |G(jw)| (``harmonic_error`` of :func:`servo_limit_cycle`), the
+    estimate of the prediction's relative error (Gelb & Vander Velde 1968, sec. 2.7)."""
+    p = params
+    A = servo_matrix(p, kp, kd, 0.0, d_friction, side)
+    B = np.array([0.0, 0.0, -1.0 / (p.ratio * p.J1), 0.0, 1.0 / p.J2])
+    C = np.array([0.0, 1.0 / p.ratio, 0.0, -1.0, 0.0])
+    return complex(C @ np.linalg.solve(s * np.eye(5) - A, B))
+
+
+__all__ = ["backlash_df", "coulomb_df", "dead_zone_df", "gear_loop", "harmonic_ratio", "numerical_df",
            "servo_limit_cycle", "servo_matrix", "stribeck_df"]

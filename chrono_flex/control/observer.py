@@ -66,6 +66,23 @@ class TorqueObserver:
         Lp = phi @ np.linalg.solve(O, np.array([0.0, 0.0, 1.0]))
         return np.linalg.solve(Ad, Lp)
 
+    def noise_gains(self, n=None):
+        """(g_y, g_i): the l1 norms of the maps from an encoder error (rad) and a current
+        error (A) to the estimate M1'^ (N m): a measurement error bounded by e moves the
+        estimate by at most g e (the sum of the impulse response's magnitudes)."""
+        n = n or int(50 / (self.bandwidth * self.period)) + 50
+        I = np.eye(3)
+        F = self.Ad @ (I - np.outer(self.L, self.C))          # e-_{k+1} = F e-_k + ...
+        G = I - np.outer(self.L, self.C)                        # e+_k = G e-_k - L n_k
+        gy, gi = abs(self.L[2]), 0.0
+        vy = -self.Ad @ self.L                                  # e- after a unit y error
+        vi = self.Bd * self.k_M                                 # e- after a unit i error
+        for _ in range(n):
+            gy += abs((G @ vy)[2])
+            gi += abs((G @ vi)[2])
+            vy, vi = F @ vy, F @ vi
+        return self.ratio * gy, self.ratio * gi
+
     def estimate(self, motor_angle, current, x0=None):
         """Run over sampled channels (arrays at the instants k period): the estimated
         transmitted torque M1'^ = r d^ (N m) at each sample (the estimate after the
