@@ -11,6 +11,11 @@ from .controllers import PID, FrictionCompensation
 from .sensors import Encoder, Tachometer
 
 
+T_SETTLE = 0.6       #: s, the oscillation is measured after this (transient decayed)
+#: rad: an output amplitude below this (1 % of [S]'s play, 1e-3 rad) counts as at rest
+AT_REST = 1e-5
+
+
 def servo(drive, kp, kd, setpoint=0.05, compensate=False, u_limit=24.0, period=0.0,
           counts=None):
     """The PD law u = kp (r - alpha2) - kd Omega2 on the output shaft (link-side encoder
@@ -50,4 +55,29 @@ def oscillation(t, y, t_from):
     return amp, float(np.mean(np.diff(tc)))
 
 
-__all__ = ["oscillation", "run_servo", "servo"]
+def servo_figure(runs, title):
+    """draw(fig) of servo runs side by side: ``runs`` = [(label, DriveResult, prediction
+    of servo_limit_cycle)], the output angle after the transient with the predicted
+    +-amplitude about its mean (for chrono_flex.viz.plotting.draw_figure or a
+    validation case)."""
+    def plot(fig):
+        axes = fig.subplots(1, len(runs), squeeze=False)[0]
+        for ax, (label, res, pred) in zip(axes, runs):
+            t = res.t
+            sel = t >= T_SETTLE - 0.1
+            ax.plot(t[sel], 1e3 * res.state("output_angle")[sel], lw=0.8, label="simulated")
+            if pred.get("exists"):
+                mean = float(np.mean(res.state("output_angle")[t >= T_SETTLE]))
+                for sgn in (1, -1):
+                    ax.axhline(1e3 * (mean + sgn * pred["output"]), color="k", ls="--", lw=0.8,
+                               label="describing function +-A" if sgn > 0 else None)
+            ax.set_xlabel("t, s")
+            ax.set_ylabel("output angle alpha2, mrad")
+            ax.set_title(label, fontsize=8)
+            ax.grid(True, alpha=0.3)
+            ax.legend(fontsize=6, loc="lower right")
+        fig.suptitle(title, fontsize=9)
+    return plot
+
+
+__all__ = ["AT_REST", "T_SETTLE", "oscillation", "run_servo", "servo", "servo_figure"]

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from chrono_flex.control import Encoder, CurrentSensor, TorqueObserver, record, servo_limit_cycle
-from chrono_flex.control.servo import oscillation, run_servo
+from chrono_flex.control.servo import AT_REST, T_SETTLE, oscillation, run_servo, servo_figure
 from chrono_flex.drive import DriveParams, GearDrive, simulate_drive
 
 from ..core import Outcome, case
@@ -24,30 +24,6 @@ SOURCE = ("Serebrenny, Boshlyakov, Ogorodnik 2019 (the drive); Gelb & Vander Vel
           "(describing functions); Tustin 1947 (backlash in servos)")
 
 KD = 1.0             #: V s/rad, the PD's rate gain in every servo case
-T_SETTLE = 0.6       #: s, the oscillation is measured after this (transient decayed)
-#: rad: an output amplitude below this (1 % of [S]'s play, 1e-3 rad) counts as at rest
-AT_REST = 1e-5
-
-
-def _servo_figure(runs, title):
-    def plot(fig):
-        axes = fig.subplots(1, len(runs), squeeze=False)[0]
-        for ax, (label, res, pred) in zip(axes, runs):
-            t = res.t
-            sel = t >= T_SETTLE - 0.1
-            ax.plot(t[sel], 1e3 * res.state("output_angle")[sel], lw=0.8, label="simulated")
-            if pred.get("exists"):
-                mean = float(np.mean(res.state("output_angle")[t >= T_SETTLE]))
-                for sgn in (1, -1):
-                    ax.axhline(1e3 * (mean + sgn * pred["output"]), color="k", ls="--", lw=0.8,
-                               label="describing function +-A" if sgn > 0 else None)
-            ax.set_xlabel("t, s")
-            ax.set_ylabel("output angle alpha2, mrad")
-            ax.set_title(label, fontsize=8)
-            ax.grid(True, alpha=0.3)
-            ax.legend(fontsize=6, loc="lower right")
-        fig.suptitle(title, fontsize=9)
-    return plot
 
 
 @case("control.servo-backlash-limit-cycle",
@@ -80,7 +56,7 @@ def servo_backlash_limit_cycle(ctx):
                     f"{pred['period'] * 1e3:.2f}, {100 * e_T:.1f} %), eps = {eps:.3f}")
         runs.append((f"kp = {kp:g}: amplitude {amp * 1e3:.3f} mrad (DF {pred['output'] * 1e3:.3f}),"
                      f"\nperiod {period * 1e3:.1f} ms (DF {pred['period'] * 1e3:.1f})", res, pred))
-    return Outcome(worst, plot=_servo_figure(runs, "PD servo on the [S] drive, play only: "
+    return Outcome(worst, plot=servo_figure(runs, "PD servo on the [S] drive, play only: "
                                              "simulated vs describing function"),
                    details=rows, data=dict(rows=rows))
 
@@ -115,7 +91,7 @@ def servo_friction_gains(ctx):
                      + (f", {period * 1e3:.1f} ms" if seen else "") + f"; {dfa}", res, pred))
     rows.append("with friction the output sticks for part of each cycle: the describing "
                 "function finds the cycle and its gain range but not its amplitude")
-    return Outcome(float(wrong), plot=_servo_figure(runs, "PD servo on the [S] drive with "
+    return Outcome(float(wrong), plot=servo_figure(runs, "PD servo on the [S] drive with "
                                                     "play and friction"),
                    details=rows, data=dict(rows=rows))
 
