@@ -132,6 +132,9 @@ def test_tip_sensors_and_accelerometer_from_a_run():
     res.to_csv(path := "/tmp/_cf_control_channels.csv")
     header = open(path).readline()
     assert "tip_position0 [m]" in header and "accelerometer1 [m/s^2]" in header
+    back = cf.Result.from_npz(res.to_npz("/tmp/_cf_control_channels.npz"))
+    np.testing.assert_array_equal(back.extra["accelerometer"], ch["accelerometer"])
+    assert back.info["units"]["accelerometer"] == "m/s^2"
 
 
 # -- sampled timing -----------------------------------------------------------------------
@@ -262,3 +265,17 @@ def test_torque_observer_tracks_the_transmitted_torque():
     err = np.max(np.abs(M_hat[late] - true[late]))
     assert err < 1.2 * 3 * rate / w_o + 1e-6
     assert err > 0.3 * 3 * rate / w_o          # the lag is there: the bound is not idle
+
+
+def test_plot_channels_names_units_and_refuses_unknown(tmp_path):
+    pytest.importorskip("matplotlib")
+    from chrono_flex.viz.plotting import plot_channels
+
+    d = _drive()
+    res = simulate_drive(d, 0.005, u=6.0, dt_out=1e-4)
+    record(res, [CurrentSensor(d, period=2e-4)])
+    fig = plot_channels(res, path=tmp_path / "ch.png")
+    assert (tmp_path / "ch.png").stat().st_size > 0
+    assert fig.axes[0].get_ylabel() == "current, A"
+    with pytest.raises(ParameterError, match="names"):
+        plot_channels(res, ["voltage_sensor"])

@@ -88,7 +88,7 @@ def servo_friction_gains(ctx):
         rows.append(f"{label}: simulated amplitude {amp * 1e3:.4f} mrad, period "
                     f"{period * 1e3:.1f} ms; {dfa}")
         runs.append((f"{label}\nsim {amp * 1e3:.3f} mrad"
-                     + (f", {period * 1e3:.1f} ms" if seen else "") + f"; {dfa}", res, pred))
+                     + (f", {period * 1e3:.1f} ms" if seen else "") + f"\n{dfa}", res, pred))
     rows.append("with friction the output sticks for part of each cycle: the describing "
                 "function finds the cycle and its gain range but not its amplitude")
     return Outcome(float(wrong), plot=servo_figure(runs, "PD servo on the [S] drive with "
