@@ -1,0 +1,62 @@
+"""The same controller object drives the gear drive in Chrono (GearDriveLink) and in
+simulate_drive, and the two agree within Chrono's step bound (the step study of
+tests/chrono/test_drive.py: Richardson error model from steps h, h/2, h/4, S = 3)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from chrono_flex.control import PID, Encoder, Tachometer
+from chrono_flex.drive import DriveParams, GearDrive, simulate_drive
+
+from _chrono_helpers import sample, step_study
+
+pytestmark = pytest.mark.pychrono
+
+REF_TOL = dict(rtol=1e-9, atol=1e-11)   # the reference's error is far below Chrono's
+HS = (1e-3, 5e-4, 2.5e-4)
+
+
+def setpoint(t):
+    """0 -> 0.05 rad over 50 ms as (1 - cos)/2: no jump for the PD to differentiate."""
+    return 0.05 * (0.5 - 0.5 * math.cos(math.pi * t / 0.05)) if t < 0.05 else 0.05
+
+
+def pd(drive):
+    """A continuous PD on the output shaft (kp = 100 V/rad: below the gains at which the
+    play makes it oscillate, docs/control.md §4)."""
+    return PID(100.0, 0.0, 1.0, setpoint=setpoint, sensor=Encoder(drive, 2**40),
+               rate_sensor=Tachometer(drive), u_min=-24.0, u_max=24.0)
+
+
+def flywheel(drive, law, h, t_end):
+    import pychrono.core as chrono
+    from chrono_flex.chrono import GearDriveLink, configure_system
+
+    system = chrono.ChSystemNSC()
+    system.SetGravitationalAcceleration(chrono.ChVector3d(0, 0, 0))
+    configure_system(system)
+    base = chrono.ChBody()
+    base.SetFixed(True)
+    system.Add(base)
+    wheel = chrono.ChBody()
+    J2 = drive.output_inertia
+    wheel.SetMass(1.0)
+    wheel.SetInertiaXX(chrono.ChVector3d(J2, J2, J2))
+    system.Add(wheel)
+    link = GearDriveLink(system, base, wheel, chrono.ChFramed(), drive, drive_input=law)
+    return np.array(sample(system, h, t_end, 0.002, lambda: [link.angle(), link.current]))
+
+
+def test_one_pd_controller_in_chrono_and_in_simulate_drive():
+    drive = GearDrive(DriveParams.serebrenny2019())
+    law = pd(drive)
+    t_end = 0.1
+    ref = simulate_drive(drive, t_end, u=law, dt_out=0.002, **REF_TOL)
+    y_ref = np.column_stack([ref.state("output_angle"), ref.outputs["current"]])[1:]
+    ys = [flywheel(drive, law, h, t_end) for h in HS]
+    p, ratios = step_study(ys, HS, y_ref, REF_TOL["rtol"], REF_TOL["atol"])
+    assert np.all(p > 1.0), p
+    assert np.all(ratios <= 1.0), (p, ratios)
+    assert y_ref[-1, 0] > 0.04                   # the servo follows the setpoint
