@@ -60,3 +60,25 @@ def test_one_pd_controller_in_chrono_and_in_simulate_drive():
     assert np.all(p > 1.0), p
     assert np.all(ratios <= 1.0), (p, ratios)
     assert y_ref[-1, 0] > 0.04                   # the servo follows the setpoint
+
+
+def test_one_pd_controller_on_an_arm_drive_in_chrono_and_the_reference_engine():
+    """[B]'s link on [S]'s drive (the scenario drive-bien-1link), the drive's voltage from
+    a PD on the joint encoder: simulate_chrono against the reference engine (Radau)."""
+    from chrono_flex import scenarios
+    from chrono_flex.chrono import simulate_chrono
+
+    t_end = 0.06
+    arm, kw = scenarios.get("drive-bien-1link").arm_and_kwargs(t_end=t_end)
+    kw.pop("t_end")
+    law = PID(100.0, 0.0, 1.0, setpoint=setpoint, sensor=Encoder(arm, 2**40),
+              rate_sensor=Tachometer(arm), u_min=-24.0, u_max=24.0)
+    kw.update(drive_input=law, dt_out=0.002)
+    ref = arm.simulate(t_end, method="Radau", **REF_TOL, **kw)
+    runs = [simulate_chrono(arm, t_end, step=h, progress=False, **kw) for h in HS]
+    cols = lambda r: np.column_stack([r.joint_angles[:, 0], r.extra["drive1_states"][:, 0]])  # noqa: E731
+    p, ratios = step_study([cols(r) for r in runs], HS, cols(ref), REF_TOL["rtol"],
+                           REF_TOL["atol"])
+    assert np.all(p > 1.0), p
+    assert np.all(ratios <= 1.0), (p, ratios)
+    assert ref.joint_angles[-1, 0] > 0.005          # the servo moves the link
