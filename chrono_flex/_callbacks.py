@@ -17,6 +17,7 @@ t_k + ``delay`` (zero-order hold); :func:`held` gives that behaviour to an engin
 calls its inputs at arbitrary times.
 """
 
+import bisect
 import inspect
 import math
 
@@ -130,9 +131,10 @@ class held:
     evaluation at or after t_k (the state at t_k where the engine lands on the sample
     instants, a step later at most otherwise), and its value is returned from
     t_k + delay until the next value takes over (zero-order hold); before the first
-    value ``initial`` (zeros of the first value's shape by default). Evaluations at times
-    before the latest sample (a rejected step) return the value held then, without
-    calling ``fn`` again: a sample once taken stays.
+    value ``initial`` (zeros of the first value's shape by default). Evaluations at
+    earlier times (a rejected step, or the engine recording its inputs at the output
+    times after the run) return the value held then, without calling ``fn`` again: a
+    sample once taken stays, and the whole history is kept for that.
     """
 
     time_only = False
@@ -143,7 +145,7 @@ class held:
         self.delay = float(getattr(fn, "delay", 0.0) or 0.0)
         self.initial = initial
         self._k = -1
-        self._values = []          # (t_k + delay, value), in order
+        self._on, self._values = [], []      # t_k + delay and the value, in order
 
     def __call__(self, t, *state):
         k = sample_index(t, self.period)
@@ -151,16 +153,14 @@ class held:
             self._k += 1
             tk = self._k * self.period
             value = np.asarray(self.fn(max(tk, t) if self._k == k else tk, *state), dtype=float)
-            self._values.append((tk + self.delay, value))
-        for n in range(len(self._values) - 1, -1, -1):
-            t_on, value = self._values[n]
-            if t_on <= t + 1e-9 * self.period:
-                if n > 1:                   # earlier values are no longer needed
-                    del self._values[:n - 1]
-                return value
+            self._on.append(tk + self.delay)
+            self._values.append(value)
+        n = bisect.bisect_right(self._on, t + 1e-9 * self.period) - 1
+        if n >= 0:
+            return self._values[n]
         if self.initial is not None:
             return np.asarray(self.initial, dtype=float)
-        return np.zeros_like(self._values[0][1]) if self._values else 0.0
+        return np.zeros_like(self._values[0]) if self._values else 0.0
 
 
 __all__ = ["call_vector", "call_vector_series", "held", "is_sampled", "sample_index",

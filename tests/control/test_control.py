@@ -279,3 +279,15 @@ def test_plot_channels_names_units_and_refuses_unknown(tmp_path):
     assert fig.axes[0].get_ylabel() == "current, A"
     with pytest.raises(ParameterError, match="names"):
         plot_channels(res, ["voltage_sensor"])
+
+
+def test_sampled_torque_in_the_arm_engine_is_sampled_on_the_fixed_steps_and_recorded():
+    law = _Counter(1e-3)
+    arm = _arm(n=2, hub_inertia=0.01)
+    res = arm.simulate(4e-3, torque=law, method="generalized_alpha", step=2.5e-4,
+                       dt_out=2.5e-4)
+    # the steps land on every sample instant: each sample is taken there, once
+    np.testing.assert_allclose(law.calls, 1e-3 * np.arange(5), rtol=0, atol=1e-12)
+    # the recorded joint torque is the held value: sample k + 1 from t_k on
+    expected = np.floor(res.t / 1e-3 + 1e-9) + 1.0
+    np.testing.assert_array_equal(res.joint_torque[:, 0], expected)
