@@ -291,3 +291,22 @@ def test_sampled_torque_in_the_arm_engine_is_sampled_on_the_fixed_steps_and_reco
     # the recorded joint torque is the held value: sample k + 1 from t_k on
     expected = np.floor(res.t / 1e-3 + 1e-9) + 1.0
     np.testing.assert_array_equal(res.joint_torque[:, 0], expected)
+
+
+def test_friction_compensation_uses_the_drives_friction_law():
+    from chrono_flex.control import FrictionCompensation
+
+    d = _drive(K_ML=0.0)
+    p = d.params
+    zero = StateFeedback([[0.0] * 6])                      # inner law: u = 0
+    comp = FrictionCompensation(zero, d, Tachometer(d))
+    x = np.zeros(6)
+    for w in (2.0, -0.5, 30.0):
+        x[5] = w
+        expected = p.R / (p.k_M * p.ratio) * float(d.friction.steady_state_force(w))
+        # the same function the drive integrates, scaled to volts: round-off only
+        assert comp(0.0, x) == pytest.approx(expected, rel=1e-12)
+    x[5] = 0.0                         # at rest: Coulomb's level in the inner law's direction
+    inner = StateFeedback([[0.0] * 6], feedforward=-1.0)
+    got = FrictionCompensation(inner, d, Tachometer(d))(0.0, x)
+    assert got == pytest.approx(-1.0 - p.R / (p.k_M * p.ratio) * p.Mc, rel=1e-12)
