@@ -102,7 +102,11 @@ class Controller:
             return np.concatenate([np.ravel(np.asarray(s, dtype=float)) for s in state])
         if callable(self.sensors):
             return _finite("sensors", np.ravel(self.sensors(t, *state)), t)
-        return np.concatenate([np.ravel(s.read(t, *state)) for s in self.sensors])
+        values = [s.read(t, *state) for s in self.sensors]
+        try:
+            return np.array(values, dtype=float).ravel()
+        except ValueError:                  # scalars and vectors mixed
+            return np.concatenate([np.ravel(v) for v in values])
 
     def initial_state(self):
         return np.zeros(self.n_states)

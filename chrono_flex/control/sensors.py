@@ -44,6 +44,8 @@ def quantise(value, quantum):
     increment reports (quantum 0: the value itself)."""
     if quantum <= 0.0:
         return value
+    if isinstance(value, float):
+        return quantum * math.floor(value / quantum + 1e-12)
     return quantum * np.floor(np.asarray(value, dtype=float) / quantum + 1e-12)
 
 
@@ -93,16 +95,18 @@ class Sensor:
         return v
 
     def read(self, t, *state):
-        """The measurement at t in a loop: a new sample when its own period has passed
-        since the last (every call when period = 0), else the last one held."""
+        """The measurement at t in a loop (a float, or an array of ``size``): a new sample
+        when its own period has passed since the last (every call when period = 0), else
+        the last one held."""
         if self.needs_accelerations:
             raise ParameterError("sensors", self, "needs accelerations, which the engines "
                                  "do not hand to a controller: record it from a result "
                                  "(chrono_flex.control.record)")
-        if self._last is None or self.period == 0.0 or \
+        if self.period == 0.0 or self._last is None or \
                 t >= self._last[0] + self.period * (1 - 1e-9):
-            self._last = (t, self.measured(self.value(t, *state)))
-        return np.atleast_1d(self._last[1])
+            v = self.value(t, *state)
+            self._last = (t, self.measured(v) if self.quantum or self.noise else v)
+        return self._last[1]
 
     # -- helpers of the arm sensors ----------------------------------------------------
     def _joint(self, joint):

@@ -85,7 +85,7 @@ def test_encoder_quantisation():
     x = np.zeros(6)
     for alpha in (0.0, 0.5 * q, 0.999 * q, q * (1 + 1e-9), 3.7 * q, -0.2 * q, -1.5 * q):
         x[1] = alpha
-        got = float(enc.read(0.0, x)[0])
+        got = float(enc.read(0.0, x))
         assert got == pytest.approx(q * math.floor(alpha / q), abs=1e-15)   # whole counts
         assert 0.0 <= alpha - got < q * (1 + 1e-9)                         # error in [0, q)
     assert Encoder(d, 4096).index == 4 and enc.index == 1      # link side alpha2, motor alpha1
