@@ -122,17 +122,17 @@ def test_sensor_noise_is_seeded_and_delay_shifts_the_channel():
     assert res.info["units"]["i3"] == "A"
 
 
-def test_tip_sensors_and_accelerometer_from_a_run():
+def test_tip_sensors_and_accelerometer_from_a_run(tmp_path):
     arm = _arm(n=2, hub_inertia=0.01)
     res = arm.simulate(0.05, torque=cf.inputs.step(0.05), dt_out=1e-3)
     ch = record(res, [TipPosition(arm), Accelerometer(arm, station=0.0)])
     np.testing.assert_allclose(ch["tip_position"], res.tip_position, rtol=0, atol=1e-12)
     # at the root the link's frame turns about its origin: no acceleration, no gravity
     assert np.max(np.abs(ch["accelerometer"])) < 1e-10
-    res.to_csv(path := "/tmp/_cf_control_channels.csv")
+    res.to_csv(path := tmp_path / "channels.csv")
     header = open(path).readline()
     assert "tip_position0 [m]" in header and "accelerometer1 [m/s^2]" in header
-    back = cf.Result.from_npz(res.to_npz("/tmp/_cf_control_channels.npz"))
+    back = cf.Result.from_npz(res.to_npz(tmp_path / "channels.npz"))
     np.testing.assert_array_equal(back.extra["accelerometer"], ch["accelerometer"])
     assert back.info["units"]["accelerometer"] == "m/s^2"
 
