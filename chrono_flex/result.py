@@ -91,7 +91,9 @@ class Result:
         curvature: bending curvature w'' along each link, 1/m (nt, nl, ns).
         plane: the arm plane in 3D.
         link_thickness: section height of each link (nl,), m (drawing and strain).
-        extra: further named series (drive currents, LuGre z, ...), each (nt, ...).
+        extra: further named series (drive currents, LuGre z, sensor channels), each
+            (nt, ...); ``info["units"]`` maps a channel's name to its unit (the CSV
+            header writes it as "name [unit]").
         info: engine name, method and settings, case name, solver statistics, wall
             time, notes; ``info["run"]``: the arguments of the run as data (input
             profiles of :mod:`chrono_flex.inputs` as their description).
@@ -188,8 +190,8 @@ class Result:
         """The unit of every column of :meth:`series`, as a dict name -> unit (SI): joint
         coordinates rad (m for a prismatic joint), torques N m (N), energies J, the
         generalized coordinates from ``info["coordinate_units"]``, a drive's states from
-        ``info["extra_units"]``; "?" where the engine declared none (a spatial arm's
-        elastic coordinates mix m and rad)."""
+        ``info["extra_units"]``, sensor channels from ``info["units"]``; "?" where the
+        engine declared none (a spatial arm's elastic coordinates mix m and rad)."""
         joints = (self.model or {}).get("joints") or []
         prismatic = [j < len(joints) and "prismatic" in str(joints[j].get("type", ""))
                      for j in range(self.joint_angles.shape[1])]
@@ -221,6 +223,12 @@ class Result:
                         k = int(name[len(stem):])
                         u = us[k] if not isinstance(us, str) and k < len(us) else "?"
             units[name] = u
+        # sensor channels (chrono_flex.control.record) name their own units
+        channels = self.info.get("units") or {}
+        for name in units:
+            u = channels.get(name, channels.get(name.rstrip("0123456789")))
+            if isinstance(u, str):
+                units[name] = u
         return units
 
     def to_csv(self, path):

@@ -20,7 +20,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .. import _checks as ck
-from .._callbacks import call_vector, call_vector_series
+from .._callbacks import call_vector, call_vector_series, held, is_sampled, takes_state
 from ..errors import ParameterError
 from ..integrators.explicit import RungeKutta4
 from ..integrators.generalized_alpha import GeneralizedAlpha
@@ -74,6 +74,8 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
             raise ParameterError(name, fn, "must be callable")
     if drive_input is not None and not arm.drives:
         raise ParameterError("drive_input", drive_input, "is given but the arm has no drives")
+    torque, drive_input, max_step = _inputs_in_loop(torque, drive_input, method, step,
+                                                    max_step)
     check_n_samples(n_samples)
     nj, ne = arm.n_joints, arm.elastic_index.size
     q0, qd0 = np.zeros(arm.nq), np.zeros(arm.nq)
@@ -137,6 +139,35 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
     if solver is not None:
         res.info["newton_matrix"] = solver.matrix
     return res
+
+
+def _inputs_in_loop(torque, drive_input, method, step, max_step):
+    """(torque, drive_input, max_step) ready for the loop: sampled inputs (a ``period``
+    > 0, :func:`chrono_flex._callbacks.is_sampled`) wrapped in
+    :class:`chrono_flex._callbacks.held` with the step bounded by the period (a period
+    below a fixed step is a ParameterError naming it), continuous controllers with states
+    refused (they are integrated by simulate_drive; here give them a period)."""
+    out = []
+    for name, fn in (("torque", torque), ("drive_input", drive_input)):
+        if fn is None:
+            out.append(fn)
+            continue
+        if callable(getattr(fn, "reset", None)):
+            fn.reset()                      # a controller starts each run afresh
+        if is_sampled(fn):
+            period = float(fn.period)
+            if step is not None and period < step * (1 - 1e-9):
+                raise ParameterError("period", period, f"of the `{name}` controller is below "
+                                     f"the fixed step {step:g} s (it would be sampled less "
+                                     "often than it asks)")
+            max_step = min(max_step, period)
+            fn = held(fn)
+        elif int(getattr(fn, "n_states", 0) or 0) > 0:
+            raise ParameterError(name, fn, "is a continuous controller with states, which "
+                                 "this engine does not integrate: give it a period "
+                                 "(sampled), or run the drive with simulate_drive")
+        out.append(fn)
+    return out[0], out[1], max_step
 
 
 def rk4_stepper(sim, t0, x0, step, max_nfev):
@@ -215,6 +246,9 @@ class _ForwardProblem:
 
     def __init__(self, arm, torque, drive_input, form):
         self.arm, self.torque, self.drive_input, self.form = arm, torque, drive_input, form
+        # u(t) or u(t, q, qd): the convention of the torque (chrono_flex._callbacks)
+        self.input_reads_state = (drive_input is not None
+                                  and takes_state("drive_input", drive_input, 2))
         nq = arm.nq
         self.nq = nq
         self.drive_joints = sorted(arm.drives)
@@ -251,8 +285,13 @@ class _ForwardProblem:
             tau += call_vector("torque", self.torque, arm.n_joints, t, q, qd)
         rates = []
         if self.drive_joints:
-            u = (np.zeros(len(self.drive_joints)) if self.drive_input is None
-                 else call_vector("drive_input", self.drive_input, len(self.drive_joints), t))
+            n_d = len(self.drive_joints)
+            if self.drive_input is None:
+                u = np.zeros(n_d)
+            elif self.input_reads_state:
+                u = call_vector("drive_input", self.drive_input, n_d, t, q, qd)
+            else:
+                u = call_vector("drive_input", self.drive_input, n_d, t)
             for k, (j, s) in enumerate(zip(self.drive_joints, self.drive_slices)):
                 ji = arm.joint_index[j]
                 dx, tau_j = arm.drives[j].rates(t, x[s], q[ji], qd[ji], u[k])

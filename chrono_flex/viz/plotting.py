@@ -365,3 +365,30 @@ def plot_drive(result, path=None, title=None):
     if path is not None:
         save_figure(fig, path, 110)
     return fig
+
+
+def plot_channels(result, names=None, path=None, title=None):
+    """The sensor channels of a run (``chrono_flex.control.record``), one panel each,
+    labelled with their units (``result.info["units"]``): a :class:`Result` or a
+    :class:`DriveResult`; ``names`` default all channels with a unit. Saved to ``path``
+    when given; returns the figure."""
+    units = result.info.get("units", {})
+    store = result.outputs if hasattr(result, "outputs") else result.extra
+    names = list(units) if names is None else list(names)
+    missing = [n for n in names if n not in store]
+    if missing or not names:
+        from ..errors import ParameterError
+
+        raise ParameterError("names", missing or names, "must name recorded channels "
+                             f"(recorded: {', '.join(units) or 'none'})")
+
+    def draw(fig):
+        axes = fig.subplots(len(names), 1, sharex=True, squeeze=False)[:, 0]
+        for ax, n in zip(axes, names):
+            y = np.asarray(store[n])
+            ax.plot(result.t, y, lw=0.8, drawstyle="steps-post")
+            ax.set_ylabel(f"{n}, {units.get(n, '?')}", fontsize=8)
+            ax.grid(True, alpha=0.3)
+        axes[-1].set_xlabel("t, s")
+
+    return draw_figure(draw, path, title=title, size=(9, 1.8 + 1.6 * len(names)))

@@ -27,6 +27,7 @@ LAYERS = [
     ("chrono_flex.spatial.equations", 2), ("chrono_flex.spatial.assembly", 2),
     ("chrono_flex.result", 3), ("chrono_flex.stepping", 3), ("chrono_flex.integrators", 3),
     ("chrono_flex.planar", 4), ("chrono_flex.spatial", 4), ("chrono_flex.formulations", 4),
+    ("chrono_flex.control", 4),
     ("chrono_flex.chrono", 5),
     ("chrono_flex.scenarios", 6),
     ("chrono_flex.engines", 7),
