@@ -10,6 +10,7 @@ from .errors import ChronoFlexError, ParameterError, PyChronoUnavailable, Simula
 from .planar.params import Link, Payload, Plane, PrismaticJoint, RevoluteJoint
 from .result import Energy, Result
 from .planar.arm import PlanarArm
+from .spatial.arm import SpatialArm
 from .planar.shapes import clamped_free_frequencies, clamped_free_roots
 
 __version__ = "0.2.0"
@@ -19,5 +20,5 @@ _compat.install()
 __all__ = [
     "ChronoFlexError", "ParameterError", "PyChronoUnavailable", "SimulationError",
     "Link", "Payload", "Plane", "PrismaticJoint", "RevoluteJoint", "Energy", "Result",
-    "PlanarArm", "clamped_free_frequencies", "clamped_free_roots",
+    "PlanarArm", "SpatialArm", "clamped_free_frequencies", "clamped_free_roots",
 ]

@@ -12,6 +12,7 @@ inverse dynamics, linearised natural frequencies and the energy bookkeeping sit 
 import numpy as np
 
 from .. import _checks as ck
+from ..drive.coupling import check_drive
 from . import equations as mdl
 from .assembly import ExtendedAssembly
 from .description import arm_arguments, arm_to_dict, run_settings
@@ -68,9 +69,7 @@ class PlanarArm:
                 raise ParameterError("drives", j, f"keys must be joint numbers 0..{len(joints) - 1}")
             if joints[j].kind != "revolute":
                 raise ParameterError("drives", j, "a gear drive needs a revolute joint")
-            for attr in ("rates", "n_states", "initial_state", "output_inertia"):
-                if not hasattr(d, attr):
-                    raise ParameterError(f"drives[{j}]", d, f"has no `{attr}` (not a drive)")
+            check_drive(j, d)
         self._joints_given = tuple(joints)
         # the drive's output inertia J2 turns with the joint hub
         joints = [RevoluteJoint(jt.hub_inertia + self.drives[k].output_inertia, jt.hub_mass,

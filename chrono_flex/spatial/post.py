@@ -12,8 +12,9 @@ from ..result import Energy, Result
 from . import equations as mdl
 
 
-def spatial_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, info=None):
-    """A :class:`~chrono_flex.result.Result` of a SpatialArm from sampled states."""
+def spatial_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, info=None, extra=None):
+    """A :class:`~chrono_flex.result.Result` of a SpatialArm from sampled states
+    (``extra``: further (nt, ...) series, the drives' states)."""
     m = arm.model
     nt, nl = t.size, len(m.links)
     kin_e, el_e, gr_e = np.empty(nt), np.empty(nt), np.empty(nt)
@@ -40,7 +41,7 @@ def spatial_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, info=None):
                   energy=Energy(kin_e, el_e, gr_e, w_in, w_diss), joint_torque=torques,
                   centerline=cl, centerline_rigid=clr, curvature=curv,
                   link_thickness=np.array([m.bodies[i].thickness for i in m.links]),
-                  extra={"tip_vw_phi": vwp}, info=info, model=None)
+                  extra={"tip_vw_phi": vwp, **(extra or {})}, info=info, model=None)
 
 
 def deflection_ratio(arm, q):
