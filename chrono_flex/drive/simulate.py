@@ -12,6 +12,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from .. import _checks as ck
+from .._aliases import canonical
 from .._callbacks import call_vector
 from ..errors import ParameterError, SimulationError
 
@@ -137,17 +138,22 @@ def collect_outputs(drive, t, states, u, m_out):
     return out
 
 
-def simulate_drive(drive, t_end, u=0.0, m_out=0.0, x0=None, theta_out0=0.0, omega_out0=0.0,
+def simulate_drive(drive, t_end, drive_input=None, m_out=0.0, x0=None, q0=None, qd0=None,
                    method="Radau", rtol=1e-6, atol=1e-9, dt_out=None, max_step=math.inf,
-                   max_nfev=None):
+                   max_nfev=None, **old_names):
     """Integrate the drive on its output inertia J2 from t = 0 to ``t_end``.
+
+    The keywords are those of every ``simulate`` (:mod:`chrono_flex._aliases`); the old
+    names ``u``, ``theta_out0`` and ``omega_out0`` still work, with a DeprecationWarning.
 
     Args:
         drive: a :class:`~chrono_flex.drive.gear_drive.GearDrive`.
-        u: input (V, or A in current mode): a float or a callable u(t) returning one
-            finite real.
+        drive_input: input (V, or A in current mode): a float or a callable
+            drive_input(t) returning one finite real (default zero).
         m_out: disturbance torque on the output M_out, N m: a float or a callable m_out(t).
         x0: None (``drive.initial_state``), the drive state (4) or the full state (6).
+        q0, qd0: the output shaft's initial angle (rad) and speed (rad/s), with a drive
+            state or none (default at rest at zero).
         method: a scipy.integrate.solve_ivp method (one of :data:`METHODS`); stiff ones
             (Radau, BDF) by default since the friction and gear modes are fast (see
             ``drive.stiff_modes()``).
@@ -166,8 +172,15 @@ def simulate_drive(drive, t_end, u=0.0, m_out=0.0, x0=None, theta_out0=0.0, omeg
         SimulationError (with the time) on NaN, divergence, solver failure, a callback
         that raises or returns NaN, or a spent budget.
     """
+    named = canonical(dict(drive_input=drive_input, q0=q0, qd0=qd0, **old_names),
+                      "simulate_drive", ("u", "theta_out0", "omega_out0"))
+    drive_input, q0, qd0 = named.pop("drive_input"), named.pop("q0"), named.pop("qd0")
+    if named:
+        raise TypeError(f"simulate_drive() got an unexpected keyword argument "
+                        f"{next(iter(named))!r}")
+    theta_out0, omega_out0 = (0.0 if q0 is None else q0), (0.0 if qd0 is None else qd0)
     t_end = ck.positive("t_end", t_end)
-    u = as_signal("u", u)
+    u = as_signal("drive_input", 0.0 if drive_input is None else drive_input)
     m_out = as_signal("m_out", m_out)
     y0 = full_initial_state(drive, x0, theta_out0, omega_out0)
     ck.solver_settings(method, rtol, atol, max_step, max_nfev, y0.size, METHODS)

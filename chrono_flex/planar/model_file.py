@@ -45,14 +45,18 @@ except ModuleNotFoundError:              # Python < 3.11: the same parser, as a 
 #: Keys of a model file besides the arm's.
 META_KEYS = ("description", "source", "engines")
 INPUT_KEYS = ("torque", "joint_motion", "drive_input")
+#: Old names of simulation settings a model file may still hold.
+OLD_SIMULATION_KEYS = ("joint_angles0", "joint_rates0")
 
 
 def simulation_keys():
-    """The keys of ``[simulation]``: PlanarArm.simulate's arguments but the inputs."""
+    """The keys of ``[simulation]``: PlanarArm.simulate's arguments but the inputs (and
+    the old names ``joint_angles0``, ``joint_rates0``, read with a DeprecationWarning)."""
     from .arm import PlanarArm
 
-    return tuple(p for p in inspect.signature(PlanarArm.simulate).parameters
-                 if p not in ("self", "progress") + INPUT_KEYS)
+    params = inspect.signature(PlanarArm.simulate).parameters.values()
+    return tuple(p.name for p in params if p.kind != p.VAR_KEYWORD
+                 and p.name not in ("self", "progress") + INPUT_KEYS) + OLD_SIMULATION_KEYS
 
 
 @dataclass

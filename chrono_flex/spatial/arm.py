@@ -15,6 +15,7 @@ from dataclasses import replace
 import numpy as np
 
 from .. import _checks as ck
+from .._aliases import initial_coordinates
 from ..drive.coupling import check_drive
 from ..errors import ParameterError
 from ..integrators.choice import DEFAULT_METHOD
@@ -208,11 +209,15 @@ class SpatialArm:
                  drive_input=None, dt_out=None, t0=0.0, method=DEFAULT_METHOD, rtol=None,
                  atol=None, max_step=np.inf, max_nfev=None, max_deflection_ratio=0.5,
                  n_samples=21, progress=None, max_wall_time=None, step=None, rho_inf=0.8,
-                 family="chung-hulbert"):
+                 family="chung-hulbert", elastic0=None, elastic_rates0=None):
         """Simulate from t0 to t_end; returns a :class:`~chrono_flex.result.Result`.
 
+        The keywords are those of every ``simulate`` (:mod:`chrono_flex._aliases`).
+
         Args:
-            q0, qd0: initial coordinates and rates (nq,), default at rest at q = 0.
+            q0, qd0: initial coordinates and rates: all of them (nq,), or the joints'
+                alone (n_joints,) with the elastic ones from ``elastic0``,
+                ``elastic_rates0`` (default zero: at rest at q = 0).
             torque: callable(t, q, qd) -> (n_joints,) joint torques (N m) or forces (N).
             joint_motion: callable(t) -> (theta, theta_d, theta_dd), each (n_joints,):
                 the joints prescribed, the elastic coordinates integrated and the joint
@@ -232,6 +237,7 @@ class SpatialArm:
         The result's ``tip_position`` is in space (nt, 3), ``tip_deflection`` the
         transverse tip deflection of each link, ``extra["tip_vw_phi"]`` its v, w, phi.
         """
+        q0, qd0 = initial_coordinates(self, q0, qd0, elastic0, elastic_rates0)
         return simulate_reference(self, t_end, q0=q0, qd0=qd0, torque=torque,
                                   joint_motion=joint_motion, drive_input=drive_input,
                                   dt_out=dt_out, t0=t0, method=method, rtol=rtol, atol=atol,
