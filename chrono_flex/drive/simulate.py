@@ -5,6 +5,8 @@ shaft, J2 dOmega2/dt = tau_out + M_out ([S] eq. 19 with M2 = 0).
 """
 
 from dataclasses import dataclass, field
+import csv
+import json
 import math
 import time
 
@@ -14,6 +16,7 @@ from scipy.integrate import solve_ivp
 from .. import _checks as ck
 from .._aliases import canonical
 from .._callbacks import call_vector
+from .._files import atomic_write
 from ..errors import ParameterError, SimulationError
 
 FULL_STATE_NAMES = ("current", "motor_angle", "motor_speed", "z", "output_angle", "output_speed")
@@ -104,8 +107,51 @@ class DriveResult:
 
     state_names = FULL_STATE_NAMES
 
+    def __repr__(self):
+        o = self.outputs
+        return (f"<DriveResult on {self.info.get('method', '?')}: t = {self.t[0]:.4g} .. "
+                f"{self.t[-1]:.4g} s, {self.t.size} samples, final output speed "
+                f"{o['output_speed'][-1]:+.4g} rad/s, current {o['current'][-1]:+.4g} A>")
+
     def state(self, name):
         return self.states[:, self.state_names.index(name)]
+
+    def series(self):
+        """Flat dict name -> (nt,) array: ``t``, the states by name, the outputs."""
+        cols = {"t": self.t}
+        cols.update({n: self.states[:, k] for k, n in enumerate(self.state_names)})
+        cols.update({f"out_{k}": np.asarray(v, dtype=float) for k, v in self.outputs.items()})
+        return cols
+
+    def to_csv(self, path):
+        """Write :meth:`series` to a CSV file at ``path`` (atomically, as
+        :meth:`chrono_flex.result.Result.to_csv`); return ``path``."""
+        cols = self.series()
+        with atomic_write(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(list(cols))
+            for row in np.column_stack(list(cols.values())):
+                w.writerow([repr(float(v)) for v in row])
+        return path
+
+    def to_npz(self, path):
+        """Write the arrays and ``info`` (as JSON) to a compressed NPZ file at ``path``
+        (atomically); :meth:`from_npz` reads it back. Returns ``path``."""
+        arrays = {"t": self.t, "states": self.states,
+                  **{f"out_{k}": np.asarray(v) for k, v in self.outputs.items()},
+                  "meta_json": np.array(json.dumps({"info": self.info, "outputs":
+                                                    list(self.outputs)}, default=repr))}
+        with atomic_write(path, "wb") as f:
+            np.savez_compressed(f, **arrays)
+        return path
+
+    @classmethod
+    def from_npz(cls, path):
+        """The DriveResult written by :meth:`to_npz` at ``path``."""
+        with np.load(path) as d:
+            meta = json.loads(str(d["meta_json"]))
+            return cls(t=d["t"], states=d["states"],
+                       outputs={k: d[f"out_{k}"] for k in meta["outputs"]}, info=meta["info"])
 
     def summary(self):
         o = self.outputs

@@ -40,7 +40,7 @@ def spatial_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, info=None, e
                   tip_position=tip, tip_deflection=np.hypot(vwp[..., 0], vwp[..., 1]),
                   energy=Energy(kin_e, el_e, gr_e, w_in, w_diss), joint_torque=torques,
                   centerline=cl, centerline_rigid=clr, curvature=curv,
-                  link_thickness=np.array([m.bodies[i].thickness for i in m.links]),
+                  plane=None, link_thickness=np.array([m.bodies[i].thickness for i in m.links]),
                   extra={"tip_vw_phi": vwp, **(extra or {})}, info=info, model=None)
 
 
