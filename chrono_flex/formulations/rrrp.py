@@ -77,6 +77,7 @@ from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
 from ..integrators.ivp import EXPLICIT, STIFF, integrate
 from .._aliases import canonical
+from ..planar.description import _build, _fields_of
 from ..result import Energy, Result
 from ..stepping import Progress
 
@@ -320,6 +321,16 @@ class RRRPArm:
         else:
             self._phi1z_tip, self._phi1z_tip_slope = 1.0, p.p1y / p.l1
             self.K1z = p.EI1 * power_stiffness_factor(p.p1y) / p.l1**3
+
+    def to_dict(self):
+        """The arm as plain data: ``{"kind": "rrrp", "version": 1, "params": {...}}`` (the
+        fields of :class:`RRRPParams`); :meth:`from_dict` rebuilds it."""
+        return {"kind": "rrrp", "version": 1, "params": _fields_of(self.params)}
+
+    @classmethod
+    def from_dict(cls, data):
+        """The arm of :meth:`to_dict`'s layout; errors name the key (``params.l1``)."""
+        return cls(_build(RRRPParams, "params", dict(data).get("params", {})))
 
     # ---------------------------------------------------------------- kinematics
     def _phi1z(self, x):
@@ -668,7 +679,7 @@ class RRRPArm:
         ji = list(ACTUATED)
         return RRRPResult(t=sol.t, q=q, qd=qd, joint_angles=q[:, ji], joint_rates=qd[:, ji],
                           tip_position=r[:, -1], tip_deflection=vwp, energy=energy,
-                          joint_torque=U, plane=None, info=info,
+                          joint_torque=U, plane=None, info=info, model=self.to_dict(),
                           extra={"joint_position": r[:, -2], "angular_momentum_z":
                                  np.einsum("tl,tl->t", M[:, 0, :], qd)})
 

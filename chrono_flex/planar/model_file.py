@@ -35,6 +35,9 @@ import numpy as np
 from .._files import atomic_write
 from ..errors import ModelFileError, ParameterError
 from ..inputs import profile
+from ..formulations.rrrp import RRRPArm
+from ..spatial.arm import SpatialArm
+from ..spatial.description import KEYS as SPATIAL_KEYS, KIND as SPATIAL_KIND
 from .description import ARM_DEFAULTS, arm_arguments
 
 try:
@@ -49,14 +52,17 @@ INPUT_KEYS = ("torque", "joint_motion", "drive_input")
 OLD_SIMULATION_KEYS = ("joint_angles0", "joint_rates0")
 
 
-def simulation_keys():
-    """The keys of ``[simulation]``: PlanarArm.simulate's arguments but the inputs (and
-    the old names ``joint_angles0``, ``joint_rates0``, read with a DeprecationWarning)."""
+def simulation_keys(arm_class=None):
+    """The keys of ``[simulation]``: the arm's ``simulate`` arguments but the inputs (and,
+    for a PlanarArm, the old names ``joint_angles0``, ``joint_rates0``, read with a
+    DeprecationWarning)."""
     from .arm import PlanarArm
 
-    params = inspect.signature(PlanarArm.simulate).parameters.values()
+    arm_class = arm_class or PlanarArm
+    params = inspect.signature(arm_class.simulate).parameters.values()
     return tuple(p.name for p in params if p.kind != p.VAR_KEYWORD
-                 and p.name not in ("self", "progress") + INPUT_KEYS) + OLD_SIMULATION_KEYS
+                 and p.name not in ("self", "progress") + INPUT_KEYS) + (
+        OLD_SIMULATION_KEYS if arm_class is PlanarArm else ())
 
 
 @dataclass
@@ -176,7 +182,10 @@ def read_model(path):
         raise ModelFileError(path, line, "TOML", shown, f"is not valid: {exc}") from None
     model = ModelFile(path=path, arm=None, lines=key_lines(text))
     base_dir = os.path.dirname(os.path.abspath(path))
-    known = set(META_KEYS) | {"inputs", "simulation", "links", "version"} | set(ARM_DEFAULTS)
+    kind = data.get("kind", "planar")
+    if kind not in ARM_KINDS:
+        raise model.error("kind", kind, f"must be one of {tuple(ARM_KINDS)} (default planar)")
+    known = set(META_KEYS) | {"inputs", "simulation", "version", "kind"} | ARM_KINDS[kind]
     for k in data:
         if k not in known:
             raise model.error(k, data[k], f"is not a key of a model file (known: "
@@ -190,10 +199,8 @@ def read_model(path):
     model.description, model.source = data.get("description", ""), data.get("source", "")
     model.engines = tuple(engines)
     arm_data = {k: v for k, v in data.items() if k not in META_KEYS + ("inputs", "simulation")}
-    from .arm import PlanarArm
-
     try:
-        model.arm = PlanarArm(**arm_arguments(arm_data))
+        model.arm = arm_from_dict(arm_data)
     except ModelFileError:
         raise
     except ParameterError as exc:
@@ -201,6 +208,30 @@ def read_model(path):
     model.simulation = _simulation(model, data.get("simulation", {}))
     model.inputs = _inputs(model, data.get("inputs", {}), base_dir)
     return model
+
+
+#: The kinds of arm a model file (or a result's ``model``) describes, and their keys.
+ARM_KINDS = {"planar": {"links"} | set(ARM_DEFAULTS),
+             SPATIAL_KIND: {"bodies"} | set(SPATIAL_KEYS),
+             "rrrp": {"params"}}
+
+
+def arm_from_dict(data):
+    """The arm described by the plain data ``data`` (``Result.model``, a model file's
+    arm): its ``kind`` says which, "planar" (default; :class:`~.arm.PlanarArm`),
+    "spatial" (:class:`~chrono_flex.spatial.arm.SpatialArm`) or "rrrp"
+    (:class:`~chrono_flex.formulations.rrrp.RRRPArm`)."""
+    from .arm import PlanarArm
+
+    data = dict(data)
+    kind = data.pop("kind", "planar")
+    if kind == SPATIAL_KIND:
+        return SpatialArm.from_dict(dict(data, kind=kind))
+    if kind == "rrrp":
+        return RRRPArm.from_dict(data)
+    if kind != "planar":
+        raise ParameterError("kind", kind, f"must be one of {tuple(ARM_KINDS)}")
+    return PlanarArm(**arm_arguments(data))
 
 
 def _table(model, key, value):
@@ -211,7 +242,7 @@ def _table(model, key, value):
 
 def _simulation(model, table):
     table = _table(model, "simulation", table)
-    keys = simulation_keys()
+    keys = simulation_keys(type(model.arm))
     for k, v in table.items():
         if k not in keys:
             raise model.error(f"simulation.{k}", v, f"is not a simulation setting (known: "
@@ -298,7 +329,7 @@ def model_data(arm, inputs=None, simulation=None, description=None, source=None,
     arm_data = arm.to_dict()
     data.update({k: v for k, v in arm_data.items() if not isinstance(v, (dict, list))})
     if simulation:
-        keys = simulation_keys()
+        keys = simulation_keys(type(arm))
         sim = {}
         for k, v in simulation.items():
             if k not in keys:
@@ -338,5 +369,6 @@ def write_model(path, arm, inputs=None, simulation=None, description=None, sourc
     return path
 
 
-__all__ = ["INPUT_KEYS", "META_KEYS", "ModelFile", "dumps", "find_line", "key_lines",
+__all__ = ["ARM_KINDS", "INPUT_KEYS", "META_KEYS", "ModelFile", "arm_from_dict", "dumps",
+           "find_line", "key_lines",
            "model_data", "read_model", "simulation_keys", "write_model"]

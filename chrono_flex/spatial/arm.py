@@ -21,6 +21,7 @@ from ..errors import ParameterError
 from ..integrators.choice import DEFAULT_METHOD
 from . import equations as mdl
 from .assembly import ExtendedAssembly
+from .description import arm_arguments, arm_to_dict
 from .modes import natural_modes
 from .params import (FixedJoint, PrismaticJoint, RevoluteJoint, RigidBody, SpatialLink,
                      gravity_vector)
@@ -87,6 +88,37 @@ class SpatialArm:
         self.assembly = ExtendedAssembly(self.bodies, self.joints, self.parents, self.gravity,
                                          self.geometric_stiffening)
         self.model = self.assembly.red
+
+    # -- as plain data ------------------------------------------------------------------
+    def to_dict(self):
+        """The arm as plain data (:mod:`chrono_flex.spatial.description`);
+        :meth:`from_dict` rebuilds it."""
+        return arm_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data):
+        """The arm described by ``data`` (the layout of :meth:`to_dict`); errors name the
+        key (``bodies[0].EI_y``)."""
+        return cls(**arm_arguments(data))
+
+    @classmethod
+    def from_file(cls, path):
+        """The arm of a model file with ``kind = "spatial"`` (docs/model-files.md)."""
+        from ..planar.model_file import read_model
+
+        arm = read_model(path).arm
+        if not isinstance(arm, cls):
+            raise ParameterError("model", path, "must describe a spatial arm (kind = "
+                                 "\"spatial\")")
+        return arm
+
+    def to_file(self, path, inputs=None, simulation=None, description=None):
+        """Write the arm as a model file at ``path`` (TOML, atomically) with ``inputs`` and
+        ``simulation`` settings when given (as :meth:`PlanarArm.to_file
+        <chrono_flex.planar.arm.PlanarArm.to_file>`); return ``path``."""
+        from ..planar.model_file import write_model
+
+        return write_model(path, self, inputs, simulation, description)
 
     # -- sizes and coordinates ----------------------------------------------------------
     @property
