@@ -322,6 +322,8 @@ class RRRPArm:
             self._phi1z_tip, self._phi1z_tip_slope = 1.0, p.p1y / p.l1
             self.K1z = p.EI1 * power_stiffness_factor(p.p1y) / p.l1**3
 
+    model_keys = ("params", "kind", "version")     # of its description (model files)
+
     def to_dict(self):
         """The arm as plain data: ``{"kind": "rrrp", "version": 1, "params": {...}}`` (the
         fields of :class:`RRRPParams`); :meth:`from_dict` rebuilds it."""

@@ -17,7 +17,8 @@ from ..drive.coupling import check_drive
 from ..integrators.choice import DEFAULT_METHOD
 from . import equations as mdl
 from .assembly import ExtendedAssembly
-from .description import arm_arguments, arm_to_dict, run_settings
+from .description import ARM_DEFAULTS, arm_arguments, arm_to_dict, run_settings
+from .model_file import read_model, write_model
 from .modes import eigenmodes, natural_modes
 from ..errors import ParameterError, SimulationError
 from .reference import FORMS, simulate_reference
@@ -41,6 +42,9 @@ class PlanarArm:
         drives: {joint number (0-based): drive} with drive objects of
             :mod:`chrono_flex.drive` (their output inertia joins the joint's hub).
     """
+
+    #: The top-level keys of the arm's description (:meth:`to_dict`, model files).
+    model_keys = ("links", "version") + tuple(ARM_DEFAULTS)
 
     def __init__(self, links, joints=None, payload=None, hub_inertia=0.0, gravity=0.0,
                  geometric_stiffening=False, plane=None, drives=None):
@@ -105,8 +109,6 @@ class PlanarArm:
         """The arm of a model file (TOML, docs/model-files.md; its inputs and simulation
         settings are read by :func:`chrono_flex.planar.model_file.read_model`). Errors
         name the file, the key and its line."""
-        from .model_file import read_model
-
         return read_model(path).arm
 
     def to_file(self, path, inputs=None, simulation=None, description=None):
@@ -114,8 +116,6 @@ class PlanarArm:
         ({"torque" | "joint_motion" | "drive_input": a profile of
         :mod:`chrono_flex.inputs`}) and ``simulation`` (simulate's settings) when given,
         so that ``chrono-flex run path`` runs it; return ``path``."""
-        from .model_file import write_model
-
         return write_model(path, self, inputs, simulation, description)
 
     # -- sizes and coordinates ----------------------------------------------------------

@@ -24,6 +24,7 @@ its line: :class:`~chrono_flex.errors.ModelFileError`. Files are written atomica
 """
 
 from dataclasses import dataclass, field
+import importlib
 import inspect
 import json
 import math
@@ -35,10 +36,6 @@ import numpy as np
 from .._files import atomic_write
 from ..errors import ModelFileError, ParameterError
 from ..inputs import profile
-from ..formulations.rrrp import RRRPArm
-from ..spatial.arm import SpatialArm
-from ..spatial.description import KEYS as SPATIAL_KEYS, KIND as SPATIAL_KIND
-from .description import ARM_DEFAULTS, arm_arguments
 
 try:
     import tomllib
@@ -52,17 +49,15 @@ INPUT_KEYS = ("torque", "joint_motion", "drive_input")
 OLD_SIMULATION_KEYS = ("joint_angles0", "joint_rates0")
 
 
-def simulation_keys(arm_class=None):
-    """The keys of ``[simulation]``: the arm's ``simulate`` arguments but the inputs (and,
-    for a PlanarArm, the old names ``joint_angles0``, ``joint_rates0``, read with a
-    DeprecationWarning)."""
-    from .arm import PlanarArm
-
-    arm_class = arm_class or PlanarArm
-    params = inspect.signature(arm_class.simulate).parameters.values()
+def simulation_keys(cls=None):
+    """The keys of ``[simulation]``: the arm class's ``simulate`` arguments but the inputs
+    (default PlanarArm's, which also reads the old names ``joint_angles0``,
+    ``joint_rates0``, with a DeprecationWarning)."""
+    cls = cls or arm_class("planar")
+    params = inspect.signature(cls.simulate).parameters.values()
     return tuple(p.name for p in params if p.kind != p.VAR_KEYWORD
                  and p.name not in ("self", "progress") + INPUT_KEYS) + (
-        OLD_SIMULATION_KEYS if arm_class is PlanarArm else ())
+        OLD_SIMULATION_KEYS if cls is arm_class("planar") else ())
 
 
 @dataclass
@@ -183,9 +178,11 @@ def read_model(path):
     model = ModelFile(path=path, arm=None, lines=key_lines(text))
     base_dir = os.path.dirname(os.path.abspath(path))
     kind = data.get("kind", "planar")
-    if kind not in ARM_KINDS:
-        raise model.error("kind", kind, f"must be one of {tuple(ARM_KINDS)} (default planar)")
-    known = set(META_KEYS) | {"inputs", "simulation", "version", "kind"} | ARM_KINDS[kind]
+    try:
+        cls = arm_class(kind)
+    except ParameterError as exc:
+        raise model.error("kind", kind, exc.requirement) from None
+    known = set(META_KEYS) | {"inputs", "simulation", "version", "kind"} | set(cls.model_keys)
     for k in data:
         if k not in known:
             raise model.error(k, data[k], f"is not a key of a model file (known: "
@@ -210,10 +207,22 @@ def read_model(path):
     return model
 
 
-#: The kinds of arm a model file (or a result's ``model``) describes, and their keys.
-ARM_KINDS = {"planar": {"links"} | set(ARM_DEFAULTS),
-             SPATIAL_KIND: {"bodies"} | set(SPATIAL_KEYS),
-             "rrrp": {"params"}}
+#: The kinds of arm a model file (or a result's ``model``) describes: the class of each,
+#: by its import path (the arms import this module for their ``from_file`` and
+#: ``to_file``; it finds them by name). Each class has ``from_dict``, ``to_dict``,
+#: ``simulate`` and ``model_keys`` (the top-level keys of its description).
+ARM_CLASSES = {"planar": "chrono_flex.planar.arm:PlanarArm",
+               "spatial": "chrono_flex.spatial.arm:SpatialArm",
+               "rrrp": "chrono_flex.formulations.rrrp:RRRPArm"}
+
+
+def arm_class(kind):
+    """The arm class of ``kind`` (:data:`ARM_CLASSES`); ParameterError naming ``kind``."""
+    if kind not in ARM_CLASSES:
+        raise ParameterError("kind", kind, f"must be one of {tuple(ARM_CLASSES)} "
+                                           "(default planar)")
+    module, name = ARM_CLASSES[kind].split(":")
+    return getattr(importlib.import_module(module), name)
 
 
 def arm_from_dict(data):
@@ -221,17 +230,12 @@ def arm_from_dict(data):
     arm): its ``kind`` says which, "planar" (default; :class:`~.arm.PlanarArm`),
     "spatial" (:class:`~chrono_flex.spatial.arm.SpatialArm`) or "rrrp"
     (:class:`~chrono_flex.formulations.rrrp.RRRPArm`)."""
-    from .arm import PlanarArm
-
     data = dict(data)
-    kind = data.pop("kind", "planar")
-    if kind == SPATIAL_KIND:
-        return SpatialArm.from_dict(dict(data, kind=kind))
-    if kind == "rrrp":
-        return RRRPArm.from_dict(data)
-    if kind != "planar":
-        raise ParameterError("kind", kind, f"must be one of {tuple(ARM_KINDS)}")
-    return PlanarArm(**arm_arguments(data))
+    kind = data.get("kind", "planar")
+    cls = arm_class(kind)
+    if kind != "spatial":
+        data.pop("kind", None)
+    return cls.from_dict(data)
 
 
 def _table(model, key, value):
@@ -369,6 +373,6 @@ def write_model(path, arm, inputs=None, simulation=None, description=None, sourc
     return path
 
 
-__all__ = ["ARM_KINDS", "INPUT_KEYS", "META_KEYS", "ModelFile", "arm_from_dict", "dumps",
+__all__ = ["ARM_CLASSES", "arm_class", "INPUT_KEYS", "META_KEYS", "ModelFile", "arm_from_dict", "dumps",
            "find_line", "key_lines",
            "model_data", "read_model", "simulation_keys", "write_model"]

@@ -21,7 +21,8 @@ from ..errors import ParameterError
 from ..integrators.choice import DEFAULT_METHOD
 from . import equations as mdl
 from .assembly import ExtendedAssembly
-from .description import arm_arguments, arm_to_dict
+from ..planar.model_file import read_model, write_model
+from .description import KEYS, arm_arguments, arm_to_dict
 from .modes import natural_modes
 from .params import (FixedJoint, PrismaticJoint, RevoluteJoint, RigidBody, SpatialLink,
                      gravity_vector)
@@ -45,6 +46,9 @@ class SpatialArm:
             :mod:`chrono_flex.drive` on the revolute joints of those bodies (their output
             inertia joins the joint's ``hub_inertia``; docs/spatial-link.md §4.5).
     """
+
+    #: The top-level keys of the arm's description (:meth:`to_dict`, model files).
+    model_keys = ("bodies", "kind", "version") + KEYS
 
     def __init__(self, bodies, joints=None, parents=None, gravity=0.0,
                  geometric_stiffening=False, drives=None):
@@ -104,8 +108,6 @@ class SpatialArm:
     @classmethod
     def from_file(cls, path):
         """The arm of a model file with ``kind = "spatial"`` (docs/model-files.md)."""
-        from ..planar.model_file import read_model
-
         arm = read_model(path).arm
         if not isinstance(arm, cls):
             raise ParameterError("model", path, "must describe a spatial arm (kind = "
@@ -116,8 +118,6 @@ class SpatialArm:
         """Write the arm as a model file at ``path`` (TOML, atomically) with ``inputs`` and
         ``simulation`` settings when given (as :meth:`PlanarArm.to_file
         <chrono_flex.planar.arm.PlanarArm.to_file>`); return ``path``."""
-        from ..planar.model_file import write_model
-
         return write_model(path, self, inputs, simulation, description)
 
     # -- sizes and coordinates ----------------------------------------------------------
