@@ -61,8 +61,9 @@ def build_integrator(sim, t0, t_end, x0, dt_out, method, rtol=None, atol=None,
         ck.solver_settings(method, GA_RTOL if rtol is None else rtol, 0.0, max_step,
                            max_nfev, x0.size, FIXED_STEP)
         if atol is not None:
-            raise ParameterError("atol", atol, f"is for scipy's solvers ({', '.join(STIFF + EXPLICIT)});"
-                                 f" method {method!r} controls its error with rtol alone "
+            raise ParameterError("atol", atol, "is for scipy's solvers "
+                                 f"({', '.join(STIFF + EXPLICIT)}); method {method!r} "
+                                 "controls its error with rtol alone "
                                  "(name method='Radau' for a run to an absolute tolerance)")
     if atol is None:
         atol = sim.default_atol()
