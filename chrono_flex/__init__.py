@@ -10,6 +10,7 @@ from .errors import ChronoFlexError, ParameterError, PyChronoUnavailable, Simula
 from .planar.params import Link, Payload, Plane, PrismaticJoint, RevoluteJoint
 from .result import Energy, Result, plot
 from .planar.arm import PlanarArm
+from .spatial.arm import SpatialArm
 from .planar.shapes import clamped_free_frequencies, clamped_free_roots
 from .linear import LinearModel
 
@@ -20,5 +21,6 @@ _compat.install()
 __all__ = [
     "ChronoFlexError", "ParameterError", "PyChronoUnavailable", "SimulationError",
     "Link", "Payload", "Plane", "PrismaticJoint", "RevoluteJoint", "Energy", "Result",
-    "plot", "PlanarArm", "clamped_free_frequencies", "clamped_free_roots", "LinearModel",
+    "plot", "PlanarArm", "SpatialArm", "clamped_free_frequencies", "clamped_free_roots",
+    "LinearModel",
 ]

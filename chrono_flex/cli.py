@@ -108,7 +108,7 @@ def cmd_run(args):
     if not drive_case:
         case = scenarios.get(name)          # an unknown case or a bad model file: named first
         name = case.name
-        engine = engines.resolve(args.engine)
+        engine = engines.resolve(args.engine, case)
     out = check_output_dir("--out", args.out or os.path.join("out", name))
     if drive_case:
         path = check_output_file("--out", os.path.join(out, f"{name}.png"))

@@ -22,11 +22,12 @@ def pychrono_available():
     return pychrono_status()
 
 
-def resolve(engine):
-    """``auto`` -> chrono when PyChrono is present, else reference."""
+def resolve(engine, case=None):
+    """``auto`` -> chrono when PyChrono is present (and ``case``, if given, runs on it),
+    else reference."""
     if engine == "auto":
         ok, _ = pychrono_available()
-        return "chrono" if ok else "reference"
+        return "chrono" if ok and (case is None or "chrono" in case.engines) else "reference"
     if engine not in ENGINES:
         raise ParameterError("engine", engine, f"must be one of {ENGINES + ('auto',)}")
     return engine

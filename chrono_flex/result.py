@@ -81,7 +81,8 @@ class Result:
             so in ``info["coordinates"]``.
         joint_angles, joint_rates: joint coordinates (rad, or m for a prismatic joint)
             and rates (nt, nj).
-        tip_position: end-effector position in the arm plane, m (nt, 2).
+        tip_position: end-effector position, m: in the arm plane (nt, 2), or in space
+            (nt, 3) for a spatial arm (the CSV's tip_z).
         tip_deflection: transverse tip deflection of each link in its own floating
             frame (tangent to the root), m (nt, nl).
         energy: :class:`Energy`, or None where an engine cannot compute it.
@@ -89,7 +90,7 @@ class Result:
         centerline: deformed centreline of each link in world coordinates (nt, nl, ns, 3).
         centerline_rigid: the same links with zero elastic deformation (nt, nl, ns, 3).
         curvature: bending curvature w'' along each link, 1/m (nt, nl, ns).
-        plane: the arm plane in 3D.
+        plane: the arm plane in 3D (None for a spatial arm).
         link_thickness: section height of each link (nl,), m (drawing and strain).
         extra: further named series (drive currents, LuGre z, sensor channels), each
             (nt, ...); ``info["units"]`` maps a channel's name to its unit (the CSV
@@ -168,8 +169,8 @@ class Result:
                 cols[f"joint{j + 1}_torque"] = self.joint_torque[:, j]
         for i in range(self.n_links):
             cols[f"tip_deflection{i + 1}"] = self.tip_deflection[:, i]
-        cols["tip_x"] = self.tip_position[:, 0]
-        cols["tip_y"] = self.tip_position[:, 1]
+        for k, axis in enumerate("xyz"[:self.tip_position.shape[1]]):   # z: a spatial arm
+            cols[f"tip_{axis}"] = self.tip_position[:, k]
         if self.energy is not None:
             for k in ("kinetic", "elastic", "gravity", "input_work", "dissipated"):
                 cols[f"energy_{k}"] = getattr(self.energy, k)
@@ -261,7 +262,8 @@ class Result:
                 arrays[f"array_{k}"] = np.asarray(v)
         for name, v in self.extra.items():
             arrays[f"extra_{name}"] = np.asarray(v)
-        arrays["plane"] = np.array([self.plane.origin, self.plane.x_axis, self.plane.y_axis])
+        if self.plane is not None:                      # None: a spatial arm's result
+            arrays["plane"] = np.array([self.plane.origin, self.plane.x_axis, self.plane.y_axis])
         meta = {"info": self.info, "model": self.model, "extra": list(self.extra)}
         arrays["meta_json"] = np.array(json.dumps(_plain(meta)))
         with atomic_write(path, "wb") as f:
@@ -281,10 +283,11 @@ class Result:
                                   ("kinetic", "elastic", "gravity", "input_work", "dissipated")))
             meta = json.loads(str(d["meta_json"])) if "meta_json" in d else {}
             extra = {name: d[f"extra_{name}"] for name in meta.get("extra", ())}
-            p = d["plane"]
+            p = d["plane"] if "plane" in d else None
             arrays = {k: get(k) for k in ARRAY_FIELDS}
             t = d["t"]
-        return cls(t=t, energy=energy, plane=Plane(tuple(p[0]), tuple(p[1]), tuple(p[2])),
+        return cls(t=t, energy=energy,
+                   plane=None if p is None else Plane(tuple(p[0]), tuple(p[1]), tuple(p[2])),
                    extra=extra, info={**meta.get("info", {}), **(info or {})},
                    model=meta.get("model"), **arrays)
 

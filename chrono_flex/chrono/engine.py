@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 from .. import _checks as ck
+from .._aliases import joint_and_elastic
 from .._callbacks import call_vector, held, is_sampled, takes_state
 from ..errors import ParameterError, SimulationError
 from ..planar.post import arm_result, check_n_samples
@@ -75,6 +76,8 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
     Reference-engine options without a meaning here (``form``, ``method``, ``rtol``,
     ``atol``, ``t0``, ...) raise ParameterError naming them.
     """
+    joint_angles0, joint_rates0, elastic0, elastic_rates0 = joint_and_elastic(
+        arm, unsupported, joint_angles0, joint_rates0, elastic0, elastic_rates0)
     if unsupported:
         names = ", ".join(sorted(unsupported))
         raise ParameterError(names, unsupported,

@@ -10,6 +10,8 @@ output held); the controllers are those of :mod:`chrono_flex.control` (docs/cont
 """
 
 from dataclasses import dataclass, field
+import csv
+import json
 import math
 import time
 
@@ -17,7 +19,9 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from .. import _checks as ck
+from .._aliases import canonical
 from .._callbacks import call_vector, is_sampled, sample_index, takes_state
+from .._files import atomic_write
 from ..errors import ParameterError, SimulationError
 
 FULL_STATE_NAMES = ("current", "motor_angle", "motor_speed", "z", "output_angle", "output_speed")
@@ -108,8 +112,51 @@ class DriveResult:
 
     state_names = FULL_STATE_NAMES
 
+    def __repr__(self):
+        o = self.outputs
+        return (f"<DriveResult on {self.info.get('method', '?')}: t = {self.t[0]:.4g} .. "
+                f"{self.t[-1]:.4g} s, {self.t.size} samples, final output speed "
+                f"{o['output_speed'][-1]:+.4g} rad/s, current {o['current'][-1]:+.4g} A>")
+
     def state(self, name):
         return self.states[:, self.state_names.index(name)]
+
+    def series(self):
+        """Flat dict name -> (nt,) array: ``t``, the states by name, the outputs."""
+        cols = {"t": self.t}
+        cols.update({n: self.states[:, k] for k, n in enumerate(self.state_names)})
+        cols.update({f"out_{k}": np.asarray(v, dtype=float) for k, v in self.outputs.items()})
+        return cols
+
+    def to_csv(self, path):
+        """Write :meth:`series` to a CSV file at ``path`` (atomically, as
+        :meth:`chrono_flex.result.Result.to_csv`); return ``path``."""
+        cols = self.series()
+        with atomic_write(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(list(cols))
+            for row in np.column_stack(list(cols.values())):
+                w.writerow([repr(float(v)) for v in row])
+        return path
+
+    def to_npz(self, path):
+        """Write the arrays and ``info`` (as JSON) to a compressed NPZ file at ``path``
+        (atomically); :meth:`from_npz` reads it back. Returns ``path``."""
+        arrays = {"t": self.t, "states": self.states,
+                  **{f"out_{k}": np.asarray(v) for k, v in self.outputs.items()},
+                  "meta_json": np.array(json.dumps({"info": self.info, "outputs":
+                                                    list(self.outputs)}, default=repr))}
+        with atomic_write(path, "wb") as f:
+            np.savez_compressed(f, **arrays)
+        return path
+
+    @classmethod
+    def from_npz(cls, path):
+        """The DriveResult written by :meth:`to_npz` at ``path``."""
+        with np.load(path) as d:
+            meta = json.loads(str(d["meta_json"]))
+            return cls(t=d["t"], states=d["states"],
+                       outputs={k: d[f"out_{k}"] for k in meta["outputs"]}, info=meta["info"])
 
     def summary(self):
         o = self.outputs
@@ -149,7 +196,7 @@ def collect_outputs(drive, t, states, u, m_out):
 def _state_signal(fn):
     """u(t, x) as a function of (t, x) that returns a finite float or raises naming `u`."""
     def value(t, x):
-        return checked_signal("u", lambda tt: fn(tt, x))(t)
+        return checked_signal("drive_input", lambda tt: fn(tt, x))(t)
     return value
 
 
@@ -173,12 +220,12 @@ class _Input:
             self.ctrl = u
             self.n_states = int(u.n_states)
             self.x0 = ck.vector("controller initial state", u.initial_state(), self.n_states)
-        elif callable(u) and takes_state("u", u, 1):
+        elif callable(u) and takes_state("drive_input", u, 1):
             self.kind = "state"
             self.fn = _state_signal(u)
         else:
             self.kind = "time"
-            self.fn = as_signal("u", u)
+            self.fn = as_signal("drive_input", u)
 
     def continuous(self, t, y):
         """(u, dxc/dt) of a continuous controller at the augmented state y."""
@@ -190,15 +237,19 @@ class _Input:
         return u, dxc
 
 
-def simulate_drive(drive, t_end, u=0.0, m_out=0.0, x0=None, theta_out0=0.0, omega_out0=0.0,
+def simulate_drive(drive, t_end, drive_input=None, m_out=0.0, x0=None, q0=None, qd0=None,
                    method="Radau", rtol=1e-6, atol=1e-9, dt_out=None, max_step=math.inf,
-                   max_nfev=None):
+                   max_nfev=None, **old_names):
     """Integrate the drive on its output inertia J2 from t = 0 to ``t_end``.
+
+    The keywords are those of every ``simulate`` (:mod:`chrono_flex._aliases`); the old
+    names ``u``, ``theta_out0`` and ``omega_out0`` still work, with a DeprecationWarning.
 
     Args:
         drive: a :class:`~chrono_flex.drive.gear_drive.GearDrive`.
-        u: input (V, or A in current mode): a float; a callable u(t) or u(t, x) (x the
-            full state (6,), :data:`FULL_STATE_NAMES`: a feedback law) returning one
+        drive_input: input (V, or A in current mode; default zero): a float; a
+            callable u(t) or u(t, x) (x the full state (6,), :data:`FULL_STATE_NAMES`:
+            a feedback law) returning one
             finite real; or a controller of :mod:`chrono_flex.control`: continuous with
             its own states (integrated with the drive's), or sampled (``period`` > 0,
             ``delay``): called at t_k = k period with the state there, its value held
@@ -206,6 +257,8 @@ def simulate_drive(drive, t_end, u=0.0, m_out=0.0, x0=None, theta_out0=0.0, omeg
             integrated from one switching instant to the next.
         m_out: disturbance torque on the output M_out, N m: a float or a callable m_out(t).
         x0: None (``drive.initial_state``), the drive state (4) or the full state (6).
+        q0, qd0: the output shaft's initial angle (rad) and speed (rad/s), with a drive
+            state or none (default at rest at zero).
         method: a scipy.integrate.solve_ivp method (one of :data:`METHODS`); stiff ones
             (Radau, BDF) by default since the friction and gear modes are fast (see
             ``drive.stiff_modes()``).
@@ -226,8 +279,15 @@ def simulate_drive(drive, t_end, u=0.0, m_out=0.0, x0=None, theta_out0=0.0, omeg
         SimulationError (with the time) on NaN, divergence, solver failure, a callback
         that raises or returns NaN, or a spent budget.
     """
+    named = canonical(dict(drive_input=drive_input, q0=q0, qd0=qd0, **old_names),
+                      "simulate_drive", ("u", "theta_out0", "omega_out0"))
+    drive_input, q0, qd0 = named.pop("drive_input"), named.pop("q0"), named.pop("qd0")
+    if named:
+        raise TypeError(f"simulate_drive() got an unexpected keyword argument "
+                        f"{next(iter(named))!r}")
+    theta_out0, omega_out0 = (0.0 if q0 is None else q0), (0.0 if qd0 is None else qd0)
     t_end = ck.positive("t_end", t_end)
-    law = _Input(u)
+    law = _Input(0.0 if drive_input is None else drive_input)
     m_out = as_signal("m_out", m_out)
     y0 = full_initial_state(drive, x0, theta_out0, omega_out0)
     ck.solver_settings(method, rtol, atol, max_step, max_nfev, y0.size, METHODS)

@@ -24,6 +24,7 @@ its line: :class:`~chrono_flex.errors.ModelFileError`. Files are written atomica
 """
 
 from dataclasses import dataclass, field
+import importlib
 import inspect
 import os
 import re
@@ -33,7 +34,6 @@ import numpy as np
 from .._files import atomic_write
 from ..errors import ModelFileError, ParameterError
 from ..inputs import profile
-from .description import ARM_DEFAULTS, arm_arguments
 
 try:
     import tomllib
@@ -43,14 +43,19 @@ except ModuleNotFoundError:              # Python < 3.11: the same parser, as a 
 #: Keys of a model file besides the arm's.
 META_KEYS = ("description", "source", "engines")
 INPUT_KEYS = ("torque", "joint_motion", "drive_input")
+#: Old names of simulation settings a model file may still hold.
+OLD_SIMULATION_KEYS = ("joint_angles0", "joint_rates0")
 
 
-def simulation_keys():
-    """The keys of ``[simulation]``: PlanarArm.simulate's arguments but the inputs."""
-    from .arm import PlanarArm
-
-    return tuple(p for p in inspect.signature(PlanarArm.simulate).parameters
-                 if p not in ("self", "progress") + INPUT_KEYS)
+def simulation_keys(cls=None):
+    """The keys of ``[simulation]``: the arm class's ``simulate`` arguments but the inputs
+    (default PlanarArm's, which also reads the old names ``joint_angles0``,
+    ``joint_rates0``, with a DeprecationWarning)."""
+    cls = cls or arm_class("planar")
+    params = inspect.signature(cls.simulate).parameters.values()
+    return tuple(p.name for p in params if p.kind != p.VAR_KEYWORD
+                 and p.name not in ("self", "progress") + INPUT_KEYS) + (
+        OLD_SIMULATION_KEYS if cls is arm_class("planar") else ())
 
 
 @dataclass
@@ -170,7 +175,12 @@ def read_model(path):
         raise ModelFileError(path, line, "TOML", shown, f"is not valid: {exc}") from None
     model = ModelFile(path=path, arm=None, lines=key_lines(text))
     base_dir = os.path.dirname(os.path.abspath(path))
-    known = set(META_KEYS) | {"inputs", "simulation", "links", "version"} | set(ARM_DEFAULTS)
+    kind = data.get("kind", "planar")
+    try:
+        cls = arm_class(kind)
+    except ParameterError as exc:
+        raise model.error("kind", kind, exc.requirement) from None
+    known = set(META_KEYS) | {"inputs", "simulation", "version", "kind"} | set(cls.model_keys)
     for k in data:
         if k not in known:
             raise model.error(k, data[k], f"is not a key of a model file (known: "
@@ -184,10 +194,8 @@ def read_model(path):
     model.description, model.source = data.get("description", ""), data.get("source", "")
     model.engines = tuple(engines)
     arm_data = {k: v for k, v in data.items() if k not in META_KEYS + ("inputs", "simulation")}
-    from .arm import PlanarArm
-
     try:
-        model.arm = PlanarArm(**arm_arguments(arm_data))
+        model.arm = arm_from_dict(arm_data)
     except ModelFileError:
         raise
     except ParameterError as exc:
@@ -195,6 +203,37 @@ def read_model(path):
     model.simulation = _simulation(model, data.get("simulation", {}))
     model.inputs = _inputs(model, data.get("inputs", {}), base_dir)
     return model
+
+
+#: The kinds of arm a model file (or a result's ``model``) describes: the class of each,
+#: by its import path (the arms import this module for their ``from_file`` and
+#: ``to_file``; it finds them by name). Each class has ``from_dict``, ``to_dict``,
+#: ``simulate`` and ``model_keys`` (the top-level keys of its description).
+ARM_CLASSES = {"planar": "chrono_flex.planar.arm:PlanarArm",
+               "spatial": "chrono_flex.spatial.arm:SpatialArm",
+               "rrrp": "chrono_flex.formulations.rrrp:RRRPArm"}
+
+
+def arm_class(kind):
+    """The arm class of ``kind`` (:data:`ARM_CLASSES`); ParameterError naming ``kind``."""
+    if kind not in ARM_CLASSES:
+        raise ParameterError("kind", kind, f"must be one of {tuple(ARM_CLASSES)} "
+                                           "(default planar)")
+    module, name = ARM_CLASSES[kind].split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def arm_from_dict(data):
+    """The arm described by the plain data ``data`` (``Result.model``, a model file's
+    arm): its ``kind`` says which, "planar" (default; :class:`~.arm.PlanarArm`),
+    "spatial" (:class:`~chrono_flex.spatial.arm.SpatialArm`) or "rrrp"
+    (:class:`~chrono_flex.formulations.rrrp.RRRPArm`)."""
+    data = dict(data)
+    kind = data.get("kind", "planar")
+    cls = arm_class(kind)
+    if kind != "spatial":
+        data.pop("kind", None)
+    return cls.from_dict(data)
 
 
 def _table(model, key, value):
@@ -205,7 +244,7 @@ def _table(model, key, value):
 
 def _simulation(model, table):
     table = _table(model, "simulation", table)
-    keys = simulation_keys()
+    keys = simulation_keys(type(model.arm))
     for k, v in table.items():
         if k not in keys:
             raise model.error(f"simulation.{k}", v, f"is not a simulation setting (known: "
@@ -311,7 +350,7 @@ def model_data(arm, inputs=None, simulation=None, description=None, source=None,
     arm_data = arm.to_dict()
     data.update({k: v for k, v in arm_data.items() if not isinstance(v, (dict, list))})
     if simulation:
-        keys = simulation_keys()
+        keys = simulation_keys(type(arm))
         sim = {}
         for k, v in simulation.items():
             if k not in keys:
@@ -351,5 +390,6 @@ def write_model(path, arm, inputs=None, simulation=None, description=None, sourc
     return path
 
 
-__all__ = ["INPUT_KEYS", "META_KEYS", "ModelFile", "dumps", "find_line", "key_lines",
+__all__ = ["ARM_CLASSES", "arm_class", "INPUT_KEYS", "META_KEYS", "ModelFile", "arm_from_dict", "dumps",
+           "find_line", "key_lines",
            "model_data", "read_model", "simulation_keys", "write_model"]

@@ -80,12 +80,8 @@ def describe(arm, info=None):
         return None, info
 
 
-def check_n_samples(n_samples):
-    """``n_samples`` centreline points per link: a whole number >= 2 (both ends)."""
-    n = ck.positive_int("n_samples", n_samples)
-    if n < 2:
-        raise ParameterError("n_samples", n_samples, "must be >= 2 (the root and the tip)")
-    return n
+#: ``n_samples`` centreline points per link: a whole number >= 2 (both ends).
+check_n_samples = ck.n_samples
 
 
 def _tip_ratio_rows(m):

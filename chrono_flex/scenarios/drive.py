@@ -73,7 +73,7 @@ def drive_presliding(t_end=None, frequency=2.0, amplitude=0.9):
     data, lines, metrics = {}, [], {}
     for kind in ("dynamic", "static"):
         drive = GearDrive(DriveParams.serebrenny2019(motor="current", friction=kind))
-        r = simulate_drive(drive, t_end, u=0.0, m_out=m_out, rtol=1e-7, atol=1e-12,
+        r = simulate_drive(drive, t_end, drive_input=0.0, m_out=m_out, rtol=1e-7, atol=1e-12,
                            dt_out=t_end / 4000)
         x = r.state("output_angle")
         F = r.outputs["friction_torque"]
@@ -239,7 +239,7 @@ def drive_step(t_end=None, voltage=12.0):
     data, lines, metrics = {}, [], {}
     for kind in ("dynamic", "static"):
         drive = GearDrive(DriveParams.serebrenny2019(friction=kind))
-        r = simulate_drive(drive, t_end, u=u, rtol=1e-7, atol=1e-10, dt_out=t_end / 2000)
+        r = simulate_drive(drive, t_end, drive_input=u, rtol=1e-7, atol=1e-10, dt_out=t_end / 2000)
         o = r.outputs
         data["t"] = r.t
         for key in ("current", "output_speed", "transmitted_torque", "friction_torque", "twist"):
