@@ -124,7 +124,8 @@ def cmd_run(args):
             overrides["n_elements"] = BEAM_MIN_ELEMENTS
             print(f"chrono-beam: the case's links have {n_min} element(s); using "
                   f"{BEAM_MIN_ELEMENTS} beam elements per link (--elements N to change)")
-    res = engines.run_case(case, engine, t_end=args.t_end, **overrides)
+    res, stopped = _run_or_partial(engines.run_case, args.partial, case, engine,
+                                   t_end=args.t_end, **overrides)
     csv_path, npz_path = res.save(out, stem=stem)
     plot_path = paths[2]
     res.plot(plot_path, title=f"{name} ({engine})")
@@ -137,7 +138,25 @@ def cmd_run(args):
 
         for p in render_command(res, out, gif=True):
             _report_written(p, existed)
+    if stopped is not None:
+        print(f"chrono-flex: error: {stopped} (the files above hold the partial result, "
+              f"to t = {res.t[-1]:.6g} s)", file=sys.stderr)
+        return 2
     return 0
+
+
+def _run_or_partial(run, partial, *args, **kwargs):
+    """(Result, None) of ``run(*args, **kwargs)``; with ``partial`` (``--partial``), a
+    run stopped by its budget (``max_wall_time``, ``max_nfev``) gives (the Result it
+    reached, marked ``info["partial"]``, the error) instead of the error."""
+    from .errors import BudgetExceeded
+
+    try:
+        return run(*args, **kwargs), None
+    except BudgetExceeded as exc:
+        if not partial or exc.partial is None:
+            raise
+        return exc.partial, exc
 
 
 @_quietly
@@ -374,6 +393,9 @@ def build_parser():
     r.add_argument("--t-end", type=float, default=None, help="end time (s) instead of the case's")
     r.add_argument("--out", default=None, help="output directory (default out/CASE)")
     r.add_argument("--render", action="store_true", help="also render 3D frames and a GIF")
+    r.add_argument("--partial", action="store_true",
+                   help="a run stopped by its budget (max_wall_time, max_nfev) writes what "
+                        "it computed (marked partial) and exits with code 2")
     r.add_argument("--elements", type=int, default=None, metavar="N",
                    help=f"chrono-beam: beam elements per link (default: the case's, at least "
                         f"{BEAM_MIN_ELEMENTS})")
@@ -481,12 +503,16 @@ def _quiet_broken_pipe():
 
 def main(argv=None):
     """Run the command line; return the exit code: 0, 1 (validation failures), 2 (an
-    error, reported in one line on stderr without a traceback)."""
+    error, reported in one line on stderr without a traceback), 130 (interrupted by
+    Ctrl-C: one line, no outputs written)."""
     args = build_parser().parse_args(argv)
     try:
         code = args.fn(args)
         sys.stdout.flush()
         return code
+    except KeyboardInterrupt:
+        print("chrono-flex: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:
         _quiet_broken_pipe()
         return 0

@@ -21,7 +21,8 @@ from scipy.optimize import brentq
 
 from .. import _checks as ck
 from .._callbacks import call_vector, call_vector_series
-from ..errors import ParameterError
+from .._interrupts import watched
+from ..errors import BudgetExceeded, ParameterError
 from ..integrators.explicit import RungeKutta4
 from ..integrators.generalized_alpha import GeneralizedAlpha
 from ..integrators.ivp import EXPLICIT, STIFF, OdeStepper, fd_jacobian
@@ -47,6 +48,7 @@ COMPILED_STEP = True
 GA_RTOL = 1e-3
 
 
+@watched
 def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=None,
                        elastic_rates0=None, torque=None, joint_motion=None, drive_input=None,
                        dt_out=None, t0=0.0, method="generalized_alpha", rtol=None,
@@ -129,13 +131,32 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
         ode = OdeStepper(sim.rhs, t0, x0, t_end, method=method, rtol=rtol, atol=atol,
                          jac=sim.jac, max_nfev=max_nfev, max_step=max_step)
         settings = dict(rtol=rtol)
-    rec = run(ReferenceStepper(sim, ode), t_out, max_deflection_ratio=max_deflection_ratio,
-              progress=Progress(t_end, "reference", progress), max_wall_time=max_wall_time)
-    res = sim.result(rec.t, rec["x"], n_samples)
-    res.info.update(engine="reference", method=method, form=form, **settings,
-                    **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4))
-    if solver is not None:
-        res.info["newton_matrix"] = solver.matrix
+    def result(rec):
+        res = sim.result(rec.t, rec["x"], n_samples)
+        res.info.update(engine="reference", method=method, form=form, **settings,
+                        **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4))
+        if solver is not None:
+            res.info["newton_matrix"] = solver.matrix
+        return res
+
+    try:
+        rec = run(ReferenceStepper(sim, ode), t_out, max_deflection_ratio=max_deflection_ratio,
+                  progress=Progress(t_end, "reference", progress), max_wall_time=max_wall_time)
+    except BudgetExceeded as exc:        # what was computed, marked partial
+        exc.partial = partial_result(exc, result)
+        raise
+    return result(rec)
+
+
+def partial_result(exc, build):
+    """The Result of the outputs a run reached before its budget stopped it
+    (``exc.recording``, built by ``build(recording)``), ``info["partial"]`` True and
+    ``info["stopped"]`` the reason; None when not even the first output was kept."""
+    rec = exc.recording
+    if rec is None or not rec.fields or len(rec.t) == 0:
+        return None
+    res = build(rec)
+    res.info.update(partial=True, stopped=str(exc))
     return res
 
 
