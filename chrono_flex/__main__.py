@@ -2,10 +2,6 @@
 
 import sys
 
-try:
-    from .cli import main
-except KeyboardInterrupt:               # Ctrl-C while the package loads: as during a run
-    print("chrono-flex: interrupted", file=sys.stderr)
-    sys.exit(130)
+from .cli import main
 
 sys.exit(main())
