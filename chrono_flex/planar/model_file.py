@@ -44,6 +44,9 @@ except ModuleNotFoundError:              # Python < 3.11: the same parser, as a 
 
 #: Keys of a model file besides the arm's.
 META_KEYS = ("description", "source", "engines")
+
+#: The engines a model file may name (those of :mod:`chrono_flex.engines`).
+ENGINES = ("reference", "chrono", "chrono-beam")
 INPUT_KEYS = ("torque", "joint_motion", "drive_input")
 
 
@@ -161,7 +164,7 @@ def read_model(path):
     except OSError as exc:
         raise ParameterError("model", path, f"cannot be read ({exc.strerror or exc})") from None
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")        # a byte-order mark, if any, is dropped
     except UnicodeDecodeError:
         raise ModelFileError(path, None, "model", path, "must be a text file (TOML, UTF-8)") from None
     try:
@@ -183,6 +186,10 @@ def read_model(path):
     engines = data.get("engines", [])
     if not isinstance(engines, list) or not all(isinstance(e, str) for e in engines):
         raise model.error("engines", engines, "must be a list of engine names")
+    for k, e in enumerate(engines):
+        if e not in ENGINES:
+            raise model.error("engines", e, f"must name engines among {', '.join(ENGINES)} "
+                                            f"(entry {k})")
     model.description, model.source = data.get("description", ""), data.get("source", "")
     model.engines = tuple(engines)
     arm_data = {k: v for k, v in data.items() if k not in META_KEYS + ("inputs", "simulation")}

@@ -192,9 +192,13 @@ MODEL_FILE_SUFFIX = ".toml"
 
 
 def get(name):
-    """The Case called ``name``, or the model file ``name`` when it ends with ".toml"
-    (:func:`case_from_file`); ParameterError listing the names otherwise."""
-    if isinstance(name, str) and name.endswith(MODEL_FILE_SUFFIX):
+    """The Case called ``name``, or the model file ``name`` when it ends with ".toml" or
+    is no case's name but an existing file (read as a model file, which names the file
+    in its errors; :func:`case_from_file`); ParameterError listing the names otherwise."""
+    import os
+
+    if isinstance(name, str) and (name.endswith(MODEL_FILE_SUFFIX)
+                                  or (name not in CASES and os.path.isfile(name))):
         return case_from_file(name)
     if name not in CASES:
         raise ParameterError("case", name, f"is not a known case; known: {', '.join(sorted(CASES))}")
