@@ -45,6 +45,50 @@ def _check_animation_path(name, path):
     return check_output_file(name, path)
 
 
+#: `render --frames` and `bench render --frames` above this are refused (a GIF of
+#: 10 000 frames at 20 frames/s lasts over 8 minutes; each frame is a full render).
+MAX_FRAMES = 10_000
+
+#: `--scale` above this is refused: a deformation drawn a million times larger than it
+#: is already turns a micrometre into a metre; beyond, the coordinates overflow.
+MAX_SCALE = 1e6
+
+
+def _refuse_unused(args, options, why):
+    """Refuse each of ``options`` (argparse destinations) that was given (not None or
+    False), naming it: an option a command or case cannot use is an error, not ignored."""
+    for dest in options:
+        value = getattr(args, dest, None)
+        if value is not None and value is not False:
+            flag = "--" + dest.replace("_", "-")
+            raise ParameterError(flag, value, f"cannot be used {why}")
+
+
+def _check_out(args, name="--out"):
+    """``--out`` given as an empty or blank string is an error (not the default)."""
+    if args.out is not None and not str(args.out).strip():
+        raise ParameterError(name, args.out, "must name a directory (empty given)")
+
+
+def _check_scale(name, value):
+    if value is not None:
+        x = ck.positive(name, value)
+        if x > MAX_SCALE:
+            raise ParameterError(name, value, f"must be at most {MAX_SCALE:g}")
+
+
+def _check_frames(name, value):
+    n = ck.positive_int(name, value)
+    if n > MAX_FRAMES:
+        raise ParameterError(name, value, f"must be at most {MAX_FRAMES} (MAX_FRAMES)")
+    return n
+
+
+def _check_t_end(args):
+    if getattr(args, "t_end", None) is not None:
+        ck.positive("--t-end", args.t_end)
+
+
 def _drive_scenarios():
     from .scenarios.drive import SCENARIOS
 
@@ -88,10 +132,23 @@ def cmd_run(args):
     name = args.case or scenarios.DEFAULT_CASE
     scen = _drive_scenarios()
     drive_case = name in scen and name not in scenarios.all_cases()
-    if not drive_case:
+    _check_out(args)
+    _check_t_end(args)
+    if args.elements is not None:
+        ck.positive_int("--elements", args.elements)
+    if drive_case:
+        if args.engine not in ("auto", "reference"):
+            raise ParameterError("--engine", args.engine, f"cannot be used with the drive "
+                                 f"scenario {name!r} (it runs on the reference engine)")
+        _refuse_unused(args, ("render", "elements", "partial"),
+                       f"with the drive scenario {name!r}")
+    else:
         case = scenarios.get(name)          # an unknown case or a bad model file: named first
         name = case.name
         engine = engines.resolve(args.engine)
+        if args.elements is not None and engine != "chrono-beam":
+            raise ParameterError("--elements", args.elements, "is for --engine chrono-beam "
+                                 f"(the {engine} engine takes the case's elements)")
     out = check_output_dir("--out", args.out or os.path.join("out", name))
     if drive_case:
         path = check_output_file("--out", os.path.join(out, f"{name}.png"))
@@ -167,7 +224,14 @@ def cmd_render(args):
     from .viz.command import planned_outputs
 
     chrono_hooks = args.blender is not None or args.live
-    ck.positive_int("--frames", args.frames)
+    _check_frames("--frames", args.frames)
+    _check_out(args)
+    _check_t_end(args)
+    _check_scale("--scale", args.scale)
+    _check_scale("--blender-scale", args.blender_scale)
+    if not chrono_hooks and args.blender_scale != 1.0:
+        raise ParameterError("--blender-scale", args.blender_scale,
+                             "is for --blender or --live (use --scale for the GIF)")
     case = scenarios.get(args.case)     # an unknown case or a bad model file: named first
     name = case.name
     # every output path is checked before the run
@@ -211,6 +275,8 @@ def cmd_render(args):
         print(f"wrote {len(exporter.frames)} Blender frames: {exporter.assets_path} "
               f"(+ {os.path.dirname(exporter.state_path(0))}/state*.py); import it with "
               f"Chrono's Blender add-on (File > Import > Chrono import)")
+    if args.frames > len(res.t):
+        print(f"--frames {args.frames}: the run has {len(res.t)} output times, one frame each")
     paths = render_command(res, out, scale=args.scale, gif=args.gif or True, vtk=args.vtk,
                            n_frames=args.frames)
     for p in paths:
@@ -236,6 +302,7 @@ def cmd_modes(args):
     from .planar.modes import JOINTS, eigenmodes, natural_modes
     from .viz.modes import plot_modes
 
+    _check_out(args)
     case = _model_case(args.model)          # an unknown model or a bad file: named first
     arm, name = case.build()[0], case.name
     out = check_output_dir("--out", args.out or os.path.join("out", name))
@@ -268,6 +335,7 @@ def cmd_modes(args):
 def cmd_view(args):
     from .viz.viewer import require_pyvista, view
 
+    _check_scale("--scale", args.scale)
     require_pyvista()                       # the missing extra is named before anything else
     if args.screenshot is not None:
         if os.path.splitext(args.screenshot)[1].lower() != ".png":
@@ -292,6 +360,16 @@ def cmd_bench(args):
     from .bench import (bench_beams, bench_chrono_element, bench_drive_step, bench_render,
                         bench_slider_crank_formulations, bench_spatial_forcing)
 
+    if args.what != "perf":
+        _refuse_unused(args, ("quick", "verbose"), f"with `bench {args.what}` (perf only)")
+        if args.repeat != 1:
+            raise ParameterError("--repeat", args.repeat, f"cannot be used with "
+                                                          f"`bench {args.what}` (perf only)")
+    if args.what != "render" and args.frames != 200:
+        raise ParameterError("--frames", args.frames, f"cannot be used with "
+                                                      f"`bench {args.what}` (render only)")
+    if args.what == "render":
+        _check_frames("--frames", args.frames)
     if args.what == "perf":
         from .bench_perf import format_report, perf_benchmark
 
@@ -340,6 +418,15 @@ def cmd_bench(args):
 def cmd_validate(args):
     from chrono_flex.validation.runner import main as validate_main
 
+    if args.engines is not None:
+        from chrono_flex.validation.runner import select
+
+        known = sorted({e for c in select(None, None) for e in c.engines})
+        for e in args.engines.split(","):
+            if e.strip() not in known:
+                raise ParameterError("--engines", args.engines, f"must be engines of the "
+                                     f"cases ({', '.join(known)}) separated by commas "
+                                     f"({e.strip()!r} is not one)")
     if not args.list:                   # the outputs are checked before the long run
         if args.json:
             check_output_file("--json", args.json, create_dir=True)
@@ -368,6 +455,8 @@ def cmd_sweep(args):
 
     if args.workers is not None:
         ck.positive_int("--workers", args.workers)
+    _check_out(args)
+    _check_t_end(args)
     _model_case(args.model)             # an unknown model or a bad file: named first
     rows = sweep(args.model, args.vary or [], args.out, engine=args.engine,
                  t_end=args.t_end, parallel=not args.serial, n_workers=args.workers,

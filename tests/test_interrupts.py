@@ -177,7 +177,8 @@ def test_an_interrupt_swallowed_by_a_finaliser_is_still_raised():
 @compiled
 def test_paused_compiled_calls_take_the_same_steps(monkeypatch):
     """Calls bounded to a few steps (resumed from where they paused) give the numbers of
-    one long call, bit for bit, with and without a time-only torque."""
+    one long call, bit for bit: fixed step with and without a time-only torque, step
+    control with and without a compiled profile."""
     arm = cf.PlanarArm([cf.Link(1.0, 3, EI=10.0, rho_A=0.5), cf.Link(0.5, 2, EI=5.0,
                                                                      rho_A=0.3)])
     torque = cf.inputs.time_only(lambda t: [0.2 * np.sin(3 * t), 0.05])
@@ -187,7 +188,9 @@ def test_paused_compiled_calls_take_the_same_steps(monkeypatch):
             monkeypatch.setattr(chain_ga, "CALL_SECONDS", 0.0)     # never grows
             monkeypatch.setattr(chain_ga.ChainStep, "__init__", _with_max_steps(steps))
         runs.append([arm.simulate(t_end=0.2, dt_out=0.05, method="generalized_alpha",
-                                  step=1e-3, torque=tq) for tq in (None, torque)])
+                                  step=step, torque=tq)
+                     for tq, step in ((None, 1e-3), (torque, 1e-3), (None, None),
+                                      (cf.inputs.sine([0.5, 0.2], 3.0, 0.4), None))])
     for whole, paused in zip(*runs):
         assert paused.info["newton"] == "compiled"
         np.testing.assert_array_equal(whole.q, paused.q)

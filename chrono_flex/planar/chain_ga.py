@@ -519,8 +519,9 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, 
     against err_rtol (1e-6 + max |q_k|), factor (0.9/err)^(1/3) within [0.2, 2], the
     landing rules) with ``h_next`` the proposed step.
 
-    At most ``max_steps`` steps are tried (accepted, rejected and retried together),
-    and with rows in ``taus`` no more than it holds: then the call returns PAUSED
+    At most ``max_steps`` steps are tried (accepted, rejected and retried together;
+    a pause comes after an accepted step, never while a step is being retried), and
+    with rows in ``taus`` no more than it holds: then the call returns PAUSED
     before ``t_target`` (the work of one call is bounded, so that the caller can look
     at interrupts and budgets between calls; resumed, the steps are those an
     uninterrupted call takes).
@@ -534,8 +535,8 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, 
     retries = 0
     retry = False
     while t_target - t > 1e-12 * max(1.0, abs(t_target)):
-        if steps + rejected + retries >= max_steps or (
-                taus.shape[0] > 0 and i0 + steps >= taus.shape[0]):
+        if not retry and (steps + rejected + retries >= max_steps or (
+                taus.shape[0] > 0 and i0 + steps >= taus.shape[0])):
             return (PAUSED, t, x, y, acc, y_last, t_last, h_next, q_scale, steps,
                     rejected, retries)
         remaining = t_target - t

@@ -70,10 +70,11 @@ class SectionFunction:
                                      f"raised {type(exc).__name__} at x = {xi!r} ({exc})"
                                      ) from exc
             try:
-                v = ck.real(self.name, raw)
-            except ParameterError:
-                raise ParameterError(self.name, self.function, f"must return a real number "
-                                     f"at x = {xi!r}, returned {raw!r}") from None
+                ck.numeric(self.name, raw)
+                v = float(raw)
+            except (ParameterError, TypeError, ValueError):
+                raise ParameterError(self.name, self.function, f"must return a number at "
+                                     f"x = {xi!r}, returned {raw!r}") from None
             if not math.isfinite(v) or v <= 0:
                 raise ParameterError(self.name, self.function,
                                      f"must return a finite value > 0, returned {v!r} at "
