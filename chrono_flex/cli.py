@@ -84,6 +84,17 @@ def _check_frames(name, value):
     return n
 
 
+def _say_code(case):
+    """Check, before any work, that the code a model file's inputs name may run (beside
+    the file, or --allow-code), import it, and say what will run."""
+    if case.model_file is None:
+        return
+    code = case.model_file.code()
+    case.model_file.loaded_inputs(case.allow_code)
+    for key, what in code.items():
+        print(f"{case.model_file.path}: {key} runs the {what}")
+
+
 def _check_t_end(args):
     if getattr(args, "t_end", None) is not None:
         ck.positive("--t-end", args.t_end)
@@ -140,12 +151,13 @@ def cmd_run(args):
         if args.engine not in ("auto", "reference"):
             raise ParameterError("--engine", args.engine, f"cannot be used with the drive "
                                  f"scenario {name!r} (it runs on the reference engine)")
-        _refuse_unused(args, ("render", "elements", "partial"),
+        _refuse_unused(args, ("render", "elements", "partial", "allow_code"),
                        f"with the drive scenario {name!r}")
     else:
-        case = scenarios.get(name)          # an unknown case or a bad model file: named first
+        case = scenarios.get(name, allow_code=args.allow_code)   # unknown or bad: named first
         name = case.name
         engine = engines.resolve(args.engine)
+        _say_code(case)
         if args.elements is not None and engine != "chrono-beam":
             raise ParameterError("--elements", args.elements, "is for --engine chrono-beam "
                                  f"(the {engine} engine takes the case's elements)")
@@ -232,8 +244,9 @@ def cmd_render(args):
     if not chrono_hooks and args.blender_scale != 1.0:
         raise ParameterError("--blender-scale", args.blender_scale,
                              "is for --blender or --live (use --scale for the GIF)")
-    case = scenarios.get(args.case)     # an unknown case or a bad model file: named first
+    case = scenarios.get(args.case, allow_code=args.allow_code)   # unknown or bad: named first
     name = case.name
+    _say_code(case)
     # every output path is checked before the run
     out = check_output_dir("--out", args.out or os.path.join("out", name))
     planned = planned_outputs(out, name, gif=args.gif or True, vtk=args.vtk)
@@ -482,6 +495,9 @@ def build_parser():
     r.add_argument("--t-end", type=float, default=None, help="end time (s) instead of the case's")
     r.add_argument("--out", default=None, help="output directory (default out/CASE)")
     r.add_argument("--render", action="store_true", help="also render 3D frames and a GIF")
+    r.add_argument("--allow-code", action="store_true",
+                   help="run Python code a model file names that is not beside it "
+                        "(\"module:function\", a .py file elsewhere; docs/model-files.md)")
     r.add_argument("--partial", action="store_true",
                    help="a run stopped by its budget (max_wall_time, max_nfev) writes what "
                         "it computed (marked partial) and exits with code 2")
@@ -509,6 +525,8 @@ def build_parser():
     v.add_argument("--live", action="store_true",
                    help="show the Chrono run in an Irrlicht/VSG window (needs a display)")
     v.add_argument("--out", default=None)
+    v.add_argument("--allow-code", action="store_true",
+                   help="run Python code a model file names that is not beside it")
     _add_quiet(v)
     v.set_defaults(fn=cmd_render)
     m = sub.add_parser("modes", help="natural frequencies (joints locked and free) and a "

@@ -89,10 +89,35 @@ class ModelFile:
         """A ModelFileError for ``key`` with its line (or its table's) in this file."""
         return ModelFileError(self.path, find_line(self.lines, key), key, value, requirement)
 
-    def simulate_kwargs(self, t_end=None):
+    def code(self):
+        """{input key: what it runs} for the inputs that name Python code
+        ("module:function", "file.py:function"); reading the file imported none of it."""
+        return {f"inputs.{k}": p.code() for k, p in self.inputs.items()
+                if hasattr(p, "load")}
+
+    def loaded_inputs(self, allow_code=False):
+        """The inputs, with the code they name imported: code in a file beside the model
+        file always, other code (a module, a file elsewhere) only with ``allow_code``;
+        else a ModelFileError naming the input and what it would run."""
+        here = os.path.dirname(os.path.abspath(self.path))
+        for k, p in self.inputs.items():
+            if not hasattr(p, "load"):
+                continue
+            if not (allow_code or p.beside(here)):
+                raise self.error(f"inputs.{k}", p.spec, f"would run the {p.code()}, which is "
+                                 "not beside the model file: allow it with --allow-code "
+                                 "(allow_code=True in Python) if you trust it")
+            try:
+                p.load()
+            except ParameterError as exc:
+                raise self.error(f"inputs.{k}", exc.value, exc.requirement) from None
+        return dict(self.inputs)
+
+    def simulate_kwargs(self, t_end=None, allow_code=False):
         """The settings and inputs as PlanarArm.simulate's keyword arguments (``t_end``
-        replaces the file's)."""
-        kw = dict(self.simulation, **self.inputs)
+        replaces the file's); code the inputs name is imported here, under the rule of
+        :meth:`loaded_inputs` (``allow_code``)."""
+        kw = dict(self.simulation, **self.loaded_inputs(allow_code))
         if t_end is not None:
             kw["t_end"] = t_end
         if "t_end" not in kw:
@@ -230,7 +255,7 @@ def _inputs(model, table, base_dir):
             raise model.error(f"inputs.{k}", spec, f"is not an input (known: "
                                                    f"{', '.join(INPUT_KEYS)})")
         try:
-            out[k] = profile(spec, base_dir)
+            out[k] = profile(spec, base_dir, deferred=True)    # no code runs here
         except ParameterError as exc:
             name = f"inputs.{k}" if exc.parameter == "profile" and isinstance(spec, str) \
                 else f"inputs.{k}.{exc.parameter}"
