@@ -354,6 +354,18 @@ def _run(stepper, t_out, max_deflection_ratio, on_output, progress):
     return Recording(np.asarray(t_out, dtype=float), fields)
 
 
+def partial_result(exc, build):
+    """The Result of the outputs a run reached before its budget stopped it, and of the
+    state where it stopped (``exc.recording``, built by ``build(recording)``),
+    ``info["partial"]`` True and ``info["stopped"]`` the reason; None without one."""
+    rec = exc.recording
+    if rec is None or not rec.fields or len(rec.t) == 0:
+        return None
+    res = build(rec)
+    res.info.update(partial=True, stopped=str(exc))
+    return res
+
+
 __all__ = ["Progress", "Recording", "Stepper", "checkpoint", "compiled_call",
-           "fixed_step_output_times", "fixed_substep",
+           "fixed_step_output_times", "fixed_substep", "partial_result",
            "format_duration", "output_times", "progress_wanted", "quiet", "run"]

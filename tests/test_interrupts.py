@@ -203,3 +203,17 @@ def _with_max_steps(n):
         init(self, *args, **kwargs)
         self.max_steps = n
     return __init__
+
+
+def test_budget_of_a_spatial_run_keeps_outputs():
+    from chrono_flex.spatial import params as sp
+    from chrono_flex.spatial.arm import SpatialArm
+
+    arm = SpatialArm([sp.SpatialLink(1.0, 2, EI_y=3.0, EI_z=2.0, GJ=1.0, rho_A=0.5,
+                                     rho_Ip=1e-2)])
+    with pytest.raises(BudgetExceeded) as e:
+        arm.simulate(t_end=50.0, method="Radau", rtol=1e-10, dt_out=0.001,
+                     torque=lambda t, q, qd: [0.1 * np.sin(t)], max_wall_time=0.5)
+    res = e.value.partial
+    assert res.info["partial"] and res.t.size >= 2
+    assert res.t[-1] == pytest.approx(e.value.time)

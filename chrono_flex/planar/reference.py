@@ -26,7 +26,7 @@ from ..errors import BudgetExceeded, ParameterError
 from ..integrators.explicit import RungeKutta4
 from ..integrators.generalized_alpha import GeneralizedAlpha
 from ..integrators.ivp import EXPLICIT, STIFF, OdeStepper, fd_jacobian
-from ..stepping import Progress, Stepper, output_times, run
+from ..stepping import Progress, Stepper, output_times, partial_result, run
 from .. import inputs
 from . import chain_ga
 from . import equations as mdl
@@ -146,18 +146,6 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
         exc.partial = partial_result(exc, result)
         raise
     return result(rec)
-
-
-def partial_result(exc, build):
-    """The Result of the outputs a run reached before its budget stopped it
-    (``exc.recording``, built by ``build(recording)``), ``info["partial"]`` True and
-    ``info["stopped"]`` the reason; None when not even the first output was kept."""
-    rec = exc.recording
-    if rec is None or not rec.fields or len(rec.t) == 0:
-        return None
-    res = build(rec)
-    res.info.update(partial=True, stopped=str(exc))
-    return res
 
 
 def rk4_stepper(sim, t0, x0, step, max_nfev):

@@ -12,11 +12,11 @@ import numpy as np
 
 from .. import _checks as ck
 from .._callbacks import call_vector
-from ..errors import ParameterError
+from ..errors import BudgetExceeded, ParameterError
 from ..integrators.generalized_alpha import GeneralizedAlpha
 from ..integrators.ivp import EXPLICIT, STIFF, OdeStepper, fd_jacobian
 from ..planar.reference import FIXED_STEP, GA_RTOL, ReferenceStepper, rk4_stepper
-from ..stepping import Progress, output_times, run
+from ..stepping import Progress, output_times, partial_result, run
 from . import equations as mdl
 from .post import deflection_ratio, spatial_result
 
@@ -77,16 +77,23 @@ def simulate_reference(arm, t_end, q0=None, qd0=None, torque=None, joint_motion=
         ode = OdeStepper(sim.rhs, t0, x0, t_end, method=method, rtol=rtol, atol=atol,
                          jac=sim.jac, max_nfev=max_nfev, max_step=max_step)
         settings = dict(rtol=rtol)
-    rec = run(ReferenceStepper(sim, ode), output_times(t0, t_end, dt_out),
-              max_deflection_ratio=max_deflection_ratio,
-              progress=Progress(t_end, "reference", progress), max_wall_time=max_wall_time)
-    X = rec["x"]
-    Q, QD, torques = sim.samples(rec.t, X)
-    res = spatial_result(arm, rec.t, Q, QD, torques.reshape(rec.t.size, arm.n_joints),
-                         X[:, -2], X[:, -1], n_samples)
-    res.info.update(engine="reference", method=method, form="virtual_power", **settings,
-                    **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4))
-    return res
+    def result(rec):
+        X = rec["x"]
+        Q, QD, torques = sim.samples(rec.t, X)
+        res = spatial_result(arm, rec.t, Q, QD, torques.reshape(rec.t.size, arm.n_joints),
+                             X[:, -2], X[:, -1], n_samples)
+        res.info.update(engine="reference", method=method, form="virtual_power", **settings,
+                        **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4))
+        return res
+
+    try:
+        rec = run(ReferenceStepper(sim, ode), output_times(t0, t_end, dt_out),
+                  max_deflection_ratio=max_deflection_ratio,
+                  progress=Progress(t_end, "reference", progress), max_wall_time=max_wall_time)
+    except BudgetExceeded as exc:        # what was computed, marked partial
+        exc.partial = partial_result(exc, result)
+        raise
+    return result(rec)
 
 
 class _ForwardProblem:
