@@ -72,7 +72,7 @@ def _check_out(args, name="--out"):
 
 def _check_scale(name, value):
     if value is not None:
-        x = ck.positive(name, value)
+        x = ck.non_negative(name, value)    # 0: the arm drawn undeformed
         if x > MAX_SCALE:
             raise ParameterError(name, value, f"must be at most {MAX_SCALE:g}")
 
