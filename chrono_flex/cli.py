@@ -3,8 +3,9 @@
     chrono-flex cases
     chrono-flex run [CASE | MODEL.toml] [--engine auto|reference|chrono|chrono-beam] [--t-end T] [--out DIR] [--render] [--quiet]
     chrono-flex render CASE|MODEL.toml [--engine ...] [--scale K] [--gif FILE] [--vtk DIR] [--blender DIR] [--live] [--quiet]
-    chrono-flex modes CASE|MODEL.toml [--n N] [--out DIR]
-    chrono-flex view RESULT.npz|SERIES.pvd|VTK_DIR [--scale K] [--screenshot FILE.png]
+    chrono-flex modes CASE|MODEL.toml [--n N] [--pose equilibrium|initial|a,b] [--out DIR]
+    chrono-flex view RESULT.npz|SERIES.pvd|VTK_DIR [--scale K] [--frame K] [--screenshot FILE.png]
+    chrono-flex plot RESULT.npz [RESULT.npz ...] [--out FILE.png|.pdf|.svg] [--labels A,B]
     chrono-flex identify efficiency FILE.csv
     chrono-flex bench [render|perf] [--quick] [--repeat N]
     chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR] [--parallel [N]] [--scheduler ADDRESS] [--quiet]
@@ -23,6 +24,7 @@ for those, "wrote PATH" for new ones.
 import argparse
 import os
 import sys
+import warnings
 
 from . import _checks as ck
 from ._files import check_output_dir, check_output_file
@@ -135,6 +137,21 @@ def _quietly(command):
     return run
 
 
+def _resolving_output(case, t_end):
+    """{"dt_out": dt} when the case's output step samples its arm's bending frequencies
+    too coarsely to draw them (engines.resolving_dt_out), saying so; else {}."""
+    from . import engines
+
+    arm, kw = case.arm_and_kwargs(t_end)
+    dt, f = engines.resolving_dt_out(arm, kw.get("dt_out"))
+    if f is None or dt == kw.get("dt_out"):
+        return {}
+    print(f"output step {dt:g} s, {engines.POINTS_PER_PERIOD} or more points per period "
+          f"of the {f:.3g} Hz bending mode (the case's {kw['dt_out']:g} s gives "
+          f"{1 / (f * kw['dt_out']):.1f})")
+    return {"dt_out": dt}
+
+
 @_quietly
 def cmd_run(args):
     from . import scenarios
@@ -184,7 +201,7 @@ def cmd_run(args):
     if args.engine == "auto" and engine == "reference":
         print("PyChrono not found: running on the built-in reference engine "
               f"({engines.pychrono_available()[1]})")
-    overrides = {}
+    overrides = _resolving_output(case, args.t_end)
     if engine == "chrono-beam":
         n_min = min(lk.n_elements for lk in case.arm_and_kwargs(args.t_end)[0].links)
         if args.elements is not None:
@@ -280,7 +297,7 @@ def cmd_render(args):
         from .chrono.live import LiveWindow
 
         hooks.append(LiveWindow(scale=args.blender_scale, title=f"{name} ({engine})"))
-    overrides = {}
+    overrides = _resolving_output(case, args.t_end)
     if hooks:
         overrides["on_output"] = lambda system, t: [h(system, t) for h in hooks]
     res = engines.run_case(case, engine, t_end=args.t_end, **overrides)
@@ -317,7 +334,9 @@ def cmd_modes(args):
 
     _check_out(args)
     case = _model_case(args.model)          # an unknown model or a bad file: named first
-    arm, name = case.build()[0], case.name
+    arm, kw = case.build()
+    name = case.name
+    q, pose_text = _modes_pose(arm, kw, args.pose)
     out = check_output_dir("--out", args.out or os.path.join("out", name))
     path = check_output_file("--out", os.path.join(out, f"{name}_modes.png"))
     existed = _existing(path)
@@ -327,10 +346,9 @@ def cmd_modes(args):
     for joints in JOINTS:
         n = args.n
         if n is None:                               # up to DEFAULT_MODES, as many as there are
-            n = min(DEFAULT_MODES, eigenmodes(arm, None, joints=joints)[0].size)
-        rows.append(natural_modes(arm, n, joints=joints) if n else None)
-    print(f"{name}: natural frequencies (Hz) of the arm linearised at rest, all joint "
-          "coordinates zero")
+            n = min(DEFAULT_MODES, eigenmodes(arm, None, q, joints=joints)[0].size)
+        rows.append(natural_modes(arm, n, q, joints=joints) if n else None)
+    print(f"{name}: natural frequencies (Hz) of the arm linearised at rest, {pose_text}")
     print(f"{'mode':>4}  {'joints locked':>14}  {'joints free':>14}")
     for k in range(max(len(m.frequencies) for m in rows if m is not None)):
         cells = [f"{m.frequencies[k]:14.6g}" if m is not None and k < len(m.frequencies)
@@ -345,6 +363,51 @@ def cmd_modes(args):
     return 0
 
 
+def _modes_pose(arm, kw, pose):
+    """(q, text) of `modes --pose`: "equilibrium" (default; the static equilibrium under
+    gravity from the run's initial joint angles, driven joints held by their drives, the
+    others free), "initial" (the run's initial joint angles held, the links at their
+    static deflection) or joint coordinates "a,b" (degrees; m at a prismatic joint), held."""
+    import math
+
+    import numpy as np
+
+    from .errors import SimulationError
+
+    start = np.zeros(arm.n_joints)
+    if kw.get("joint_angles0") is not None:
+        start = np.array(kw["joint_angles0"], dtype=float)
+    if pose == "equilibrium":
+        joints = ["held" if j in arm.drives else "free" for j in range(arm.n_joints)]
+        try:
+            eq = arm.equilibrium(start, joints=joints)
+        except SimulationError as exc:
+            raise ParameterError("--pose", pose, f"has no static equilibrium near the initial "
+                                 f"joint angles ({exc}); name --pose initial or angles") from None
+        angles = eq.q[arm.joint_index]
+        what = "static equilibrium" + ("" if eq.stable else " (unstable)")
+    else:
+        if pose == "initial":
+            angles = start
+        else:
+            try:
+                values = [float(v) for v in pose.split(",")]
+            except ValueError:
+                raise ParameterError("--pose", pose, "must be 'equilibrium', 'initial' or "
+                                     "joint coordinates 'a,b,...'") from None
+            if len(values) != arm.n_joints:
+                raise ParameterError("--pose", pose, f"must give {arm.n_joints} joint "
+                                     "coordinates")
+            angles = np.array([math.radians(v) if jt.kind == "revolute" else v
+                               for v, jt in zip(values, arm.joints)])
+        eq = arm.equilibrium(angles, joints="held")
+        what = "joints held" + (", links at their static deflection" if arm.gravity else "")
+    shown = ", ".join(f"{round(math.degrees(a), 6) + 0.0:.4g} deg" if jt.kind == "revolute"
+                      else f"{round(a, 8) + 0.0:.4g} m"
+                      for a, jt in zip(angles, arm.joints))
+    return eq.q, f"{what}, joint coordinates ({shown})"
+
+
 def cmd_view(args):
     from .viz.viewer import require_pyvista, view
 
@@ -355,9 +418,44 @@ def cmd_view(args):
             raise ParameterError("--screenshot", args.screenshot, "must end with .png")
         path = check_output_file("--screenshot", args.screenshot)
         existed = _existing(path)
-        _report_written(view(args.source, scale=args.scale, screenshot=path), existed)
+        _report_written(view(args.source, scale=args.scale, screenshot=path,
+                             frame=args.frame), existed)
     else:
-        view(args.source, scale=args.scale, option="--screenshot")
+        view(args.source, scale=args.scale, option="--screenshot", frame=args.frame)
+    return 0
+
+
+#: `plot`: file formats of the figure, by suffix.
+PLOT_FORMATS = (".png", ".pdf", ".svg")
+
+
+def cmd_plot(args):
+    from .result import Result, plot
+
+    out = args.out or (os.path.splitext(args.results[0])[0] + "_plot.png")
+    if os.path.splitext(out)[1].lower() not in PLOT_FORMATS:
+        raise ParameterError("--out", out, f"must end with {', '.join(PLOT_FORMATS)}")
+    out = check_output_file("--out", out)
+    labels = None
+    if args.labels is not None:
+        labels = args.labels.split(",")
+        if len(labels) != len(args.results):
+            raise ParameterError("--labels", args.labels, f"must give {len(args.results)} "
+                                                          "comma-separated labels, one per file")
+    results = []
+    for path in args.results:
+        if not os.path.isfile(path):
+            raise ParameterError("RESULT", path, "does not exist (a .npz written by `run`)")
+        try:
+            results.append(Result.from_npz(path))
+        except (OSError, ValueError, KeyError) as exc:
+            raise ParameterError("RESULT", path, f"is not a result file written by `run` "
+                                                 f"({exc})") from None
+    if labels is None and len(results) > 1:
+        labels = [os.path.splitext(os.path.basename(p))[0] for p in args.results]
+    existed = _existing(out)
+    plot(results, labels=labels, path=out, title=args.title)
+    _report_written(out, existed)
     return 0
 
 
@@ -420,11 +518,11 @@ def cmd_bench(args):
           "elements, 1 ms), and its ratio to Chrono's beams:")
     for r in bench_slider_crank_formulations():
         if r["formulation"] == "element":
-            name = f"custom element, jacobian={r['jacobian']}"
+            name = f"custom element, {r['jacobian']}, K by {r['differences']}"
             calls = f"   ({r['compute_q_calls_per_step']:.0f} ComputeQ calls per step)"
         else:
             name, calls = "Chrono beams", ""
-        print(f"  {name:36s} {r['wall_per_sim_second']:10.3f}  x{r['ratio']:7.2f}{calls}")
+        print(f"  {name:40s} {r['wall_per_sim_second']:10.3f}  x{r['ratio']:7.2f}{calls}")
     return 0
 
 
@@ -484,7 +582,8 @@ def _add_quiet(parser):
 
 
 def build_parser():
-    p = argparse.ArgumentParser(prog="chrono-flex", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="chrono-flex",
+                                description=__doc__.split("\n")[0].replace("``", ""))
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("cases", help="list the named scenarios").set_defaults(fn=cmd_cases)
     r = sub.add_parser("run", help="run a scenario, write trajectory (CSV, NPZ) and plots")
@@ -511,10 +610,15 @@ def build_parser():
     v.add_argument("--engine", default=None,
                    help="reference (default), chrono or chrono-beam (default chrono with "
                         "--blender or --live)")
-    v.add_argument("--t-end", type=float, default=None)
+    v.add_argument("--t-end", type=float, default=None, help="end time (s) instead of the "
+                                                              "case's")
     v.add_argument("--scale", type=float, default=None, help="deformation exaggeration (default: automatic)")
-    v.add_argument("--gif", default=None, help="GIF file name (default CASE.gif in the output directory)")
-    v.add_argument("--vtk", default=None, help="directory for a VTK time series (.vtu + .pvd)")
+    v.add_argument("--gif", default=None, metavar="FILE",
+                   help="animation file, .gif or .mp4 (relative to the current directory; "
+                        "default CASE.gif in the output directory)")
+    v.add_argument("--vtk", default=None, metavar="DIR",
+                   help="directory for a VTK time series, .vtu + .pvd (relative to the "
+                        "current directory)")
     v.add_argument("--frames", type=int, default=100,
                    help="number of animation frames (GIF, VTK series and Blender)")
     v.add_argument("--blender", default=None, metavar="DIR",
@@ -524,7 +628,7 @@ def build_parser():
                         "(default 1: true size; chrono engine only)")
     v.add_argument("--live", action="store_true",
                    help="show the Chrono run in an Irrlicht/VSG window (needs a display)")
-    v.add_argument("--out", default=None)
+    v.add_argument("--out", default=None, help="output directory (default out/CASE)")
     v.add_argument("--allow-code", action="store_true",
                    help="run Python code a model file names that is not beside it")
     _add_quiet(v)
@@ -535,6 +639,11 @@ def build_parser():
                                  "(.toml)")
     m.add_argument("--n", type=int, default=None,
                    help=f"number of modes (default: up to {DEFAULT_MODES})")
+    m.add_argument("--pose", default="equilibrium",
+                   help="where the arm is linearised: 'equilibrium' (default: the static "
+                        "equilibrium under gravity next to the run's initial joint angles), "
+                        "'initial' (those angles held) or joint coordinates 'a,b' in "
+                        "degrees (m for a prismatic joint), held")
     m.add_argument("--out", default=None, help="output directory (default out/MODEL)")
     m.set_defaults(fn=cmd_modes)
     w = sub.add_parser("view", help="interactive 3D viewer of a result (.npz) or a VTK "
@@ -544,13 +653,29 @@ def build_parser():
     w.add_argument("--scale", type=float, default=None,
                    help="initial deformation exaggeration (default: automatic; a slider "
                         "changes it)")
+    w.add_argument("--frame", type=int, default=None, metavar="K",
+                   help="output frame shown first, 0 .. N-1 (default: the frame of "
+                        "largest deflection; a slider changes it)")
     w.add_argument("--screenshot", default=None, metavar="FILE.png",
                    help="render off-screen to this PNG instead of opening a window")
     w.set_defaults(fn=cmd_view)
+    pl = sub.add_parser("plot", help="one figure of one or several results (.npz from "
+                                     "`run`), overlaid")
+    pl.add_argument("results", nargs="+", metavar="RESULT.npz",
+                    help="result files written by `run` (up to ten)")
+    pl.add_argument("--out", default=None, metavar="FILE",
+                    help="figure file, .png, .pdf or .svg by its suffix (default: the "
+                         "first result's name with _plot.png)")
+    pl.add_argument("--labels", default=None, metavar="A,B,...",
+                    help="legend label of each result, comma-separated (default: the "
+                         "file names)")
+    pl.add_argument("--title", default=None, help="figure title (default: the labels)")
+    pl.set_defaults(fn=cmd_plot)
     i = sub.add_parser("identify", help="identify drive parameters from measurements")
     isub = i.add_subparsers(dest="what", required=True)
     e = isub.add_parser("efficiency", help="K_ML and Mc from an efficiency curve (CSV: torque, efficiency)")
-    e.add_argument("file")
+    e.add_argument("file", help="CSV file of two columns (a header row optional): torque "
+                                "(N m, referred to the output) and efficiency (0..1)")
     e.set_defaults(fn=cmd_identify)
     b = sub.add_parser("bench", help="print performance figures")
     b.add_argument("what", nargs="?", choices=("all", "render", "perf"), default="all",
@@ -608,11 +733,25 @@ def _quiet_broken_pipe():
         pass
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """A warning as one line on stderr: "chrono-flex: StiffeningWarning: ...", without
+    the source line Python shows by default (a user of the command reads no code)."""
+    text = " ".join(str(message).split())
+    print(f"chrono-flex: {category.__name__}: {text}", file=sys.stderr if file is None
+          else file, flush=True)
+
+
 def main(argv=None):
     """Run the command line; return the exit code: 0, 1 (validation failures), 2 (an
     error, reported in one line on stderr without a traceback), 130 (interrupted by
-    Ctrl-C: one line, no outputs written)."""
+    Ctrl-C: one line, no outputs written). Warnings show as one line each."""
     args = build_parser().parse_args(argv)
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        return _main(args)
+
+
+def _main(args):
     try:
         code = args.fn(args)
         sys.stdout.flush()

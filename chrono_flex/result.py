@@ -191,15 +191,60 @@ class Result:
                     cols[f"{name}{k}"] = arr[:, k]
         return cols
 
+    def units(self):
+        """The unit of every column of :meth:`series`, as a dict name -> unit (SI): joint
+        coordinates rad (m for a prismatic joint), torques N m (N), energies J, the
+        generalized coordinates from ``info["coordinate_units"]``, a drive's states from
+        ``info["extra_units"]``; "?" where the engine declared none (a spatial arm's
+        elastic coordinates mix m and rad)."""
+        joints = (self.model or {}).get("joints") or []
+        prismatic = [j < len(joints) and "prismatic" in str(joints[j].get("type", ""))
+                     for j in range(self.joint_angles.shape[1])]
+        q_units = list(self.info.get("coordinate_units") or ())
+        extra_units = self.info.get("extra_units") or {}
+        units = {}
+        for name in self.series():
+            if name == "t":
+                u = "s"
+            elif name.startswith("joint"):
+                j = int(name[5:].split("_")[0]) - 1
+                base = "m" if prismatic[j] else "rad"
+                u = {"rate": f"{base}/s", "torque": "N" if prismatic[j] else "N m"}.get(
+                    name.rpartition("_")[2] if "_" in name else "", base)
+            elif name.startswith(("tip_deflection", "tip_x", "tip_y")):
+                u = "m"
+            elif name.startswith("energy_"):
+                u = "J"
+            elif name[:1] == "q" and name[1:].isdigit() or name[:2] == "qd" and name[2:].isdigit():
+                k = int(name.lstrip("qd"))
+                u = q_units[k] if k < len(q_units) else "?"
+                u = f"{u}/s" if name.startswith("qd") and u != "?" else u
+            else:
+                u = "?"
+                for stem, us in extra_units.items():
+                    if name == stem and isinstance(us, str):
+                        u = us
+                    elif name.startswith(stem) and name[len(stem):].isdigit():
+                        k = int(name[len(stem):])
+                        u = us[k] if not isinstance(us, str) and k < len(us) else "?"
+            units[name] = u
+        return units
+
     def to_csv(self, path):
-        """Write the time series (one row per output time) to a CSV file at ``path``
-        (atomically: a failed write leaves an existing file as it was); return ``path``."""
+        """Write the time series to a CSV file at ``path`` (atomically: a failed write
+        leaves an existing file as it was); return ``path``. The first row names the
+        columns, the second gives their units (:meth:`units`), then one row per output
+        time (numbers with 17 significant digits, exact on reading back). pandas reads
+        it with ``pandas.read_csv(path, skiprows=[1])``, numpy with
+        ``numpy.loadtxt(path, delimiter=",", skiprows=2)``."""
         cols = self.series()
         names = list(cols)
+        units = self.units()
         data = np.column_stack([np.asarray(cols[n], dtype=float) for n in names])
         with atomic_write(path, "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(names)
+            w.writerow([units[n] for n in names])
             for row in data:
                 w.writerow([repr(float(v)) for v in row])
         return path
@@ -271,14 +316,17 @@ class Result:
         return (self.to_csv(os.path.join(directory, stem + ".csv")),
                 self.to_npz(os.path.join(directory, stem + ".npz")))
 
-    def plot(self, path=None, title=None):
-        """Joint angles, tip deflections and energies in one figure (matplotlib).
+    def plot(self, path=None, title=None, others=(), labels=None):
+        """Joint coordinates, tip deflections, energies and joint torques in one figure
+        (matplotlib; the panels the run has, :mod:`chrono_flex.viz.plotting`), with the
+        results ``others`` overlaid (``labels``: one per result, this one first).
 
-        Returns the figure; saves it to ``path`` when given.
+        Returns the figure; saves it to ``path`` when given (format from the suffix:
+        PNG, PDF, SVG).
         """
         from .viz.plotting import plot_result
 
-        return plot_result(self, path=path, title=title)
+        return plot_result(self, path=path, title=title, others=others, labels=labels)
 
     def summary(self):
         """A few lines describing the run (printed by the CLI)."""
@@ -300,3 +348,12 @@ class Result:
             if k in self.info:
                 lines.append(f"{k}: {self.info[k]}")
         return "\n".join(lines)
+
+
+def plot(results, labels=None, path=None, title=None):
+    """One figure of several results overlaid (``chrono_flex.plot([res1, res2],
+    labels=["Radau", "generalized-alpha"], path="compare.pdf")``): the same panels as
+    :meth:`Result.plot`, a line style per result. Returns the Figure."""
+    from .viz.plotting import plot_results
+
+    return plot_results(results, labels=labels, path=path, title=title)

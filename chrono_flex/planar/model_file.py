@@ -25,8 +25,6 @@ its line: :class:`~chrono_flex.errors.ModelFileError`. Files are written atomica
 
 from dataclasses import dataclass, field
 import inspect
-import json
-import math
 import os
 import re
 
@@ -264,58 +262,77 @@ def _inputs(model, table, base_dir):
 
 
 # -- writing -------------------------------------------------------------------------------
-_BARE = re.compile(r"^[A-Za-z0-9_\-]+$")
-
-
-def _key(k):
-    return k if _BARE.match(k) else json.dumps(k)
-
-
-def _value(v, where):
-    """A TOML value for a number, string, bool, list or (inline) table."""
+def _plain(v, where):
+    """``v`` as the plain values tomlkit writes (numpy numbers and arrays as Python ones,
+    tuples as lists; None left out of tables); a value TOML cannot hold raises a
+    ParameterError naming ``where``."""
     if isinstance(v, (bool, np.bool_)):
-        return "true" if v else "false"
+        return bool(v)
     if isinstance(v, (int, np.integer)):
-        return str(int(v))
+        return int(v)
     if isinstance(v, (float, np.floating)):
-        x = float(v)
-        if math.isnan(x):
-            return "nan"
-        return repr(x) if math.isfinite(x) else ("inf" if x > 0 else "-inf")
+        return float(v)
     if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)      # TOML basic strings share JSON's escapes
+        return v
     if isinstance(v, np.ndarray):
         v = v.tolist()
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_value(x, where) for x in v) + "]"
+        return [_plain(x, f"{where}[{i}]") for i, x in enumerate(v)]
     if isinstance(v, dict):
-        return "{ " + ", ".join(f"{_key(k)} = {_value(x, where)}" for k, x in v.items()
-                                if x is not None) + " }"
+        return {str(k): _plain(x, f"{where}.{k}" if where else str(k))
+                for k, x in v.items() if x is not None}
     raise ParameterError(where, v, "cannot be written to a model file (numbers, strings, "
                                    "lists and tables only)")
 
 
+def _inline(v):
+    """Dicts inside a table as TOML inline tables (``{ profile = "pulse", ... }``)."""
+    import tomlkit
+
+    if isinstance(v, dict):
+        table = tomlkit.inline_table()
+        table.update({k: _inline(x) for k, x in v.items()})
+        return table
+    if isinstance(v, list):
+        return [_inline(x) for x in v]
+    return v
+
+
 def dumps(data, header=()):
-    """TOML text of ``data``: top-level values first, then tables (``[name]``, their
-    nested tables inline), then lists of tables (``[[name]]``). None values are left out."""
-    out = [f"# {line}" if line else "#" for line in header]
-    scalars = {k: v for k, v in data.items() if v is not None and not isinstance(v, dict)
-               and not (isinstance(v, list) and v and all(isinstance(x, dict) for x in v))}
-    tables = {k: v for k, v in data.items() if isinstance(v, dict)}
-    arrays = {k: v for k, v in data.items() if isinstance(v, list) and v
-              and all(isinstance(x, dict) for x in v)}
-    for k, v in scalars.items():
-        out.append(f"{_key(k)} = {_value(v, k)}")
-    for name, table in tables.items():
-        out += ["", f"[{_key(name)}]"]
-        out += [f"{_key(k)} = {_value(v, f'{name}.{k}')}" for k, v in table.items()
-                if v is not None]
-    for name, items in arrays.items():
-        for i, table in enumerate(items):
-            out += ["", f"[[{_key(name)}]]"]
-            out += [f"{_key(k)} = {_value(v, f'{name}[{i}].{k}')}" for k, v in table.items()
-                    if v is not None]
-    return "\n".join(out) + "\n"
+    """TOML text of ``data`` (written by tomlkit): ``header`` lines as comments, then
+    top-level values, tables (``[name]``, their nested tables inline), then lists of
+    tables (``[[name]]``). None values are left out."""
+    import tomlkit
+
+    data = _plain(data, "")
+    doc = tomlkit.document()
+    for line in header:
+        doc.add(tomlkit.comment(line) if line else tomlkit.comment(""))
+
+    def is_tables(v):
+        return isinstance(v, list) and v and all(isinstance(x, dict) for x in v)
+
+    for k, v in data.items():
+        if not isinstance(v, dict) and not is_tables(v):
+            doc.add(k, v)
+    for k, v in data.items():
+        if isinstance(v, dict):
+            table = tomlkit.table()
+            for kk, x in v.items():
+                table.add(kk, _inline(x))
+            doc.add(tomlkit.nl())
+            doc.add(k, table)
+    for k, v in data.items():
+        if is_tables(v):
+            tables = tomlkit.aot()
+            for item in v:
+                table = tomlkit.table()
+                for kk, x in item.items():
+                    table.add(kk, _inline(x))
+                tables.append(table)
+            doc.add(tomlkit.nl())
+            doc.add(k, tables)
+    return tomlkit.dumps(doc)
 
 
 def model_data(arm, inputs=None, simulation=None, description=None, source=None,

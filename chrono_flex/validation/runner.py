@@ -15,7 +15,7 @@ import traceback
 
 from .._files import atomic_write
 from ..stepping import format_duration, progress_wanted
-from .core import select
+from .core import Skip, select
 
 
 class Context:
@@ -62,6 +62,8 @@ def run_cases(cases, progress=None):
         try:
             out = c.run(ctx)
             value = float(out.value)        # a case returning a non-number is an error too
+        except Skip as why:
+            row.update(status="skipped", message=str(why))
         except Exception as exc:  # a case that raises is a failure with its cause
             row.update(status="error", passed=False,
                        message=f"{type(exc).__name__}: {exc}",
