@@ -6,13 +6,13 @@ physics into a Chrono system. See README.md.
 """
 
 from . import _compat
+from ._version import __version__
 from .errors import ChronoFlexError, ParameterError, PyChronoUnavailable, SimulationError
 from .planar.params import Link, Payload, Plane, PrismaticJoint, RevoluteJoint
 from .result import Energy, Result
 from .planar.arm import PlanarArm
 from .planar.shapes import clamped_free_frequencies, clamped_free_roots
 
-__version__ = "0.2.0"
 
 _compat.install()
 
