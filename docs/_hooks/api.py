@@ -59,7 +59,8 @@ def _directive(identifier, **options):
 def package_page(package):
     """The Markdown of one package's page."""
     parts = [f"# `{package}`\n",
-             _directive(package, members=False, show_root_heading=False)]
+             _directive(package, members=False, show_root_heading=False,
+                        show_root_toc_entry=False)]
     names = public_names(package)
     if names:
         parts.append(f"## Public names\n\nThe names of `{package}.__all__`.\n")

@@ -140,7 +140,8 @@ def on_files(files, config):
         section = _section(stem, path, source, done.get(stem), uris)
         if stem in skipped:
             note = (f"This example was not run when this site was built: {skipped[stem]}. ")
-            note += ("The figure below is a committed one, from an earlier run."
+            note += ("The figure below is committed under docs/gallery/, from an earlier run "
+                     "of the script."
                      if uris else "No figure of it is committed; run it to see its output.")
             title_end = section.index("**\n") + 3
             section = (section[:title_end] + f"\n!!! note \"Not run here\"\n    {note}\n"
