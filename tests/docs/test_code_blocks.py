@@ -64,3 +64,14 @@ def test_docs_block_runs_as_written(page, line, code, skip, tmp_path, monkeypatc
         warnings.simplefilter("error", StiffeningWarning)
         # the line numbers of a traceback are the page's
         exec(compile("\n" * line + code, str(DOCS / page), "exec"), {"__name__": "__docs__"})
+
+
+def test_getting_started_shows_the_readmes_two_commands():
+    # the site's first page and the README give a newcomer the same two commands
+    def commands(text):
+        return re.findall(r"^```bash\n(.*?)\n```", text, re.S | re.M)
+
+    readme = commands((ROOT / "README.md").read_text(encoding="utf-8"))
+    page = commands((DOCS / "getting-started.md").read_text(encoding="utf-8"))
+    assert readme[:2] == page[1:3]
+    assert "chrono-flex run" in page[1] and "pytest" in page[2]
