@@ -12,6 +12,7 @@ from .planar.params import Link, Payload, Plane, PrismaticJoint, RevoluteJoint
 from .result import Energy, Result
 from .planar.arm import PlanarArm
 from .planar.shapes import clamped_free_frequencies, clamped_free_roots
+from .linear import LinearModel
 
 
 _compat.install()
@@ -19,5 +20,5 @@ _compat.install()
 __all__ = [
     "ChronoFlexError", "ParameterError", "PyChronoUnavailable", "SimulationError",
     "Link", "Payload", "Plane", "PrismaticJoint", "RevoluteJoint", "Energy", "Result",
-    "PlanarArm", "clamped_free_frequencies", "clamped_free_roots",
+    "PlanarArm", "clamped_free_frequencies", "clamped_free_roots", "LinearModel",
 ]

@@ -3,7 +3,7 @@
     chrono-flex cases
     chrono-flex run [CASE | MODEL.toml] [--engine auto|reference|chrono|chrono-beam] [--t-end T] [--out DIR] [--render] [--quiet]
     chrono-flex render CASE|MODEL.toml [--engine ...] [--scale K] [--gif FILE] [--vtk DIR] [--blender DIR] [--live] [--quiet]
-    chrono-flex modes CASE|MODEL.toml [--n N] [--out DIR]
+    chrono-flex modes CASE|MODEL.toml [--n N] [--pose equilibrium|initial|a,b] [--out DIR]
     chrono-flex view RESULT.npz|SERIES.pvd|VTK_DIR [--scale K] [--screenshot FILE.png]
     chrono-flex identify efficiency FILE.csv
     chrono-flex bench [render|perf] [--quick] [--repeat N]
@@ -219,7 +219,9 @@ def cmd_modes(args):
     from .viz.modes import plot_modes
 
     case = _model_case(args.model)          # an unknown model or a bad file: named first
-    arm, name = case.build()[0], case.name
+    arm, kw = case.build()
+    name = case.name
+    q, pose_text = _modes_pose(arm, kw, args.pose)
     out = check_output_dir("--out", args.out or os.path.join("out", name))
     path = check_output_file("--out", os.path.join(out, f"{name}_modes.png"))
     existed = _existing(path)
@@ -229,10 +231,9 @@ def cmd_modes(args):
     for joints in JOINTS:
         n = args.n
         if n is None:                               # up to DEFAULT_MODES, as many as there are
-            n = min(DEFAULT_MODES, eigenmodes(arm, None, joints=joints)[0].size)
-        rows.append(natural_modes(arm, n, joints=joints) if n else None)
-    print(f"{name}: natural frequencies (Hz) of the arm linearised at rest, all joint "
-          "coordinates zero")
+            n = min(DEFAULT_MODES, eigenmodes(arm, None, q, joints=joints)[0].size)
+        rows.append(natural_modes(arm, n, q, joints=joints) if n else None)
+    print(f"{name}: natural frequencies (Hz) of the arm linearised at rest, {pose_text}")
     print(f"{'mode':>4}  {'joints locked':>14}  {'joints free':>14}")
     for k in range(max(len(m.frequencies) for m in rows if m is not None)):
         cells = [f"{m.frequencies[k]:14.6g}" if m is not None and k < len(m.frequencies)
@@ -245,6 +246,51 @@ def cmd_modes(args):
     plot_modes([m for m in rows if m is not None], path=path, title=f"{name}: mode shapes")
     _report_written(path, existed)
     return 0
+
+
+def _modes_pose(arm, kw, pose):
+    """(q, text) of `modes --pose`: "equilibrium" (default; the static equilibrium under
+    gravity from the run's initial joint angles, driven joints held by their drives, the
+    others free), "initial" (the run's initial joint angles held, the links at their
+    static deflection) or joint coordinates "a,b" (degrees; m at a prismatic joint), held."""
+    import math
+
+    import numpy as np
+
+    from .errors import SimulationError
+
+    start = np.zeros(arm.n_joints)
+    if kw.get("joint_angles0") is not None:
+        start = np.array(kw["joint_angles0"], dtype=float)
+    if pose == "equilibrium":
+        joints = ["held" if j in arm.drives else "free" for j in range(arm.n_joints)]
+        try:
+            eq = arm.equilibrium(start, joints=joints)
+        except SimulationError as exc:
+            raise ParameterError("--pose", pose, f"has no static equilibrium near the initial "
+                                 f"joint angles ({exc}); name --pose initial or angles") from None
+        angles = eq.q[arm.joint_index]
+        what = "static equilibrium" + ("" if eq.stable else " (unstable)")
+    else:
+        if pose == "initial":
+            angles = start
+        else:
+            try:
+                values = [float(v) for v in pose.split(",")]
+            except ValueError:
+                raise ParameterError("--pose", pose, "must be 'equilibrium', 'initial' or "
+                                     "joint coordinates 'a,b,...'") from None
+            if len(values) != arm.n_joints:
+                raise ParameterError("--pose", pose, f"must give {arm.n_joints} joint "
+                                     "coordinates")
+            angles = np.array([math.radians(v) if jt.kind == "revolute" else v
+                               for v, jt in zip(values, arm.joints)])
+        eq = arm.equilibrium(angles, joints="held")
+        what = "joints held" + (", links at their static deflection" if arm.gravity else "")
+    shown = ", ".join(f"{round(math.degrees(a), 6) + 0.0:.4g} deg" if jt.kind == "revolute"
+                      else f"{round(a, 8) + 0.0:.4g} m"
+                      for a, jt in zip(angles, arm.joints))
+    return eq.q, f"{what}, joint coordinates ({shown})"
 
 
 def cmd_view(args):
@@ -311,11 +357,11 @@ def cmd_bench(args):
           "elements, 1 ms), and its ratio to Chrono's beams:")
     for r in bench_slider_crank_formulations():
         if r["formulation"] == "element":
-            name = f"custom element, jacobian={r['jacobian']}"
+            name = f"custom element, {r['jacobian']}, K by {r['differences']}"
             calls = f"   ({r['compute_q_calls_per_step']:.0f} ComputeQ calls per step)"
         else:
             name, calls = "Chrono beams", ""
-        print(f"  {name:36s} {r['wall_per_sim_second']:10.3f}  x{r['ratio']:7.2f}{calls}")
+        print(f"  {name:40s} {r['wall_per_sim_second']:10.3f}  x{r['ratio']:7.2f}{calls}")
     return 0
 
 
@@ -409,6 +455,11 @@ def build_parser():
                                  "(.toml)")
     m.add_argument("--n", type=int, default=None,
                    help=f"number of modes (default: up to {DEFAULT_MODES})")
+    m.add_argument("--pose", default="equilibrium",
+                   help="where the arm is linearised: 'equilibrium' (default: the static "
+                        "equilibrium under gravity next to the run's initial joint angles), "
+                        "'initial' (those angles held) or joint coordinates 'a,b' in "
+                        "degrees (m for a prismatic joint), held")
     m.add_argument("--out", default=None, help="output directory (default out/MODEL)")
     m.set_defaults(fn=cmd_modes)
     w = sub.add_parser("view", help="interactive 3D viewer of a result (.npz) or a VTK "

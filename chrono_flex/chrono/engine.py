@@ -141,6 +141,7 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
     extra = {f"drive{j + 1}_states": rec[f"drive{j + 1}_states"] for j in drive_joints}
     info = dict(engine="chrono", timestepper=timestepper, alpha=alpha, step=step,
                 jacobian=jacobian, n_steps=stepper.n_steps, compute_q_calls=link.n_compute_q,
+                jacobians=link.n_jacobians,
                 max_halvings=max_halvings, retries=link.n_retries,
                 newton_iterations=int(ts.GetNumIterations()), wall_time=round(wall, 4))
     return arm_result(arm, rec.t, rec["q"], rec["qd"], rec["tau"], rec["work_in"],

@@ -18,6 +18,7 @@ from .description import arm_arguments, arm_to_dict, run_settings
 from .modes import eigenmodes, natural_modes
 from ..errors import ParameterError, SimulationError
 from .reference import FORMS, simulate_reference
+from .statics import check_equilibrium, static_equilibrium
 from .params import Link, Payload, Plane, PrismaticJoint, RevoluteJoint, gravity_magnitude
 
 
@@ -221,7 +222,46 @@ class PlanarArm:
         return (mdl.kinetic_energy(self.model, q, qd), mdl.elastic_potential(self.model, q),
                 float(mdl.gravity_potential(self.model, q)))
 
-    def natural_frequencies(self, n=3, q=None, joints="locked"):
+    def equilibrium(self, joint_angles=None, joints="held", torque=None, drive_input=None,
+                    q0=None):
+        """The static equilibrium under gravity, constant joint torques and drives: an
+        :class:`~chrono_flex.planar.statics.Equilibrium` (``.q``, ``.joint_torques``,
+        ``.drive_states``, ``.drive_inputs``, ``.stable``). ``joints``: "held"
+        (default: at ``joint_angles``, the torques that hold them returned), "free", or
+        one per joint; ``drive_input``: {joint number: input} turns that driven joint
+        freely under its drive (:func:`chrono_flex.planar.statics.static_equilibrium`)."""
+        return static_equilibrium(self, joint_angles, joints, torque, drive_input, q0)
+
+    def linearize(self, inputs=None, outputs=None, pose=None, backlash="contact",
+                  friction="presliding"):
+        """The arm linearised about a static equilibrium: a
+        :class:`~chrono_flex.linear.LinearModel` (A, B, C, D with state, input and output
+        names; ``poles()``, ``zeros()``, ``frequency_response()``, ``to_control()``).
+
+        Args:
+            inputs: names, default all: "torque<j>" (joint j from 1), "voltage<j>" (or
+                "current<j>") of a drive.
+            outputs: names, default the joint coordinates: any state ("theta1",
+                "link1.e2_dot", "drive1.motor_angle"), "tip_x", "tip_y", "tip_lateral",
+                "tip_deflection<i>", "strain<i>@<x>", "twist<j>".
+            pose: None (the static equilibrium: actuated joints held at zero, the
+                others free), an :meth:`equilibrium`, joint coordinates (held there)
+                or a whole q, which must then be an equilibrium (ParameterError naming
+                ``pose`` otherwise).
+            backlash, friction: the regime of the drives' backlash ("contact" on the
+                loaded flank, or "gap") and friction ("presliding", or "sliding").
+        docs/linear-models.md gives the equations; ParameterError names an unknown input
+        or output."""
+        from .linearize import linearize
+
+        return linearize(self, inputs, outputs, pose, backlash, friction)
+
+    def _pose_check(self, q, equilibrium):
+        if ck.boolean("equilibrium", equilibrium):
+            q = np.zeros(self.nq) if q is None else ck.vector("q", q, self.nq)
+            check_equilibrium(self, q, np.zeros(self.nq), self.elastic_index, "q")
+
+    def natural_frequencies(self, n=3, q=None, joints="locked", equilibrium=False):
         """The n lowest natural frequencies (Hz) of the arm linearised about q (at rest).
 
         ``joints="locked"``: joint coordinates held (clamped-free links);
@@ -229,15 +269,20 @@ class PlanarArm:
         frequency are left out. Gravity enters through the Hessian of its potential.
         ParameterError when ``n`` exceeds the number of modes the model has (at most one
         per elastic coordinate, see ``elastic_index``). :meth:`modes` gives the shapes.
+        ``equilibrium=True``: q must be a static equilibrium (the elastic coordinates
+        balanced; the joints may be held): ParameterError naming ``q`` otherwise.
         """
+        self._pose_check(q, equilibrium)
         w2, _ = eigenmodes(self, n, q, joints)
         return np.sqrt(w2) / (2 * np.pi)
 
-    def modes(self, n=3, q=None, joints="locked", n_samples=41):
+    def modes(self, n=3, q=None, joints="locked", n_samples=41, equilibrium=False):
         """The n lowest natural modes about q at rest: a
         :class:`~chrono_flex.planar.modes.Modes` with ``frequencies`` (Hz), the
         mass-normalised ``vectors`` (n, nq) and the centrelines' ``shapes``
-        (n, nl, n_samples, 2); ``joints`` as for :meth:`natural_frequencies`."""
+        (n, nl, n_samples, 2); ``joints`` and ``equilibrium`` as for
+        :meth:`natural_frequencies` (:meth:`equilibrium` gives a pose)."""
+        self._pose_check(q, equilibrium)
         return natural_modes(self, n, q, joints, n_samples)
 
     def static_deflection(self, joint_angles=None, tip_force=(0.0, 0.0), tip_moment=0.0):

@@ -150,6 +150,18 @@ class SpatialArm:
         (:class:`~chrono_flex.spatial.modes.Modes`)."""
         return natural_modes(self, n, q, joints)
 
+    def linearize(self, inputs=None, outputs=None, pose=None):
+        """The arm linearised about a static equilibrium: a
+        :class:`~chrono_flex.linear.LinearModel`. ``inputs``: "torque<j>" (default all);
+        ``outputs``: any state ("joint1", "body1.e3_dot") or "tip_x", "tip_y", "tip_z"
+        (the last link's tip; "tip<b>_x" for body b), default the joint coordinates;
+        ``pose``: q (nq,), which must be an equilibrium, or None (the static equilibrium
+        with the joints held at zero). docs/linear-models.md;
+        :mod:`chrono_flex.spatial.linearize`."""
+        from .linearize import linearize
+
+        return linearize(self, inputs, outputs, pose)
+
     def static_deflection(self, loads, q=None):
         """Elastic coordinates of the linear static deflection about q (joints held).
 

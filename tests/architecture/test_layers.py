@@ -18,7 +18,7 @@ LAYERS = [
     ("chrono_flex._checks", 0), ("chrono_flex.errors", 0), ("chrono_flex._compat", 0),
     ("chrono_flex._callbacks", 0), ("chrono_flex._files", 0), ("chrono_flex._version", 0),
     ("chrono_flex.planar.params", 1), ("chrono_flex.planar.shapes", 1),
-    ("chrono_flex.planar.kinematics", 1), ("chrono_flex.drive", 1), ("chrono_flex.inputs", 1),
+    ("chrono_flex.planar.kinematics", 1), ("chrono_flex.drive", 1), ("chrono_flex.inputs", 1), ("chrono_flex.linear", 1),
     ("chrono_flex.spatial.params", 1), ("chrono_flex.spatial.elements", 1),
     ("chrono_flex.spatial.kinematics", 1), ("chrono_flex.spatial.closed_forms", 1),
     ("chrono_flex.planar.equations", 2), ("chrono_flex.planar.assembly", 2),
