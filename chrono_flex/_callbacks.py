@@ -7,7 +7,19 @@ time), and so does one that returns NaN or inf (numerical trouble at that time);
 that returns something other than the expected number of reals is a
 :class:`~chrono_flex.errors.ParameterError` naming the callback, with the value and the
 time. Every engine calls its callbacks through :func:`call_vector`.
+
+Inputs that read the state. A drive input is a callable of time u(t) or of the state,
+with the convention of the joint torque: u(t, q, qd) in the arm engines, u(t, x) in
+:func:`chrono_flex.drive.simulate_drive`; :func:`takes_state` tells which. A sampled
+input (an object with a ``period`` > 0, e.g. a controller of :mod:`chrono_flex.control`)
+is evaluated only at the sample instants t_k = k period and its value held from
+t_k + ``delay`` (zero-order hold); :func:`held` gives that behaviour to an engine that
+calls its inputs at arbitrary times.
 """
+
+import bisect
+import inspect
+import math
 
 import numpy as np
 
@@ -67,4 +79,89 @@ def call_vector_series(fn, n, ts):
     return raw
 
 
-__all__ = ["call_vector", "call_vector_series"]
+def takes_state(name, fn, n_state):
+    """Whether ``fn`` is to be called with the state, ``fn(t, *state)`` (``n_state``
+    arguments after t), rather than ``fn(t)``.
+
+    Declared functions of time (an attribute ``time_only`` that is True) are called with
+    t; otherwise the signature decides: a callable that accepts t and the state is given
+    the state (also when it accepts t alone, e.g. ``f(t, *args)``), one that accepts t
+    alone is called with t. A callable that accepts neither is a ParameterError naming
+    ``name``. Callables without a signature (some builtins) are called with t alone.
+    """
+    if getattr(fn, "time_only", False) is True:
+        return False
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return False
+    def binds(*args):
+        try:
+            sig.bind(*args)
+        except TypeError:
+            return False
+        return True
+    if binds(0.0, *([None] * n_state)):
+        return True
+    if binds(0.0):
+        return False
+    raise ParameterError(name, fn, f"must accept (t) or (t, {', '.join(['state'] * n_state)})"
+                         if n_state != 2 else "must accept (t) or (t, q, qd)")
+
+
+def is_sampled(fn):
+    """Whether ``fn`` is a sampled input: an attribute ``period`` that is a positive
+    number (s)."""
+    period = getattr(fn, "period", None)
+    return isinstance(period, (int, float)) and not isinstance(period, bool) and period > 0
+
+
+def sample_index(t, period, offset=0.0):
+    """The index k of the latest instant k period + offset at or before t (k >= 0, or
+    -1 before the first); ties within 1e-9 of a period count as reached, so that an
+    instant computed as a sum of steps is not missed by round-off."""
+    return math.floor((t - offset) / period + 1e-9)
+
+
+class held:
+    """A sampled input ``fn`` (period, delay, a call fn(t, *state)) as a plain callable
+    of (t, *state) for an engine that evaluates its inputs at any time.
+
+    ``fn`` is called once per sample instant t_k = k period, with the state of the first
+    evaluation at or after t_k (the state at t_k where the engine lands on the sample
+    instants, a step later at most otherwise), and its value is returned from
+    t_k + delay until the next value takes over (zero-order hold); before the first
+    value ``initial`` (zeros of the first value's shape by default). Evaluations at
+    earlier times (a rejected step, or the engine recording its inputs at the output
+    times after the run) return the value held then, without calling ``fn`` again: a
+    sample once taken stays, and the whole history is kept for that.
+    """
+
+    time_only = False
+
+    def __init__(self, fn, initial=None):
+        self.fn = fn
+        self.period = float(fn.period)
+        self.delay = float(getattr(fn, "delay", 0.0) or 0.0)
+        self.initial = initial
+        self._k = -1
+        self._on, self._values = [], []      # t_k + delay and the value, in order
+
+    def __call__(self, t, *state):
+        k = sample_index(t, self.period)
+        while self._k < k:
+            self._k += 1
+            tk = self._k * self.period
+            value = np.asarray(self.fn(max(tk, t) if self._k == k else tk, *state), dtype=float)
+            self._on.append(tk + self.delay)
+            self._values.append(value)
+        n = bisect.bisect_right(self._on, t + 1e-9 * self.period) - 1
+        if n >= 0:
+            return self._values[n]
+        if self.initial is not None:
+            return np.asarray(self.initial, dtype=float)
+        return np.zeros_like(self._values[0]) if self._values else 0.0
+
+
+__all__ = ["call_vector", "call_vector_series", "held", "is_sampled", "sample_index",
+           "takes_state"]

@@ -118,3 +118,11 @@ def output_times(t0, t_end, dt_out):
     if t[-1] < t_end - 1e-12 * max(1.0, abs(t_end)):
         t = np.append(t, t_end)
     return t
+
+
+def n_samples(value, name="n_samples"):
+    """Centreline points per link: a whole number >= 2 (both ends)."""
+    n = positive_int(name, value)
+    if n < 2:
+        raise ParameterError(name, value, "must be >= 2 (the root and the tip)")
+    return n

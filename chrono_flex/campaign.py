@@ -396,7 +396,7 @@ def write_summary(rows, out):
 # -- the validation suite ------------------------------------------------------------------
 def _validate_one(name, engines=None):
     from .validation.core import select
-    from .validation.runner import run_cases
+    from .validation.running import run_cases
 
     import cloudpickle
 
@@ -414,7 +414,7 @@ def _validate_one(name, engines=None):
 
 def run_cases_parallel(cases, n_workers=None, scheduler=None, engines=None, log=None):
     """The validation ``cases`` run one per task on Dask workers; returns (rows, outcomes)
-    as :func:`chrono_flex.validation.runner.run_cases` does, in the cases' order."""
+    as :func:`chrono_flex.validation.running.run_cases` does, in the cases' order."""
     c = client(n_workers, scheduler)
     try:
         if log:

@@ -4,7 +4,8 @@
     chrono-flex run [CASE | MODEL.toml] [--engine auto|reference|chrono|chrono-beam] [--t-end T] [--out DIR] [--render] [--quiet]
     chrono-flex render CASE|MODEL.toml [--engine ...] [--scale K] [--gif FILE] [--vtk DIR] [--blender DIR] [--live] [--quiet]
     chrono-flex modes CASE|MODEL.toml [--n N] [--pose equilibrium|initial|a,b] [--out DIR]
-    chrono-flex view RESULT.npz|SERIES.pvd|VTK_DIR [--scale K] [--screenshot FILE.png]
+    chrono-flex view RESULT.npz|SERIES.pvd|VTK_DIR [--scale K] [--frame K] [--screenshot FILE.png]
+    chrono-flex plot RESULT.npz [RESULT.npz ...] [--out FILE.png|.pdf|.svg] [--labels A,B]
     chrono-flex identify efficiency FILE.csv
     chrono-flex bench [render|perf] [--quick] [--repeat N]
     chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR] [--parallel [N]] [--scheduler ADDRESS] [--quiet]
@@ -23,6 +24,7 @@ for those, "wrote PATH" for new ones.
 import argparse
 import os
 import sys
+import warnings
 
 from . import _checks as ck
 from ._files import check_output_dir, check_output_file
@@ -81,6 +83,21 @@ def _quietly(command):
     return run
 
 
+def _resolving_output(case, t_end):
+    """{"dt_out": dt} when the case's output step samples its arm's bending frequencies
+    too coarsely to draw them (engines.resolving_dt_out), saying so; else {}."""
+    from . import engines
+
+    arm, kw = case.arm_and_kwargs(t_end)
+    dt, f = engines.resolving_dt_out(arm, kw.get("dt_out"))
+    if f is None or dt == kw.get("dt_out"):
+        return {}
+    print(f"output step {dt:g} s, {engines.POINTS_PER_PERIOD} or more points per period "
+          f"of the {f:.3g} Hz bending mode (the case's {kw['dt_out']:g} s gives "
+          f"{1 / (f * kw['dt_out']):.1f})")
+    return {"dt_out": dt}
+
+
 @_quietly
 def cmd_run(args):
     from . import scenarios
@@ -92,7 +109,7 @@ def cmd_run(args):
     if not drive_case:
         case = scenarios.get(name)          # an unknown case or a bad model file: named first
         name = case.name
-        engine = engines.resolve(args.engine)
+        engine = engines.resolve(args.engine, case)
     out = check_output_dir("--out", args.out or os.path.join("out", name))
     if drive_case:
         path = check_output_file("--out", os.path.join(out, f"{name}.png"))
@@ -116,7 +133,7 @@ def cmd_run(args):
     if args.engine == "auto" and engine == "reference":
         print("PyChrono not found: running on the built-in reference engine "
               f"({engines.pychrono_available()[1]})")
-    overrides = {}
+    overrides = _resolving_output(case, args.t_end)
     if engine == "chrono-beam":
         n_min = min(lk.n_elements for lk in case.arm_and_kwargs(args.t_end)[0].links)
         if args.elements is not None:
@@ -185,7 +202,7 @@ def cmd_render(args):
         from .chrono.live import LiveWindow
 
         hooks.append(LiveWindow(scale=args.blender_scale, title=f"{name} ({engine})"))
-    overrides = {}
+    overrides = _resolving_output(case, args.t_end)
     if hooks:
         overrides["on_output"] = lambda system, t: [h(system, t) for h in hooks]
     res = engines.run_case(case, engine, t_end=args.t_end, **overrides)
@@ -302,9 +319,44 @@ def cmd_view(args):
             raise ParameterError("--screenshot", args.screenshot, "must end with .png")
         path = check_output_file("--screenshot", args.screenshot)
         existed = _existing(path)
-        _report_written(view(args.source, scale=args.scale, screenshot=path), existed)
+        _report_written(view(args.source, scale=args.scale, screenshot=path,
+                             frame=args.frame), existed)
     else:
-        view(args.source, scale=args.scale, option="--screenshot")
+        view(args.source, scale=args.scale, option="--screenshot", frame=args.frame)
+    return 0
+
+
+#: `plot`: file formats of the figure, by suffix.
+PLOT_FORMATS = (".png", ".pdf", ".svg")
+
+
+def cmd_plot(args):
+    from .result import Result, plot
+
+    out = args.out or (os.path.splitext(args.results[0])[0] + "_plot.png")
+    if os.path.splitext(out)[1].lower() not in PLOT_FORMATS:
+        raise ParameterError("--out", out, f"must end with {', '.join(PLOT_FORMATS)}")
+    out = check_output_file("--out", out)
+    labels = None
+    if args.labels is not None:
+        labels = args.labels.split(",")
+        if len(labels) != len(args.results):
+            raise ParameterError("--labels", args.labels, f"must give {len(args.results)} "
+                                                          "comma-separated labels, one per file")
+    results = []
+    for path in args.results:
+        if not os.path.isfile(path):
+            raise ParameterError("RESULT", path, "does not exist (a .npz written by `run`)")
+        try:
+            results.append(Result.from_npz(path))
+        except (OSError, ValueError, KeyError) as exc:
+            raise ParameterError("RESULT", path, f"is not a result file written by `run` "
+                                                 f"({exc})") from None
+    if labels is None and len(results) > 1:
+        labels = [os.path.splitext(os.path.basename(p))[0] for p in args.results]
+    existed = _existing(out)
+    plot(results, labels=labels, path=out, title=args.title)
+    _report_written(out, existed)
     return 0
 
 
@@ -410,7 +462,8 @@ def _add_quiet(parser):
 
 
 def build_parser():
-    p = argparse.ArgumentParser(prog="chrono-flex", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="chrono-flex",
+                                description=__doc__.split("\n")[0].replace("``", ""))
     p.add_argument("--version", action="version", version=f"chrono-flex {__version__}",
                    help="print the version of chrono_flex and exit")
     sub = p.add_subparsers(dest="command", required=True)
@@ -433,10 +486,15 @@ def build_parser():
     v.add_argument("--engine", default=None,
                    help="reference (default), chrono or chrono-beam (default chrono with "
                         "--blender or --live)")
-    v.add_argument("--t-end", type=float, default=None)
+    v.add_argument("--t-end", type=float, default=None, help="end time (s) instead of the "
+                                                              "case's")
     v.add_argument("--scale", type=float, default=None, help="deformation exaggeration (default: automatic)")
-    v.add_argument("--gif", default=None, help="GIF file name (default CASE.gif in the output directory)")
-    v.add_argument("--vtk", default=None, help="directory for a VTK time series (.vtu + .pvd)")
+    v.add_argument("--gif", default=None, metavar="FILE",
+                   help="animation file, .gif or .mp4 (relative to the current directory; "
+                        "default CASE.gif in the output directory)")
+    v.add_argument("--vtk", default=None, metavar="DIR",
+                   help="directory for a VTK time series, .vtu + .pvd (relative to the "
+                        "current directory)")
     v.add_argument("--frames", type=int, default=100,
                    help="number of animation frames (GIF, VTK series and Blender)")
     v.add_argument("--blender", default=None, metavar="DIR",
@@ -446,7 +504,7 @@ def build_parser():
                         "(default 1: true size; chrono engine only)")
     v.add_argument("--live", action="store_true",
                    help="show the Chrono run in an Irrlicht/VSG window (needs a display)")
-    v.add_argument("--out", default=None)
+    v.add_argument("--out", default=None, help="output directory (default out/CASE)")
     _add_quiet(v)
     v.set_defaults(fn=cmd_render)
     m = sub.add_parser("modes", help="natural frequencies (joints locked and free) and a "
@@ -469,13 +527,29 @@ def build_parser():
     w.add_argument("--scale", type=float, default=None,
                    help="initial deformation exaggeration (default: automatic; a slider "
                         "changes it)")
+    w.add_argument("--frame", type=int, default=None, metavar="K",
+                   help="output frame shown first, 0 .. N-1 (default: the frame of "
+                        "largest deflection; a slider changes it)")
     w.add_argument("--screenshot", default=None, metavar="FILE.png",
                    help="render off-screen to this PNG instead of opening a window")
     w.set_defaults(fn=cmd_view)
+    pl = sub.add_parser("plot", help="one figure of one or several results (.npz from "
+                                     "`run`), overlaid")
+    pl.add_argument("results", nargs="+", metavar="RESULT.npz",
+                    help="result files written by `run` (up to ten)")
+    pl.add_argument("--out", default=None, metavar="FILE",
+                    help="figure file, .png, .pdf or .svg by its suffix (default: the "
+                         "first result's name with _plot.png)")
+    pl.add_argument("--labels", default=None, metavar="A,B,...",
+                    help="legend label of each result, comma-separated (default: the "
+                         "file names)")
+    pl.add_argument("--title", default=None, help="figure title (default: the labels)")
+    pl.set_defaults(fn=cmd_plot)
     i = sub.add_parser("identify", help="identify drive parameters from measurements")
     isub = i.add_subparsers(dest="what", required=True)
     e = isub.add_parser("efficiency", help="K_ML and Mc from an efficiency curve (CSV: torque, efficiency)")
-    e.add_argument("file")
+    e.add_argument("file", help="CSV file of two columns (a header row optional): torque "
+                                "(N m, referred to the output) and efficiency (0..1)")
     e.set_defaults(fn=cmd_identify)
     b = sub.add_parser("bench", help="print performance figures")
     b.add_argument("what", nargs="?", choices=("all", "render", "perf"), default="all",
@@ -533,10 +607,25 @@ def _quiet_broken_pipe():
         pass
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """A warning as one line on stderr: "chrono-flex: StiffeningWarning: ...", without
+    the source line Python shows by default (a user of the command reads no code)."""
+    text = " ".join(str(message).split())
+    print(f"chrono-flex: {category.__name__}: {text}", file=sys.stderr if file is None
+          else file, flush=True)
+
+
 def main(argv=None):
     """Run the command line; return the exit code: 0, 1 (validation failures), 2 (an
-    error, reported in one line on stderr without a traceback)."""
+    error, reported in one line on stderr without a traceback). Warnings show as one
+    line each."""
     args = build_parser().parse_args(argv)
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        return _main(args)
+
+
+def _main(args):
     try:
         code = args.fn(args)
         sys.stdout.flush()

@@ -66,6 +66,57 @@ def format_duration(seconds):
     return f"{s // 3600} h {s % 3600 // 60:02d} min"
 
 
+#: Compilation of numba kernels seen in this process (see :func:`watch_compilation`):
+#: nesting depth, seconds spent, start of the current one, notice given.
+_COMPILING = {"depth": 0, "seconds": 0.0, "start": 0.0, "announced": False,
+              "watching": False}
+
+#: What a run says when the compiled kernels are built (once per installation).
+COMPILE_NOTICE = ("compiling the numba kernels (once after installing or changing "
+                  "chrono_flex; a minute or two, then cached on disk); the time left "
+                  "leaves it out")
+
+
+def compile_seconds():
+    """Wall time (s) this process spent compiling numba kernels, the one under way
+    included; 0 without numba."""
+    c = _COMPILING
+    return c["seconds"] + (time.perf_counter() - c["start"] if c["depth"] else 0.0)
+
+
+def watch_compilation(stream=None):
+    """Where numba is loaded, listen (once per process) to its compilations, the ones
+    its disk cache could not spare: the first one writes :data:`COMPILE_NOTICE` to
+    ``stream`` (stderr) unless progress reports are off (:func:`quiet`), and their wall
+    time is counted (:func:`compile_seconds`) so that :class:`Progress` leaves it out
+    of the time left."""
+    _COMPILING["stream"] = stream
+    if _COMPILING["watching"] or "numba" not in sys.modules:
+        return
+    from numba.core import event
+
+    class _Compilation(event.Listener):
+        def on_start(self, ev):
+            c = _COMPILING
+            if c["depth"] == 0:
+                c["start"] = time.perf_counter()
+                if not c["announced"] and progress_wanted():
+                    c["announced"] = True
+                    out = c.get("stream") or sys.stderr
+                    out.write(COMPILE_NOTICE + "\n")
+                    out.flush()
+            c["depth"] += 1
+
+        def on_end(self, ev):
+            c = _COMPILING
+            c["depth"] -= 1
+            if c["depth"] == 0:
+                c["seconds"] += time.perf_counter() - c["start"]
+
+    event.register("numba:compile", _Compilation())
+    _COMPILING["watching"] = True
+
+
 def _is_terminal(stream):
     try:
         return bool(stream.isatty())
@@ -80,7 +131,9 @@ class Progress:
     0.5 s); elsewhere (a log file, a pipe, CI) a plain line every ``every`` s (default
     5 s), so that a long run shows in the log while it goes on. Nothing is written for
     a run shorter than ``every``. The estimate of the time left assumes the rest of the
-    run goes at the average pace so far: remaining = elapsed (t_end - t) / (t - t0).
+    run goes at the average pace so far: remaining = elapsed (t_end - t) / (t - t0),
+    with the wall time spent compiling numba kernels left out of ``elapsed``
+    (:func:`watch_compilation`: a one-off cost, not the pace of the run).
 
     Args:
         t_end: the simulated end time, s; t0: the start time, s. (With another ``unit``,
@@ -105,10 +158,14 @@ class Progress:
         self._start = self._last = clock()
         self._shown = False
         self._width = 0
+        if self.enabled:
+            watch_compilation(self.stream)
+        self._compiled0 = compile_seconds()
 
     def line(self, t, now):
         """The report at simulated time ``t`` and wall time ``now``."""
         elapsed = now - self._start
+        working = max(elapsed - (compile_seconds() - self._compiled0), 0.0)
         span = self.t_end - self.t0
         done = min(max((t - self.t0) / span, 0.0), 1.0) if span > 0 else 1.0
         amount = (f"t = {t:.4g} / {self.t_end:.4g} s" if self.unit == "s"
@@ -116,7 +173,7 @@ class Progress:
         text = (f"{self.label + ': ' if self.label else ''}{amount} "
                 f"({100 * done:.0f} %), {format_duration(elapsed)} elapsed")
         if 0.0 < done < 1.0:
-            text += f", about {format_duration(elapsed * (1.0 - done) / done)} left"
+            text += f", about {format_duration(working * (1.0 - done) / done)} left"
         return text
 
     def __call__(self, t):

@@ -110,12 +110,12 @@ def _bien_two():
 
 def _kozlowski_one():
     arm = PlanarArm([kozlowski_link()], gravity=True)
-    return arm, dict(t_end=5.0, joint_angles0=[math.radians(-80)], dt_out=0.01)
+    return arm, dict(t_end=5.0, q0=[math.radians(-80)], dt_out=0.01)
 
 
 def _kozlowski_two():
     arm = PlanarArm([kozlowski_link(), kozlowski_link()], gravity=True)
-    return arm, dict(t_end=5.0, joint_angles0=[math.radians(-90), math.radians(5)],
+    return arm, dict(t_end=5.0, q0=[math.radians(-90), math.radians(5)],
                      dt_out=0.01)
 
 
