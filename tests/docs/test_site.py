@@ -74,7 +74,7 @@ def test_the_site_builds_strict_and_complete(tmp_path):
     # 2. the physics pages are in the site, with their equations marked for MathJax
     for name in ("planar-link", "spatial-link", "drive", "rrrp-arm", "screw-recursion",
                  "chrono", "model-files", "campaigns", "performance", "references",
-                 "architecture", "linear-models"):
+                 "architecture", "linear-models", "control"):
         assert (site / name / "index.html").exists(), name
     planar = (site / "planar-link" / "index.html").read_text(encoding="utf-8")
     assert planar.count('class="arithmatex"') > 50            # the page's numbered equations
