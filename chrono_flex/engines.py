@@ -45,13 +45,17 @@ def resolving_dt_out(arm, dt_out, points_per_period=POINTS_PER_PERIOD):
     moving), and dt the output step that samples it at ``points_per_period`` or more:
     ``dt_out`` when it already does, else the largest 1, 2 or 5 x 10^k below
     1 / (points_per_period f). f is None (and dt = ``dt_out``) where the arm's modes
-    cannot be computed (no elastic coordinates, a pose that is no equilibrium)."""
+    cannot be computed (no elastic coordinates, a pose that is no equilibrium, an arm
+    without ``links``: a spatial tree or the RRRP arm)."""
     import math
 
     import numpy as np
 
+    n_links = len(getattr(arm, "links", ()) or ())
+    if n_links == 0 or not hasattr(arm, "natural_frequencies"):
+        return dt_out, None               # an arm without this model of links: as asked
     try:
-        f = arm.natural_frequencies(len(arm.links), joints="free")
+        f = arm.natural_frequencies(n_links, joints="free")
     except ParameterError:
         return dt_out, None
     f = f[np.isfinite(f)]

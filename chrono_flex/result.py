@@ -7,6 +7,7 @@ nl = links, ns = centreline samples per link.
 from dataclasses import dataclass, field
 import csv
 import json
+import re
 import os
 
 import numpy as np
@@ -202,12 +203,12 @@ class Result:
         for name in self.series():
             if name == "t":
                 u = "s"
-            elif name.startswith("joint"):
-                j = int(name[5:].split("_")[0]) - 1
-                base = "m" if prismatic[j] else "rad"
-                u = {"rate": f"{base}/s", "torque": "N" if prismatic[j] else "N m"}.get(
+            elif re.fullmatch(r"joint\d+(_rate|_torque)?", name):
+                j = int(re.match(r"joint(\d+)", name).group(1)) - 1
+                base = "m" if j < len(prismatic) and prismatic[j] else "rad"
+                u = {"rate": f"{base}/s", "torque": "N" if base == "m" else "N m"}.get(
                     name.rpartition("_")[2] if "_" in name else "", base)
-            elif name.startswith(("tip_deflection", "tip_x", "tip_y")):
+            elif name.startswith(("tip_deflection", "tip_x", "tip_y", "tip_z")):
                 u = "m"
             elif name.startswith("energy_"):
                 u = "J"

@@ -22,7 +22,8 @@ def _column(path, name):
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
     k = rows[0].index(name)
-    return np.array([float(r[k]) for r in rows[1:]])
+    assert rows[1][k] != ""                  # the second row gives each column's unit
+    return np.array([float(r[k]) for r in rows[2:]])
 
 
 @pytest.fixture(scope="module")

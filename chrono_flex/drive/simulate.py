@@ -26,6 +26,16 @@ from ..errors import ParameterError, SimulationError
 
 FULL_STATE_NAMES = ("current", "motor_angle", "motor_speed", "z", "output_angle", "output_speed")
 
+#: Units of the drive's states and outputs (GearDrive.outputs), for the CSV's units row.
+DRIVE_UNITS = dict(
+    t="s", current="A", motor_angle="rad", motor_speed="rad/s", z="rad", dz="rad/s",
+    output_angle="rad", output_speed="rad/s", voltage="V", motor_torque="N m",
+    twist="rad", twist_rate="rad/s", transmitted_torque="N m", motor_load_torque="N m",
+    friction_torque="N m", load_factor="-", tau_out="N m", electrical_power="W",
+    copper_loss="W", magnetic_energy="J", emf_power="W", mechanical_power="W",
+    motor_kinetic_energy="J", spring_energy="J", gear_loss="W", friction_power="W",
+    output_power="W", m_out="N m")
+
 #: |state| above this is taken as divergence.
 DIVERGENCE_LIMIT = 1e12
 
@@ -128,13 +138,22 @@ class DriveResult:
         cols.update({f"out_{k}": np.asarray(v, dtype=float) for k, v in self.outputs.items()})
         return cols
 
+    def units(self):
+        """The unit of every column of :meth:`series` (SI; "-" dimensionless, "?" for a
+        quantity this table does not know)."""
+        return {n: DRIVE_UNITS.get(n[4:] if n.startswith("out_") else n, "?")
+                for n in self.series()}
+
     def to_csv(self, path):
         """Write :meth:`series` to a CSV file at ``path`` (atomically, as
-        :meth:`chrono_flex.result.Result.to_csv`); return ``path``."""
+        :meth:`chrono_flex.result.Result.to_csv`: names, then units, then one row per
+        output time); return ``path``."""
         cols = self.series()
+        units = self.units()
         with atomic_write(path, "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(list(cols))
+            w.writerow([units[n] for n in cols])
             for row in np.column_stack(list(cols.values())):
                 w.writerow([repr(float(v)) for v in row])
         return path

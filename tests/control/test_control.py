@@ -205,7 +205,7 @@ def test_errors_name_what_is_wrong():
         StateFeedback([[0, 0, 0, 0, math.nan, 0]])
     with pytest.raises(SimulationError, match="StateFeedback.*non-finite"):
         simulate_drive(d, 0.01, u=StateFeedback([[0] * 6], feedforward=lambda t: math.nan))
-    with pytest.raises(ParameterError, match="`u`"):
+    with pytest.raises(ParameterError, match="`drive_input`"):
         simulate_drive(d, 0.01, u=lambda t, x: [1.0, 2.0])
     with pytest.raises(ParameterError, match="torque"):
         arm.simulate(0.01, torque=lambda t, q, qd: [1.0, 2.0])

@@ -61,11 +61,12 @@ def test_the_command_line_runs_each_spatial_file_and_the_npz_rebuilds_the_arm(na
     stem = tmp_path / f"{name}_reference"
     with open(f"{stem}.csv", newline="") as f:
         rows = list(csv.reader(f))
-    assert {"tip_x", "tip_y", "tip_z"} <= set(rows[0]) and len(rows) > 2
+    assert {"tip_x", "tip_y", "tip_z"} <= set(rows[0]) and len(rows) > 3
+    assert rows[1][rows[0].index("tip_z")] == "m"             # the units row
     assert pathlib.Path(f"{stem}.png").stat().st_size > 10_000           # a figure
     res = cf.Result.from_npz(f"{stem}.npz")
     np.testing.assert_array_equal(res.tip_position[:, 2],
-                                  [float(r[rows[0].index("tip_z")]) for r in rows[1:]])
+                                  [float(r[rows[0].index("tip_z")]) for r in rows[2:]])
     arm, _ = scenarios.get(name).arm_and_kwargs()
     rebuilt = arm_from_dict(res.model)
     assert type(rebuilt) is type(arm) and rebuilt.to_dict() == arm.to_dict()
