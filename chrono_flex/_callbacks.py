@@ -26,15 +26,31 @@ import numpy as np
 from .errors import ParameterError, SimulationError
 
 
+#: Largest magnitude a callback may return: beyond it the squares and products the
+#: energy and power sums form (about 1e300) leave the range of floats (1.8e308).
+MAX_MAGNITUDE = 1e150
+
+
+def read_only(a):
+    """A read-only view of the array ``a`` (other values unchanged): what a callback is
+    given of the integrator's state, so that writing into it is an error naming the
+    callback rather than a silent change of the state."""
+    if isinstance(a, np.ndarray):
+        a = a.view()
+        a.flags.writeable = False
+    return a
+
+
 def call_vector(name, fn, n, t, *args):
     """``fn(t, *args)`` as a float array of shape (n,), checked.
 
-    A scalar is accepted when n == 1. Raises SimulationError (the callback raised, or
-    returned a non-finite value) or ParameterError (wrong type or shape), both naming
-    ``name`` and t.
+    A scalar is accepted when n == 1. The arrays in ``args`` are passed read-only
+    (:func:`read_only`). Raises SimulationError (the callback raised, or returned a
+    non-finite value or one above :data:`MAX_MAGNITUDE`) or ParameterError (wrong type
+    or shape, booleans), both naming ``name`` and t.
     """
     try:
-        out = fn(t, *args)
+        out = fn(t, *(read_only(a) for a in args))
     except (ParameterError, SimulationError):
         raise
     except Exception as exc:  # noqa: BLE001 - re-raised with the callback's name and time
@@ -44,7 +60,7 @@ def call_vector(name, fn, n, t, *args):
         raw = np.asarray(out)
     except (TypeError, ValueError):         # ragged sequences
         raw = np.asarray(None)
-    if raw.dtype.kind not in "biuf":        # None, strings, objects: not numbers
+    if raw.dtype.kind not in "iuf":         # None, strings, booleans, objects
         raise ParameterError(name, out, f"must return {n} real number(s) (at t = {t:.6g} s)")
     a = raw.astype(float)
     if a.shape == () and n == 1:
@@ -55,6 +71,10 @@ def call_vector(name, fn, n, t, *args):
     if not np.isfinite(a).all():
         raise SimulationError(f"the `{name}` callback returned a non-finite value "
                               f"{a.tolist()}", t)
+    if np.abs(a).max(initial=0.0) > MAX_MAGNITUDE:
+        raise SimulationError(f"the `{name}` callback returned {a.tolist()}, beyond "
+                              f"{MAX_MAGNITUDE:g} in magnitude (its products in the "
+                              "energy sums would overflow)", t)
     return a
 
 
@@ -68,13 +88,14 @@ def call_vector_series(fn, n, ts):
         raw = np.asarray([fn(t) for t in np.asarray(ts, dtype=float).tolist()])
     except Exception:  # noqa: BLE001 - reported by call_vector on the slow path
         return None
-    if raw.dtype.kind not in "biuf":
+    if raw.dtype.kind not in "iuf":
         return None
     m = len(ts)
     raw = raw.astype(float)
     if raw.shape == (m,) and n == 1:
         raw = raw.reshape(m, 1)
-    if raw.shape != (m, n) or not np.isfinite(raw).all():
+    if raw.shape != (m, n) or not np.isfinite(raw).all() \
+            or np.abs(raw).max(initial=0.0) > MAX_MAGNITUDE:
         return None
     return raw
 
@@ -163,5 +184,5 @@ class held:
         return np.zeros_like(self._values[0]) if self._values else 0.0
 
 
-__all__ = ["call_vector", "call_vector_series", "held", "is_sampled", "sample_index",
-           "takes_state"]
+__all__ = ["MAX_MAGNITUDE", "call_vector", "call_vector_series", "held", "is_sampled",
+           "read_only", "sample_index", "takes_state"]

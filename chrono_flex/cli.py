@@ -48,6 +48,61 @@ def _check_animation_path(name, path):
     return check_output_file(name, path)
 
 
+#: `render --frames` and `bench render --frames` above this are refused (a GIF of
+#: 10 000 frames at 20 frames/s lasts over 8 minutes; each frame is a full render).
+MAX_FRAMES = 10_000
+
+#: `--scale` above this is refused: a deformation drawn a million times larger than it
+#: is already turns a micrometre into a metre; beyond, the coordinates overflow.
+MAX_SCALE = 1e6
+
+
+def _refuse_unused(args, options, why):
+    """Refuse each of ``options`` (argparse destinations) that was given (not None or
+    False), naming it: an option a command or case cannot use is an error, not ignored."""
+    for dest in options:
+        value = getattr(args, dest, None)
+        if value is not None and value is not False:
+            flag = "--" + dest.replace("_", "-")
+            raise ParameterError(flag, value, f"cannot be used {why}")
+
+
+def _check_out(args, name="--out"):
+    """``--out`` given as an empty or blank string is an error (not the default)."""
+    if args.out is not None and not str(args.out).strip():
+        raise ParameterError(name, args.out, "must name a directory (empty given)")
+
+
+def _check_scale(name, value):
+    if value is not None:
+        x = ck.non_negative(name, value)    # 0: the arm drawn undeformed
+        if x > MAX_SCALE:
+            raise ParameterError(name, value, f"must be at most {MAX_SCALE:g}")
+
+
+def _check_frames(name, value):
+    n = ck.positive_int(name, value)
+    if n > MAX_FRAMES:
+        raise ParameterError(name, value, f"must be at most {MAX_FRAMES} (MAX_FRAMES)")
+    return n
+
+
+def _say_code(case):
+    """Check, before any work, that the code a model file's inputs name may run (beside
+    the file, or --allow-code), import it, and say what will run."""
+    if case.model_file is None:
+        return
+    code = case.model_file.code()
+    case.model_file.loaded_inputs(case.allow_code)
+    for key, what in code.items():
+        print(f"{case.model_file.path}: {key} runs the {what}")
+
+
+def _check_t_end(args):
+    if getattr(args, "t_end", None) is not None:
+        ck.positive("--t-end", args.t_end)
+
+
 def _drive_scenarios():
     from .scenarios.drive import SCENARIOS
 
@@ -106,10 +161,24 @@ def cmd_run(args):
     name = args.case or scenarios.DEFAULT_CASE
     scen = _drive_scenarios()
     drive_case = name in scen and name not in scenarios.all_cases()
-    if not drive_case:
-        case = scenarios.get(name)          # an unknown case or a bad model file: named first
+    _check_out(args)
+    _check_t_end(args)
+    if args.elements is not None:
+        ck.positive_int("--elements", args.elements)
+    if drive_case:
+        if args.engine not in ("auto", "reference"):
+            raise ParameterError("--engine", args.engine, f"cannot be used with the drive "
+                                 f"scenario {name!r} (it runs on the reference engine)")
+        _refuse_unused(args, ("render", "elements", "partial", "allow_code"),
+                       f"with the drive scenario {name!r}")
+    else:
+        case = scenarios.get(name, allow_code=args.allow_code)   # unknown or bad: named first
         name = case.name
         engine = engines.resolve(args.engine, case)
+        _say_code(case)
+        if args.elements is not None and engine != "chrono-beam":
+            raise ParameterError("--elements", args.elements, "is for --engine chrono-beam "
+                                 f"(the {engine} engine takes the case's elements)")
     out = check_output_dir("--out", args.out or os.path.join("out", name))
     if drive_case:
         path = check_output_file("--out", os.path.join(out, f"{name}.png"))
@@ -142,7 +211,8 @@ def cmd_run(args):
             overrides["n_elements"] = BEAM_MIN_ELEMENTS
             print(f"chrono-beam: the case's links have {n_min} element(s); using "
                   f"{BEAM_MIN_ELEMENTS} beam elements per link (--elements N to change)")
-    res = engines.run_case(case, engine, t_end=args.t_end, **overrides)
+    res, stopped = _run_or_partial(engines.run_case, args.partial, case, engine,
+                                   t_end=args.t_end, **overrides)
     csv_path, npz_path = res.save(out, stem=stem)
     plot_path = paths[2]
     res.plot(plot_path, title=f"{name} ({engine})")
@@ -155,7 +225,25 @@ def cmd_run(args):
 
         for p in render_command(res, out, gif=True):
             _report_written(p, existed)
+    if stopped is not None:
+        print(f"chrono-flex: error: {stopped} (the files above hold the partial result, "
+              f"to t = {res.t[-1]:.6g} s)", file=sys.stderr)
+        return 2
     return 0
+
+
+def _run_or_partial(run, partial, *args, **kwargs):
+    """(Result, None) of ``run(*args, **kwargs)``; with ``partial`` (``--partial``), a
+    run stopped by its budget (``max_wall_time``, ``max_nfev``) gives (the Result it
+    reached, marked ``info["partial"]``, the error) instead of the error."""
+    from .errors import BudgetExceeded
+
+    try:
+        return run(*args, **kwargs), None
+    except BudgetExceeded as exc:
+        if not partial or exc.partial is None:
+            raise
+        return exc.partial, exc
 
 
 @_quietly
@@ -166,9 +254,17 @@ def cmd_render(args):
     from .viz.command import planned_outputs
 
     chrono_hooks = args.blender is not None or args.live
-    ck.positive_int("--frames", args.frames)
-    case = scenarios.get(args.case)     # an unknown case or a bad model file: named first
+    _check_frames("--frames", args.frames)
+    _check_out(args)
+    _check_t_end(args)
+    _check_scale("--scale", args.scale)
+    _check_scale("--blender-scale", args.blender_scale)
+    if not chrono_hooks and args.blender_scale != 1.0:
+        raise ParameterError("--blender-scale", args.blender_scale,
+                             "is for --blender or --live (use --scale for the GIF)")
+    case = scenarios.get(args.case, allow_code=args.allow_code)   # unknown or bad: named first
     name = case.name
+    _say_code(case)
     # every output path is checked before the run
     out = check_output_dir("--out", args.out or os.path.join("out", name))
     planned = planned_outputs(out, name, gif=args.gif or True, vtk=args.vtk)
@@ -210,6 +306,8 @@ def cmd_render(args):
         print(f"wrote {len(exporter.frames)} Blender frames: {exporter.assets_path} "
               f"(+ {os.path.dirname(exporter.state_path(0))}/state*.py); import it with "
               f"Chrono's Blender add-on (File > Import > Chrono import)")
+    if args.frames > len(res.t):
+        print(f"--frames {args.frames}: the run has {len(res.t)} output times, one frame each")
     paths = render_command(res, out, scale=args.scale, gif=args.gif or True, vtk=args.vtk,
                            n_frames=args.frames)
     for p in paths:
@@ -235,6 +333,7 @@ def cmd_modes(args):
     from .planar.modes import JOINTS, eigenmodes, natural_modes
     from .viz.modes import plot_modes
 
+    _check_out(args)
     case = _model_case(args.model)          # an unknown model or a bad file: named first
     arm, kw = case.build()
     name = case.name
@@ -313,6 +412,7 @@ def _modes_pose(arm, kw, pose):
 def cmd_view(args):
     from .viz.viewer import require_pyvista, view
 
+    _check_scale("--scale", args.scale)
     require_pyvista()                       # the missing extra is named before anything else
     if args.screenshot is not None:
         if os.path.splitext(args.screenshot)[1].lower() != ".png":
@@ -372,6 +472,16 @@ def cmd_bench(args):
     from .bench import (bench_beams, bench_chrono_element, bench_drive_step, bench_render,
                         bench_slider_crank_formulations, bench_spatial_forcing)
 
+    if args.what != "perf":
+        _refuse_unused(args, ("quick", "verbose"), f"with `bench {args.what}` (perf only)")
+        if args.repeat != 1:
+            raise ParameterError("--repeat", args.repeat, f"cannot be used with "
+                                                          f"`bench {args.what}` (perf only)")
+    if args.what != "render" and args.frames != 200:
+        raise ParameterError("--frames", args.frames, f"cannot be used with "
+                                                      f"`bench {args.what}` (render only)")
+    if args.what == "render":
+        _check_frames("--frames", args.frames)
     if args.what == "perf":
         from .bench_perf import format_report, perf_benchmark
 
@@ -420,6 +530,15 @@ def cmd_bench(args):
 def cmd_validate(args):
     from chrono_flex.validation.runner import main as validate_main
 
+    if args.engines is not None:
+        from chrono_flex.validation.runner import select
+
+        known = sorted({e for c in select(None, None) for e in c.engines})
+        for e in args.engines.split(","):
+            if e.strip() not in known:
+                raise ParameterError("--engines", args.engines, f"must be engines of the "
+                                     f"cases ({', '.join(known)}) separated by commas "
+                                     f"({e.strip()!r} is not one)")
     if not args.list:                   # the outputs are checked before the long run
         if args.json:
             check_output_file("--json", args.json, create_dir=True)
@@ -448,6 +567,8 @@ def cmd_sweep(args):
 
     if args.workers is not None:
         ck.positive_int("--workers", args.workers)
+    _check_out(args)
+    _check_t_end(args)
     _model_case(args.model)             # an unknown model or a bad file: named first
     rows = sweep(args.model, args.vary or [], args.out, engine=args.engine,
                  t_end=args.t_end, parallel=not args.serial, n_workers=args.workers,
@@ -476,6 +597,12 @@ def build_parser():
     r.add_argument("--t-end", type=float, default=None, help="end time (s) instead of the case's")
     r.add_argument("--out", default=None, help="output directory (default out/CASE)")
     r.add_argument("--render", action="store_true", help="also render 3D frames and a GIF")
+    r.add_argument("--allow-code", action="store_true",
+                   help="run Python code a model file names that is not beside it "
+                        "(\"module:function\", a .py file elsewhere; docs/model-files.md)")
+    r.add_argument("--partial", action="store_true",
+                   help="a run stopped by its budget (max_wall_time, max_nfev) writes what "
+                        "it computed (marked partial) and exits with code 2")
     r.add_argument("--elements", type=int, default=None, metavar="N",
                    help=f"chrono-beam: beam elements per link (default: the case's, at least "
                         f"{BEAM_MIN_ELEMENTS})")
@@ -505,6 +632,8 @@ def build_parser():
     v.add_argument("--live", action="store_true",
                    help="show the Chrono run in an Irrlicht/VSG window (needs a display)")
     v.add_argument("--out", default=None, help="output directory (default out/CASE)")
+    v.add_argument("--allow-code", action="store_true",
+                   help="run Python code a model file names that is not beside it")
     _add_quiet(v)
     v.set_defaults(fn=cmd_render)
     m = sub.add_parser("modes", help="natural frequencies (joints locked and free) and a "
@@ -617,8 +746,8 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 
 def main(argv=None):
     """Run the command line; return the exit code: 0, 1 (validation failures), 2 (an
-    error, reported in one line on stderr without a traceback). Warnings show as one
-    line each."""
+    error, reported in one line on stderr without a traceback), 130 (interrupted by
+    Ctrl-C: one line, no outputs written). Warnings show as one line each."""
     args = build_parser().parse_args(argv)
     with warnings.catch_warnings():
         warnings.showwarning = _show_warning
@@ -630,6 +759,9 @@ def _main(args):
         code = args.fn(args)
         sys.stdout.flush()
         return code
+    except KeyboardInterrupt:
+        print("chrono-flex: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:
         _quiet_broken_pipe()
         return 0

@@ -9,10 +9,13 @@ import csv
 import json
 import re
 import os
+import zipfile
+import zlib
 
 import numpy as np
 
 from ._files import atomic_write
+from .errors import ParameterError
 from .planar.params import Plane
 
 
@@ -37,6 +40,10 @@ def _plain(value):
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return repr(value)
+
+
+class _NotResult(Exception):
+    """What makes a file not a result file (:meth:`Result.from_npz`)."""
 
 
 @dataclass
@@ -276,7 +283,30 @@ class Result:
         """Read back a file written by :meth:`to_npz`: arrays, ``extra``, ``info`` (updated
         with the ``info`` given here) and ``model``. Files written before ``info`` and
         ``model`` were stored read with ``info`` as given and ``model`` None."""
-        with np.load(path) as d:
+        with open(path, "rb") as f:         # missing or unreadable: names the path
+            head = f.read(4)
+        try:
+            if head != b"PK\x03\x04":
+                raise _NotResult("it is not an NPZ (zip) archive")
+            return cls._read_npz(path, info)
+        except Exception as exc:  # noqa: BLE001 - a damaged or foreign file: one error
+            if isinstance(exc, _NotResult):
+                what = str(exc)
+            elif isinstance(exc, (zipfile.BadZipFile, EOFError, zlib.error)):
+                what = f"it is damaged or truncated ({exc})"
+            elif isinstance(exc, ValueError) and "pickle" in str(exc):
+                what = "it holds Python objects (pickled data), which are never loaded"
+            else:
+                what = f"{type(exc).__name__}: {exc}"
+            raise ParameterError("path", os.fspath(path), f"is not a result file written "
+                                 f"by Result.to_npz: {what}") from None
+
+    @classmethod
+    def _read_npz(cls, path, info):
+        with np.load(path, allow_pickle=False) as d:
+            for k in ("t", "plane"):
+                if k not in d:
+                    raise _NotResult(f"it has no `{k}` array (a foreign NPZ file?)")
             get = lambda k: d[f"array_{k}"] if f"array_{k}" in d else None  # noqa: E731
             energy = None
             if "energy_kinetic" in d:

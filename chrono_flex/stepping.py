@@ -15,6 +15,19 @@ beams) runs through :func:`run`. An engine supplies a :class:`Stepper`; the loop
 5. records every output time that the step passed, calls ``on_output`` there, and
    reports progress.
 
+Interrupts and budgets: an engine whose steps run in compiled code returns to Python
+after a bounded amount of work (about 0.1 s) and calls :func:`checkpoint` there, which
+raises KeyboardInterrupt after a Ctrl-C and the budget error once ``max_wall_time`` is
+spent (:mod:`chrono_flex._interrupts`), so that both act within about a second at any step size. During a run the
+Ctrl-C handler records the interrupt as well as raising it, and does not raise while
+compiled code runs (:func:`~chrono_flex._interrupts.compiled_call`: an exception raised in a compiled function's
+call machinery is not safe); an interrupt that was caught on the way (a Python
+finaliser ignores exceptions) is raised at the next checkpoint or at the end of the
+run, so a run that was interrupted never returns a result. A run stopped by its
+wall-time budget raises :class:`~chrono_flex.errors.BudgetExceeded` carrying what it
+computed: ``exc.recording`` here, ``exc.partial`` (a Result marked
+``info["partial"] = True``) from the engines.
+
 :func:`run` returns a :class:`Recording`: the output times and, for each field the
 stepper recorded, the stacked samples. Building the :class:`~chrono_flex.result.Result`
 from it is the engine's last act (:func:`chrono_flex.planar.post.arm_result` for engines
@@ -29,7 +42,8 @@ import time
 import numpy as np
 
 from ._checks import output_times
-from .errors import ParameterError, SimulationError
+from ._interrupts import checkpoint, compiled_call, watching
+from .errors import BudgetExceeded, ParameterError, SimulationError
 
 #: Relative slack when comparing times: output times are reached when within it.
 TIME_SLACK = 1e-12
@@ -308,7 +322,12 @@ def run(stepper, t_out, *, max_deflection_ratio=0.5, on_output=None, progress=No
                                       or not isinstance(max_wall_time, (int, float, np.number))
                                       or not max_wall_time > 0):
         raise ParameterError("max_wall_time", max_wall_time, "must be > 0 seconds (or None)")
-    t_start = time.perf_counter()
+    with watching(max_wall_time):
+        return _run(stepper, t_out, max_deflection_ratio, on_output, progress)
+
+
+def _run(stepper, t_out, max_deflection_ratio, on_output, progress):
+    """:func:`run` within its watch (deadline, interrupts)."""
     samples = {}
     powers = stepper.powers()
     w_in = w_diss = 0.0
@@ -352,18 +371,14 @@ def run(stepper, t_out, *, max_deflection_ratio=0.5, on_output=None, progress=No
                     keep_record(rec, t)
                 if error is not None:
                     raise error
-                if max_wall_time is not None and time.perf_counter() - t_start > max_wall_time:
-                    raise SimulationError(f"the run used up its wall-time budget of "
-                                          f"max_wall_time = {max_wall_time:g} s", stepper.t)
+                checkpoint(stepper.t)
                 if progress is not None:
                     progress(stepper.t)
                 continue
             t_prev = stepper.t
             t = stepper.advance(float(t_out[k + 1]))
             guard(t_prev, t)
-            if max_wall_time is not None and time.perf_counter() - t_start > max_wall_time:
-                raise SimulationError(f"the run used up its wall-time budget of max_wall_time "
-                                      f"= {max_wall_time:g} s", t)
+            checkpoint(t)
             if powers is not None:
                 new = stepper.powers()
                 h = t - t_prev
@@ -377,6 +392,18 @@ def run(stepper, t_out, *, max_deflection_ratio=0.5, on_output=None, progress=No
                 keep(float(t_out[k]))
             if progress is not None:
                 progress(t)
+    except BudgetExceeded as exc:        # keep what was computed: the outputs, and the
+        t = [float(x) for x in t_out[:k + 1]]   # state where the budget ran out
+        if stepper.t > t[-1] * (1.0 + TIME_SLACK) + TIME_SLACK:
+            last = stepper.record(stepper.t)
+            if powers is not None:
+                last = dict(last, work_in=w_in, work_diss=w_diss)
+            for name, value in last.items():
+                samples.setdefault(name, []).append(value)
+            t.append(stepper.t)
+        exc.recording = Recording(np.array(t), {name: np.array(v[:len(t)])
+                                                for name, v in samples.items()})
+        raise
     finally:
         if progress is not None:
             progress.close()
@@ -384,5 +411,18 @@ def run(stepper, t_out, *, max_deflection_ratio=0.5, on_output=None, progress=No
     return Recording(np.asarray(t_out, dtype=float), fields)
 
 
-__all__ = ["Progress", "Recording", "Stepper", "fixed_step_output_times", "fixed_substep",
+def partial_result(exc, build):
+    """The Result of the outputs a run reached before its budget stopped it, and of the
+    state where it stopped (``exc.recording``, built by ``build(recording)``),
+    ``info["partial"]`` True and ``info["stopped"]`` the reason; None without one."""
+    rec = exc.recording
+    if rec is None or not rec.fields or len(rec.t) == 0:
+        return None
+    res = build(rec)
+    res.info.update(partial=True, stopped=str(exc))
+    return res
+
+
+__all__ = ["Progress", "Recording", "Stepper", "checkpoint", "compiled_call",
+           "fixed_step_output_times", "fixed_substep", "partial_result",
            "format_duration", "output_times", "progress_wanted", "quiet", "run"]

@@ -15,9 +15,10 @@ import numpy as np
 from .. import _checks as ck
 from .._aliases import joint_and_elastic
 from .._callbacks import call_vector, held, is_sampled, takes_state
-from ..errors import ParameterError, SimulationError
+from ..errors import BudgetExceeded, ParameterError, SimulationError
 from ..planar.post import arm_result, check_n_samples
-from ..stepping import Progress, Stepper, fixed_step_output_times, fixed_substep, run
+from ..stepping import (Progress, Stepper, fixed_step_output_times, fixed_substep,
+                        partial_result, run)
 from ._detect import require_pychrono
 from ._quiet import quiet_swig
 from .drive import ScaledDrive
@@ -136,19 +137,27 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
                              advice=dict(max_halvings=max_halvings, drives=arm.drives,
                                          jacobian=jacobian))
     t_wall = time.perf_counter()
-    with quiet_swig():
-        rec = run(stepper, t_out, max_deflection_ratio=max_deflection_ratio,
-                  on_output=on_output, progress=Progress(t_end, "chrono", progress),
-                  max_wall_time=max_wall_time)
-    wall = time.perf_counter() - t_wall
-    extra = {f"drive{j + 1}_states": rec[f"drive{j + 1}_states"] for j in drive_joints}
-    info = dict(engine="chrono", timestepper=timestepper, alpha=alpha, step=step,
-                jacobian=jacobian, n_steps=stepper.n_steps, compute_q_calls=link.n_compute_q,
-                jacobians=link.n_jacobians,
-                max_halvings=max_halvings, retries=link.n_retries,
-                newton_iterations=int(ts.GetNumIterations()), wall_time=round(wall, 4))
-    return arm_result(arm, rec.t, rec["q"], rec["qd"], rec["tau"], rec["work_in"],
-                      rec["work_diss"], n_samples, extra, info)
+    def result(rec):
+        wall = time.perf_counter() - t_wall
+        extra = {f"drive{j + 1}_states": rec[f"drive{j + 1}_states"] for j in drive_joints}
+        info = dict(engine="chrono", timestepper=timestepper, alpha=alpha, step=step,
+                    jacobian=jacobian, n_steps=stepper.n_steps,
+                    compute_q_calls=link.n_compute_q, jacobians=link.n_jacobians,
+                    max_halvings=max_halvings,
+                    retries=link.n_retries,
+                    newton_iterations=int(ts.GetNumIterations()), wall_time=round(wall, 4))
+        return arm_result(arm, rec.t, rec["q"], rec["qd"], rec["tau"], rec["work_in"],
+                          rec["work_diss"], n_samples, extra, info)
+
+    try:
+        with quiet_swig():
+            rec = run(stepper, t_out, max_deflection_ratio=max_deflection_ratio,
+                      on_output=on_output, progress=Progress(t_end, "chrono", progress),
+                      max_wall_time=max_wall_time)
+    except BudgetExceeded as exc:        # what was computed, marked partial
+        exc.partial = partial_result(exc, result)
+        raise
+    return result(rec)
 
 
 class ElementStepper(Stepper):

@@ -24,6 +24,11 @@ from ..errors import ParameterError, SimulationError
 from .reference import FORMS, simulate_reference
 from .statics import check_equilibrium, static_equilibrium
 from .params import Link, Payload, Plane, PrismaticJoint, RevoluteJoint, gravity_magnitude
+from .post import deflection_ratio
+
+#: Largest tip deflection / link length a static solution may have: the runs' guard
+#: (``max_deflection_ratio`` default) on the small-deformation model.
+MAX_STATIC_DEFLECTION = 0.5
 
 
 
@@ -312,11 +317,27 @@ class PlanarArm:
                 qp = q.copy()
                 qp[k] += h
                 Jr[:, c] = (residual(qp) - r) / h
-            dx = np.linalg.solve(Jr, -r)
+            try:
+                dx = np.linalg.solve(Jr, -r)
+            except np.linalg.LinAlgError:
+                dx = np.full(ei.size, np.nan)
+            if not np.all(np.isfinite(dx)):
+                why = "Newton's iteration diverged"
+                break
             q[ei] += dx
             if np.max(np.abs(dx)) <= 1e-13 * max(1.0, np.max(np.abs(q[ei]))):
-                return q
-        raise SimulationError("static equilibrium did not converge in 50 Newton steps")
+                ratio = deflection_ratio(self, q)
+                if ratio <= MAX_STATIC_DEFLECTION:
+                    return q
+                why = (f"deflects a link tip by {ratio:.3g} of its length, beyond the "
+                       f"small-deformation model's {MAX_STATIC_DEFLECTION}")
+                break
+        else:
+            why = "no convergence in 50 Newton steps"
+        raise ParameterError("tip_force", tuple(F.tolist()),
+                             f"(with tip_moment = {Mz:g}) gives no static equilibrium "
+                             f"within the small-deformation model ({why}; a load too "
+                             "large for the links' stiffness?)")
 
     # -- simulation ---------------------------------------------------------------------
     def simulate(self, t_end, q0=None, qd0=None, torque=None, joint_motion=None,

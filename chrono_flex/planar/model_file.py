@@ -42,6 +42,9 @@ except ModuleNotFoundError:              # Python < 3.11: the same parser, as a 
 
 #: Keys of a model file besides the arm's.
 META_KEYS = ("description", "source", "engines")
+
+#: The engines a model file may name (those of :mod:`chrono_flex.engines`).
+ENGINES = ("reference", "chrono", "chrono-beam")
 INPUT_KEYS = ("torque", "joint_motion", "drive_input")
 #: Old names of simulation settings a model file may still hold.
 OLD_SIMULATION_KEYS = ("joint_angles0", "joint_rates0")
@@ -89,10 +92,35 @@ class ModelFile:
         """A ModelFileError for ``key`` with its line (or its table's) in this file."""
         return ModelFileError(self.path, find_line(self.lines, key), key, value, requirement)
 
-    def simulate_kwargs(self, t_end=None):
+    def code(self):
+        """{input key: what it runs} for the inputs that name Python code
+        ("module:function", "file.py:function"); reading the file imported none of it."""
+        return {f"inputs.{k}": p.code() for k, p in self.inputs.items()
+                if hasattr(p, "load")}
+
+    def loaded_inputs(self, allow_code=False):
+        """The inputs, with the code they name imported: code in a file beside the model
+        file always, other code (a module, a file elsewhere) only with ``allow_code``;
+        else a ModelFileError naming the input and what it would run."""
+        here = os.path.dirname(os.path.abspath(self.path))
+        for k, p in self.inputs.items():
+            if not hasattr(p, "load"):
+                continue
+            if not (allow_code or p.beside(here)):
+                raise self.error(f"inputs.{k}", p.spec, f"would run the {p.code()}, which is "
+                                 "not beside the model file: allow it with --allow-code "
+                                 "(allow_code=True in Python) if you trust it")
+            try:
+                p.load()
+            except ParameterError as exc:
+                raise self.error(f"inputs.{k}", exc.value, exc.requirement) from None
+        return dict(self.inputs)
+
+    def simulate_kwargs(self, t_end=None, allow_code=False):
         """The settings and inputs as PlanarArm.simulate's keyword arguments (``t_end``
-        replaces the file's)."""
-        kw = dict(self.simulation, **self.inputs)
+        replaces the file's); code the inputs name is imported here, under the rule of
+        :meth:`loaded_inputs` (``allow_code``)."""
+        kw = dict(self.simulation, **self.loaded_inputs(allow_code))
         if t_end is not None:
             kw["t_end"] = t_end
         if "t_end" not in kw:
@@ -164,7 +192,7 @@ def read_model(path):
     except OSError as exc:
         raise ParameterError("model", path, f"cannot be read ({exc.strerror or exc})") from None
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")        # a byte-order mark, if any, is dropped
     except UnicodeDecodeError:
         raise ModelFileError(path, None, "model", path, "must be a text file (TOML, UTF-8)") from None
     try:
@@ -191,6 +219,10 @@ def read_model(path):
     engines = data.get("engines", [])
     if not isinstance(engines, list) or not all(isinstance(e, str) for e in engines):
         raise model.error("engines", engines, "must be a list of engine names")
+    for k, e in enumerate(engines):
+        if e not in ENGINES:
+            raise model.error("engines", e, f"must name engines among {', '.join(ENGINES)} "
+                                            f"(entry {k})")
     model.description, model.source = data.get("description", ""), data.get("source", "")
     model.engines = tuple(engines)
     arm_data = {k: v for k, v in data.items() if k not in META_KEYS + ("inputs", "simulation")}
@@ -260,7 +292,7 @@ def _inputs(model, table, base_dir):
             raise model.error(f"inputs.{k}", spec, f"is not an input (known: "
                                                    f"{', '.join(INPUT_KEYS)})")
         try:
-            out[k] = profile(spec, base_dir)
+            out[k] = profile(spec, base_dir, deferred=True)    # no code runs here
         except ParameterError as exc:
             name = f"inputs.{k}" if exc.parameter == "profile" and isinstance(spec, str) \
                 else f"inputs.{k}.{exc.parameter}"

@@ -21,12 +21,13 @@ from scipy.optimize import brentq
 
 from .. import _checks as ck
 from .._callbacks import call_vector, call_vector_series, held, is_sampled, takes_state
+from .._interrupts import watched
 from ..drive.coupling import JointDrives
-from ..errors import ParameterError
+from ..errors import BudgetExceeded, ParameterError
 from ..integrators.choice import (FIXED_STEP, GA_RTOL, build_integrator, check_method,
                                   check_times)
 from ..integrators.ivp import fd_jacobian
-from ..stepping import Progress, Stepper, output_times, run
+from ..stepping import Progress, Stepper, output_times, partial_result, run
 from .. import inputs
 from . import chain_ga
 from . import equations as mdl
@@ -39,6 +40,8 @@ FORMS = ("virtual_power", "lagrange", "without_mdot")
 #: keeps the Python iteration everywhere (tests compare the two).
 COMPILED_STEP = True
 
+
+@watched
 def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=None,
                        elastic_rates0=None, torque=None, joint_motion=None, drive_input=None,
                        dt_out=None, t0=0.0, method="generalized_alpha", rtol=None,
@@ -83,14 +86,22 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
     solver = compiled_step(sim, torque) if method == "generalized_alpha" else None
     ode, settings = build_integrator(sim, t0, t_end, x0, dt_out, method, rtol, atol,
                                      max_step, max_nfev, step, rho_inf, family, solver)
-    rec = run(ReferenceStepper(sim, ode), t_out, max_deflection_ratio=max_deflection_ratio,
-              progress=Progress(t_end, "reference", progress), max_wall_time=max_wall_time)
-    res = sim.result(rec.t, rec["x"], n_samples)
-    res.info.update(engine="reference", method=method, form=form, **settings,
-                    **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4))
-    if solver is not None:
-        res.info["newton_matrix"] = solver.matrix
-    return res
+
+    def result(rec):
+        res = sim.result(rec.t, rec["x"], n_samples)
+        res.info.update(engine="reference", method=method, form=form, **settings,
+                        **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4))
+        if solver is not None:
+            res.info["newton_matrix"] = solver.matrix
+        return res
+
+    try:
+        rec = run(ReferenceStepper(sim, ode), t_out, max_deflection_ratio=max_deflection_ratio,
+                  progress=Progress(t_end, "reference", progress), max_wall_time=max_wall_time)
+    except BudgetExceeded as exc:        # what was computed, marked partial
+        exc.partial = partial_result(exc, result)
+        raise
+    return result(rec)
 
 
 def _inputs_in_loop(torque, drive_input, method, step, max_step):

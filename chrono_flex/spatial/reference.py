@@ -16,11 +16,11 @@ import numpy as np
 from .. import _checks as ck
 from .._callbacks import call_vector
 from ..drive.coupling import JointDrives
-from ..errors import ParameterError
+from ..errors import BudgetExceeded, ParameterError
 from ..integrators.choice import DEFAULT_METHOD, build_integrator, check_method, check_times
 from ..integrators.ivp import fd_jacobian
 from ..planar.reference import ReferenceStepper
-from ..stepping import Progress, output_times, run
+from ..stepping import Progress, output_times, partial_result, run
 from . import equations as mdl
 from .post import deflection_ratio, spatial_result
 
@@ -59,16 +59,24 @@ def simulate_reference(arm, t_end, q0=None, qd0=None, torque=None, joint_motion=
     t_wall = time.perf_counter()
     ode, settings = build_integrator(sim, t0, t_end, x0, dt_out, method, rtol, atol,
                                      max_step, max_nfev, step, rho_inf, family)
-    rec = run(ReferenceStepper(sim, ode), output_times(t0, t_end, dt_out),
-              max_deflection_ratio=max_deflection_ratio,
-              progress=Progress(t_end, "reference", progress), max_wall_time=max_wall_time)
-    X = rec["x"]
-    Q, QD, torques, w_in, w_diss = sim.samples(rec.t, X)
-    res = spatial_result(arm, rec.t, Q, QD, torques.reshape(rec.t.size, arm.n_joints),
-                         w_in, w_diss, n_samples, extra=sim.extra(X))
-    res.info.update(engine="reference", method=method, form="virtual_power", **settings,
-                    **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4))
-    return res
+
+    def result(rec):
+        X = rec["x"]
+        Q, QD, torques, w_in, w_diss = sim.samples(rec.t, X)
+        res = spatial_result(arm, rec.t, Q, QD, torques.reshape(rec.t.size, arm.n_joints),
+                             w_in, w_diss, n_samples, extra=sim.extra(X))
+        res.info.update(engine="reference", method=method, form="virtual_power", **settings,
+                        **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4))
+        return res
+
+    try:
+        rec = run(ReferenceStepper(sim, ode), output_times(t0, t_end, dt_out),
+                  max_deflection_ratio=max_deflection_ratio,
+                  progress=Progress(t_end, "reference", progress), max_wall_time=max_wall_time)
+    except BudgetExceeded as exc:        # what was computed, marked partial
+        exc.partial = partial_result(exc, result)
+        raise
+    return result(rec)
 
 
 def _atol(n2, n):

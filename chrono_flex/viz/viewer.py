@@ -92,7 +92,12 @@ class ViewSeries:
             path = os.path.join(os.path.dirname(os.fspath(pvd)), name)
             if not os.path.isfile(path):
                 raise ParameterError("source", os.fspath(pvd), f"names {name!r}, which is missing")
-            grid = pv.read(path)
+            try:
+                grid = pv.read(path)
+            except Exception as exc:  # noqa: BLE001 - VTK's reader: any fault, named
+                raise ParameterError("source", path, f"(named by {os.path.basename(pvd)}) "
+                                     f"is not a readable VTK file ({type(exc).__name__}: "
+                                     f"{exc})") from None
             if "deflection" not in grid.point_data:
                 raise ParameterError("source", path, "has no point data 'deflection' (not "
                                                      "a series written by chrono_flex)")
