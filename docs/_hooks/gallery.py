@@ -73,8 +73,8 @@ def run_example(stem, path):
         shutil.rmtree(old, ignore_errors=True)
     scratch = pathlib.Path(tempfile.mkdtemp(prefix=f"gallery-{stem}-"))
     # this checkout's package, whatever else is installed: the site documents this source
-    path = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
-    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=path)
+    pythonpath = os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")]))
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONPATH=pythonpath)
     try:
         proc = subprocess.run([sys.executable, str(path), str(scratch)], cwd=scratch, env=env,
                               capture_output=True, text=True, timeout=600)
