@@ -6,6 +6,7 @@ physics into a Chrono system. See README.md.
 """
 
 from . import _compat
+from ._version import __version__
 from .errors import ChronoFlexError, ParameterError, PyChronoUnavailable, SimulationError
 from .planar.params import Link, Payload, Plane, PrismaticJoint, RevoluteJoint
 from .result import Energy, Result, plot
@@ -14,7 +15,6 @@ from .spatial.arm import SpatialArm
 from .planar.shapes import clamped_free_frequencies, clamped_free_roots
 from .linear import LinearModel
 
-__version__ = "0.2.0"
 
 _compat.install()
 

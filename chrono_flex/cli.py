@@ -28,6 +28,7 @@ import warnings
 
 from . import _checks as ck
 from ._files import check_output_dir, check_output_file
+from ._version import __version__
 from .errors import ChronoFlexError, ParameterError
 
 
@@ -584,6 +585,8 @@ def _add_quiet(parser):
 def build_parser():
     p = argparse.ArgumentParser(prog="chrono-flex",
                                 description=__doc__.split("\n")[0].replace("``", ""))
+    p.add_argument("--version", action="version", version=f"chrono-flex {__version__}",
+                   help="print the version of chrono_flex and exit")
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("cases", help="list the named scenarios").set_defaults(fn=cmd_cases)
     r = sub.add_parser("run", help="run a scenario, write trajectory (CSV, NPZ) and plots")

@@ -17,7 +17,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "chrono_flex"
 LAYERS = [
     ("chrono_flex._checks", 0), ("chrono_flex.errors", 0), ("chrono_flex._compat", 0),
     ("chrono_flex._callbacks", 0), ("chrono_flex._files", 0), ("chrono_flex._aliases", 0),
-    ("chrono_flex._interrupts", 0),
+    ("chrono_flex._version", 0), ("chrono_flex._interrupts", 0),
     ("chrono_flex.planar.params", 1), ("chrono_flex.planar.shapes", 1),
     ("chrono_flex.planar.kinematics", 1), ("chrono_flex.drive", 1), ("chrono_flex.inputs", 1), ("chrono_flex.linear", 1),
     ("chrono_flex.spatial.params", 1), ("chrono_flex.spatial.elements", 1),
