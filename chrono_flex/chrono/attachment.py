@@ -497,6 +497,10 @@ class Welds:
         """Lengths of the links a body can be welded to, in the order of ``link``."""
         return [lk.length for lk in self.arm.links]
 
+    def _contact_link(self, link):
+        """(shape basis, link parameters) of a link, for its contact stations."""
+        return self.model.bases[link], self.arm.links[link]
+
     def _station_shapes(self, link, s):
         """The shape values at abscissa s of a link that the weld's ``station`` takes."""
         return self.model.bases[link].values(np.array([float(s)]))[:2]

@@ -146,6 +146,16 @@ def station_spans(stations, length, reach):
     return np.column_stack([np.maximum(lo, 0.0), np.minimum(hi, length)])
 
 
+def _link_mass(lk):
+    """A link's mass, kg (planar ``Link.mass``; a spatial link: mean rho_A times L)."""
+    mass = getattr(lk, "mass", None)
+    if mass is None:
+        nodes = np.asarray(lk.nodes, dtype=float)
+        mass = sum(lk.element_average("rho_A", a, c) * (c - a)
+                   for a, c in zip(nodes[:-1], nodes[1:]))
+    return float(mass)
+
+
 #: Collision envelope and safe margin of the station boxes, relative to the thickness
 #: (Chrono's defaults, 3 cm and 1 cm, would swallow a thin section).
 ENVELOPE_FRACTION = 0.5
@@ -173,7 +183,7 @@ def element_contact(owner, material, thickness, stations=None, link=-1,
         raise ParameterError("link", link, f"must index one of the {n_links} links")
     k = int(link) % n_links
     L = lengths[k]
-    b = owner.model.bases[k]
+    b, lk = owner._contact_link(k)
     n_el = len(b.elements) if getattr(b, "elements", None) else 1
     le = L / n_el
     thickness = check_size("thickness", thickness, le, "section thickness")
@@ -187,8 +197,7 @@ def element_contact(owner, material, thickness, stations=None, link=-1,
         raise ParameterError("stations", stations.tolist(),
                              f"must be increasing arc lengths in [0, {L:g}] m")
     spans = station_spans(stations, L, 0.5 * le)
-    lk = owner.arm.links[k]
-    mass = STATION_MASS_FRACTION * lk.mass / len(stations)
+    mass = STATION_MASS_FRACTION * _link_mass(lk) / len(stations)
     bodies, welds, kw = [], [], {}
     if stiffness_ratio is not None:
         kw["stiffness_ratio"] = stiffness_ratio

@@ -115,6 +115,10 @@ class SpatialFlexibleLink(FlexibleLink):
     def _link_lengths(self):
         return [self.model.bases[i].length for i in self.model.links]
 
+    def _contact_link(self, link):
+        i = self.model.links[link]
+        return self.model.bases[i], self.model.bodies[i]
+
     def _station_shapes(self, link, s):
         return sfl.station_shapes(self.model, link, s)
 

@@ -127,3 +127,22 @@ def test_smc_contact_on_the_beams_gives_the_reaction_of_a_support_in_series():
     assert abs(r["R"] - r["R_rigid"]) / r["R_rigid"] > 2e-3
     assert r["R"] == pytest.approx(r["R_pred"], rel=1e-4)
     assert r["tip"] == pytest.approx(r["tip_pred"], rel=1e-4)
+
+
+def test_the_spatial_element_rests_on_the_support_with_three_eighths_qL():
+    from chrono_flex.chrono.spatial_element import SpatialFlexibleLink
+    from chrono_flex.spatial.arm import SpatialArm
+    from chrono_flex.spatial.params import FixedJoint, SpatialLink
+
+    chrono, system, mat = C._system("nsc")
+    link = SpatialLink(C.L, C.N_EL, EI_y=C.EI, EI_z=C.EI, GJ=10.0, rho_A=C.RHO_A,
+                       rho_Ip=1e-3)
+    fl = SpatialFlexibleLink(system, SpatialArm([link], [FixedJoint()],
+                                                gravity=np.array([0.0, -C.G, 0.0])))
+    ct = fl.enable_contact(mat, 2 * C.RADIUS, stations=[C.L], shape="sphere")
+    C.support(chrono, system, mat, C.L, -C.RADIUS)
+    scenes.settle(system, C.NSC_STEP, C.NSC_STEPS)
+    R = 3 * C.RHO_A * C.G * C.L / 8
+    # the planar case's tolerance (nodally exact mesh, ADMM, weld, settling)
+    assert ct.forces()[0, 1] == pytest.approx(R, rel=2e-5)
+    assert abs(ct.bodies[0].GetPos().y) < 1e-6
