@@ -114,6 +114,58 @@ def run(system, h, t_end, read):
     return np.array(out)
 
 
+def contact_system(method, gravity, k_contact=2e4, g_contact=0.0, smc_timestepper="hht"):
+    """(chrono, system, material) for contact scenes (docs/chrono.md §13), frictionless
+    (a roller), Bullet collision. ``method`` "nsc": ``ChSystemNSC``, linearised implicit
+    Euler with ADMM around a sparse LU (tolerances 1e-10, 300 iterations). "smc":
+    ``ChSystemSMC`` with Hooke contact of stiffness ``k_contact`` (N/m) and normal
+    damping ``g_contact`` per unit effective mass (1/s), no tangential stiffness,
+    :func:`configure_system` with ``smc_timestepper`` and the contact's Jacobian in the
+    implicit step."""
+    chrono = require_pychrono()
+    if method == "nsc":
+        system = chrono.ChSystemNSC()
+        solver = chrono.ChSolverADMM(chrono.ChSolverSparseLU())
+        solver.SetMaxIterations(300)
+        solver.SetToleranceDual(1e-10)
+        solver.SetTolerancePrimal(1e-10)
+        system.SetSolver(solver)
+        system.SetTimestepperType(chrono.ChTimestepper.Type_EULER_IMPLICIT_LINEARIZED)
+        mat = chrono.ChContactMaterialNSC()
+    elif method == "smc":
+        system = chrono.ChSystemSMC()
+        configure_system(system, timestepper=smc_timestepper)
+        system.SetContactForceModel(chrono.ChSystemSMC.Hooke)
+        system.UseMaterialProperties(False)
+        system.SetContactStiff(True)
+        mat = chrono.ChContactMaterialSMC()
+        mat.SetKn(float(k_contact))
+        mat.SetKt(0.0)
+        mat.SetGn(float(g_contact))
+        mat.SetGt(0.0)
+    else:
+        raise ParameterError("method", method, "must be 'nsc' or 'smc'")
+    mat.SetFriction(0.0)
+    system.SetGravitationalAcceleration(chrono.ChVector3d(*(float(v) for v in gravity)))
+    system.SetCollisionSystemType(chrono.ChCollisionSystem.Type_BULLET)
+    return chrono, system, mat
+
+
+def support_box(system, material, x, top, size, envelope, margin):
+    """A fixed cube of side ``size`` (m) whose top face is at y = ``top``, centred under
+    x = ``x``, with the collision ``envelope`` and safe ``margin`` given (m)."""
+    chrono = require_pychrono()
+    body = chrono.ChBody()
+    body.SetFixed(True)
+    body.SetPos(chrono.ChVector3d(float(x), float(top) - 0.5 * size, 0.0))
+    body.AddCollisionShape(chrono.ChCollisionShapeBox(material, size, size, size))
+    body.GetCollisionModel().SetEnvelope(float(envelope))
+    body.GetCollisionModel().SetSafeMargin(float(margin))
+    body.EnableCollision(True)
+    system.Add(body)
+    return body
+
+
 def spin_up_motion(t, omega, duration):
     """Crank angle, rate and acceleration (rad, rad/s, rad/s^2) of a smooth start from rest
     to the constant rate ``omega`` over ``duration`` s.
@@ -319,6 +371,7 @@ class SliderCrank:
                 angle, self.energy(), self.motor.GetMotorTorque() * rate]
 
 
-__all__ = ["ALIASES", "FORMULATIONS", "SliderCrank", "clamped_link", "flexible_link",
+__all__ = ["ALIASES", "FORMULATIONS", "SliderCrank", "clamped_link", "contact_system",
+           "flexible_link", "support_box",
            "free_body", "new_system", "pin_to_ground", "run", "settle", "spin_up_motion",
            "world_force"]

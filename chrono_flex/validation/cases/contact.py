@@ -43,49 +43,19 @@ SMC_TIMESTEPPER = "hht"
 
 
 def _system(method):
-    import pychrono.core as chrono
+    from chrono_flex.chrono import scenes
 
-    from chrono_flex.chrono.system import configure_system
-
-    if method == "nsc":
-        system = chrono.ChSystemNSC()
-        solver = chrono.ChSolverADMM(chrono.ChSolverSparseLU())
-        solver.SetMaxIterations(300)
-        solver.SetToleranceDual(1e-10)
-        solver.SetTolerancePrimal(1e-10)
-        system.SetSolver(solver)
-        system.SetTimestepperType(chrono.ChTimestepper.Type_EULER_IMPLICIT_LINEARIZED)
-        mat = chrono.ChContactMaterialNSC()
-    else:
-        system = chrono.ChSystemSMC()
-        configure_system(system, timestepper=SMC_TIMESTEPPER)
-        system.SetContactForceModel(chrono.ChSystemSMC.Hooke)
-        system.UseMaterialProperties(False)
-        system.SetContactStiff(True)
-        mat = chrono.ChContactMaterialSMC()
-        mat.SetKn(K_CONTACT)
-        mat.SetKt(0.0)
-        mat.SetGn(G_CONTACT)
-        mat.SetGt(0.0)
-    mat.SetFriction(0.0)     # a roller: no axial force at the tip
-    system.SetGravitationalAcceleration(chrono.ChVector3d(0, -G, 0))
-    system.SetCollisionSystemType(chrono.ChCollisionSystem.Type_BULLET)
-    return chrono, system, mat
+    return scenes.contact_system(method, (0.0, -G, 0.0), K_CONTACT, G_CONTACT,
+                                 SMC_TIMESTEPPER)
 
 
 def support(chrono, system, mat, x, top):
     """A fixed box (SUPPORT_SIZE a side) whose top face is at y = ``top``, centred under
     x = ``x``: a sphere at x rests on the face at x."""
-    body = chrono.ChBody()
-    body.SetFixed(True)
-    body.SetPos(chrono.ChVector3d(x, top - 0.5 * SUPPORT_SIZE, 0.0))
-    body.AddCollisionShape(chrono.ChCollisionShapeBox(mat, SUPPORT_SIZE, SUPPORT_SIZE,
-                                                      SUPPORT_SIZE))
-    body.GetCollisionModel().SetEnvelope(0.5 * RADIUS)
-    body.GetCollisionModel().SetSafeMargin(0.2 * RADIUS)
-    body.EnableCollision(True)
-    system.Add(body)
-    return body
+    from chrono_flex.chrono import scenes
+
+    return scenes.support_box(system, mat, x, top, SUPPORT_SIZE, 0.5 * RADIUS,
+                              0.2 * RADIUS)
 
 
 @functools.lru_cache(maxsize=None)
