@@ -220,3 +220,59 @@ def screw_tree(ctx):
     rows.append(f"serial planar chains {', '.join(CHAINS)} as trees vs the chain recursion: "
                 f"{e_chain:.2e}")
     return Outcome(max(worst, e_chain), details=rows)
+
+
+# -- [L]'s four-joint robot: rigid vs weak-coupling flexible vs exact joint torques ---------
+LIN_T, LIN_END = 1.0, 1.5
+LIN_STROKE = (1.2, -1.5, 1.0, -0.8)          # rad, joints 1-4, rest to rest in LIN_T
+
+
+def lin_robot(EI_upper=2.0e4):
+    """A four-joint planar arm in the horizontal plane (SCARA-like: four parallel vertical
+    joint axes, no gravity) with one slender flexible link, the parameters of
+    docs/screw-recursion.md §5 ([L]'s own robot data are in a reference not at hand):
+    upper arm 0.4 m (EI = ``EI_upper``, 2 kg/m), flexible forearm 0.8 m (EI = 80 N m^2,
+    0.6 kg/m, 2 clamped-free modes as in [L]), wrist links 0.15 m and 0.1 m
+    (EI = 500 N m^2, 0.5 kg/m), hubs at the joints, a 0.3 kg payload. The stiff links carry
+    one mode each and stiffness-proportional damping beta = 2 ms, the forearm 1 ms."""
+    import chrono_flex as cf
+
+    stiff = dict(basis="modes", n_modes=1, damping_beta=2e-3)
+    links = [cf.Link(0.4, EI=EI_upper, rho_A=2.0, **stiff),
+             cf.Link(0.8, EI=80.0, rho_A=0.6, basis="modes", n_modes=2, damping_beta=1e-3),
+             cf.Link(0.15, EI=500.0, rho_A=0.5, **stiff),
+             cf.Link(0.1, EI=500.0, rho_A=0.5, **stiff)]
+    joints = [cf.RevoluteJoint(hub_inertia=0.05), cf.RevoluteJoint(hub_mass=1.0, hub_inertia=2e-3),
+              cf.RevoluteJoint(hub_mass=0.4, hub_inertia=5e-4),
+              cf.RevoluteJoint(hub_mass=0.2, hub_inertia=2e-4)]
+    return cf.PlanarArm(links, joints, payload=cf.Payload(0.3, 1e-3))
+
+
+def lin_motion(t):
+    """Cycloidal rest-to-rest move of all four joints by LIN_STROKE in LIN_T (zero rate and
+    acceleration at both ends): (theta, theta_dot, theta_ddot)(t)."""
+    s, w = np.array(LIN_STROKE), 2 * math.pi / LIN_T
+    if t >= LIN_T:
+        return s.copy(), 0 * s, 0 * s
+    t = max(t, 0.0)
+    return (s * (t / LIN_T - math.sin(w * t) / (2 * math.pi)), s * (1 - math.cos(w * t)) / LIN_T,
+            s * w * math.sin(w * t) / LIN_T)
+
+
+def lin_robot_run(EI_upper=2.0e4, t_end=LIN_END, dt_out=0.002, rtol=1e-8):
+    """Exact mixed problem (PlanarArm.simulate with the joints prescribed), [L]'s weak
+    coupling and its rigid step 1 on :func:`lin_robot`; errors over the move t <= LIN_T.
+    Returns dict(exact, weak, order (screw.weak_coupling_order), ratio (per joint:
+    max |tau_weak - tau_exact| / max |tau_rigid - tau_exact|), err_weak, err_rigid)."""
+    from chrono_flex.formulations import screw as sc
+
+    arm = lin_robot(EI_upper)
+    exact = arm.simulate(t_end, joint_motion=lin_motion, dt_out=dt_out, method="Radau",
+                         rtol=rtol * 0.1, progress=False)
+    weak = sc.weak_coupling(arm, lin_motion, t_end, dt_out=dt_out, rtol=rtol, atol=rtol * 1e-2)
+    move = exact.t <= LIN_T + 1e-12
+    e_w = np.max(np.abs(weak.joint_torque - exact.joint_torque)[move], axis=0)
+    e_r = np.max(np.abs(weak.joint_torque_rigid - exact.joint_torque)[move], axis=0)
+    order = sc.weak_coupling_order(arm, lin_motion, LIN_T, link=1)
+    return dict(arm=arm, exact=exact, weak=weak, order=order, ratio=e_w / e_r,
+                err_weak=e_w, err_rigid=e_r, move=move)
