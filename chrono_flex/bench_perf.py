@@ -121,7 +121,7 @@ def gravity_pendulum(t_end=2.0, n_elements=16):
     return Problem("P2", "gravity pendulum released at -80 deg, geometric stiffening",
                    lambda n: PlanarArm([scenarios.kozlowski_link(n)], gravity=True,
                                        geometric_stiffening=True),
-                   t_end, n_elements, dict(joint_angles0=[angle0]),
+                   t_end, n_elements, dict(q0=[angle0]),
                    ("angle", "deflection"), {"angle": 1e-3, "deflection": 0.01}, angle0, None)
 
 
@@ -545,7 +545,7 @@ def _single_link(t_end):
 def _double_pendulum(t_end):
     """[K]'s double pendulum with 4 + 4 elements, released at (-90, 5) deg under gravity."""
     arm = PlanarArm([scenarios.kozlowski_link(4), scenarios.kozlowski_link(4)], gravity=True)
-    return arm, dict(t_end=t_end, joint_angles0=[math.radians(-90.0), math.radians(5.0)],
+    return arm, dict(t_end=t_end, q0=[math.radians(-90.0), math.radians(5.0)],
                      dt_out=0.01)
 
 

@@ -38,7 +38,7 @@ import numpy as np
 from ..planar import floating
 from ..planar import equations as mdl
 from .. import _checks as ck
-from .._callbacks import call_vector
+from .._callbacks import call_vector, held, is_sampled, takes_state
 from ..errors import ParameterError, SimulationError
 from ..planar.params import Plane
 from ._detect import require_pychrono
@@ -109,7 +109,10 @@ class FlexibleLink(Welds):
         self._torque_fn, self._torque_functions = None, None
         if torque is not None:
             if callable(torque):
-                self._torque_fn = torque
+                if callable(getattr(torque, "reset", None)):
+                    torque.reset()          # a controller starts afresh
+                # a sampled controller (chrono_flex.control): once per period, held
+                self._torque_fn = held(torque) if is_sampled(torque) else torque
             else:
                 funcs = list(torque)
                 if len(funcs) != arm.n_joints:
@@ -283,7 +286,8 @@ class FlexibleLink(Welds):
            angles and speeds, LuGre bristle states, ...);
         2. ``actuator.initial_state(theta, omega)`` -> z0 (n_states,);
         3. ``actuator.rates(t, z, theta, omega, u)`` -> (dz/dt (n_states,), torque on the
-           joint), a pure function of its arguments; ``u = drive_input(t)`` (default 0).
+           joint), a pure function of its arguments; ``u = drive_input(t)`` or
+           ``drive_input(t, q, qd)`` (the arm's state, as a torque reads it; default 0).
 
         Each state z_i rides on the speed of one extra ``ChShaft`` of unit inertia, its
         "force" being dz_i/dt, so Chrono integrates dz/dt = rates implicitly together
@@ -315,7 +319,7 @@ class FlexibleLink(Welds):
             sh.SetPosDt(float(z))
             self.system.Add(sh)
             shafts.append(sh)
-        self.actuators.append((int(joint), actuator, drive_input, shafts))
+        self.actuators.append((int(joint), actuator, _state_input(drive_input), shafts))
         self._build_load()
         self.initialize_accelerations()
 
@@ -374,7 +378,7 @@ class FlexibleLink(Welds):
         for joint, act, u_fn, shafts in self.actuators:
             k = arm.joint_index[joint]
             zi = z[i:i + len(shafts)]
-            u = 0.0 if u_fn is None else u_fn(t)
+            u = 0.0 if u_fn is None else u_fn(t, q, qd)
             dz, tau_j = act.rates(t, zi, q[k], qd[k], u)
             Q[k] += tau_j
             rates.append(np.atleast_1d(np.asarray(dz, dtype=float)))
@@ -757,5 +761,18 @@ def __getattr__(name):
     from .._compat import moved_attribute
 
     return moved_attribute(__name__, name)
+
+
+def _state_input(fn):
+    """An actuator's input as a function of (t, q, qd): u(t) or u(t, q, qd) as its
+    signature says (:func:`chrono_flex._callbacks.takes_state`), a sampled controller
+    held between its samples; None stays None."""
+    if fn is None:
+        return None
+    if callable(getattr(fn, "reset", None)):
+        fn.reset()
+    reads = takes_state("drive_input", fn, 2)
+    f = held(fn) if is_sampled(fn) else fn
+    return (lambda t, q, qd: f(t, q, qd)) if reads else (lambda t, q, qd: f(t))
 
 __all__ = ["FlexibleLink"]

@@ -167,6 +167,7 @@ class GearDrive:
 
     n_states = 4
     state_names = STATE_NAMES
+    state_units = ("A", "rad", "rad/s", "rad")
 
     def __init__(self, params):
         if not isinstance(params, DriveParams):

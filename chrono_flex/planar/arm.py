@@ -1,7 +1,7 @@
 """PlanarArm: the public face of the reference engine (numpy/scipy).
 
     arm = PlanarArm(links=[Link(...)], joints=[RevoluteJoint()], payload=Payload(...))
-    res = arm.simulate(t_end=2.0, joint_angles0=[0.0], torque=lambda t, q, qd: [0.1])
+    res = arm.simulate(t_end=2.0, q0=[0.0], torque=lambda t, q, qd: [0.1])
 
 Forward dynamics integrates M(q) q_dd = Q - h + Q_g - K q - D q_d (module
 :mod:`chrono_flex.planar.equations`) with a stiff implicit method by default; the mixed problem
@@ -12,14 +12,23 @@ inverse dynamics, linearised natural frequencies and the energy bookkeeping sit 
 import numpy as np
 
 from .. import _checks as ck
+from .._aliases import canonical, initial_coordinates
+from ..drive.coupling import check_drive
+from ..integrators.choice import DEFAULT_METHOD
 from . import equations as mdl
 from .assembly import ExtendedAssembly
-from .description import arm_arguments, arm_to_dict, run_settings
+from .description import ARM_DEFAULTS, arm_arguments, arm_to_dict, run_settings
+from .model_file import read_model, write_model
 from .modes import eigenmodes, natural_modes
 from ..errors import ParameterError, SimulationError
 from .reference import FORMS, simulate_reference
 from .statics import check_equilibrium, static_equilibrium
 from .params import Link, Payload, Plane, PrismaticJoint, RevoluteJoint, gravity_magnitude
+from .post import deflection_ratio
+
+#: Largest tip deflection / link length a static solution may have: the runs' guard
+#: (``max_deflection_ratio`` default) on the small-deformation model.
+MAX_STATIC_DEFLECTION = 0.5
 
 
 
@@ -39,6 +48,9 @@ class PlanarArm:
         drives: {joint number (0-based): drive} with drive objects of
             :mod:`chrono_flex.drive` (their output inertia joins the joint's hub).
     """
+
+    #: The top-level keys of the arm's description (:meth:`to_dict`, model files).
+    model_keys = ("links", "version") + tuple(ARM_DEFAULTS)
 
     def __init__(self, links, joints=None, payload=None, hub_inertia=0.0, gravity=0.0,
                  geometric_stiffening=False, plane=None, drives=None):
@@ -69,9 +81,7 @@ class PlanarArm:
                 raise ParameterError("drives", j, f"keys must be joint numbers 0..{len(joints) - 1}")
             if joints[j].kind != "revolute":
                 raise ParameterError("drives", j, "a gear drive needs a revolute joint")
-            for attr in ("rates", "n_states", "initial_state", "output_inertia"):
-                if not hasattr(d, attr):
-                    raise ParameterError(f"drives[{j}]", d, f"has no `{attr}` (not a drive)")
+            check_drive(j, d)
         self._joints_given = tuple(joints)
         # the drive's output inertia J2 turns with the joint hub
         joints = [RevoluteJoint(jt.hub_inertia + self.drives[k].output_inertia, jt.hub_mass,
@@ -105,8 +115,6 @@ class PlanarArm:
         """The arm of a model file (TOML, docs/model-files.md; its inputs and simulation
         settings are read by :func:`chrono_flex.planar.model_file.read_model`). Errors
         name the file, the key and its line."""
-        from .model_file import read_model
-
         return read_model(path).arm
 
     def to_file(self, path, inputs=None, simulation=None, description=None):
@@ -114,8 +122,6 @@ class PlanarArm:
         ({"torque" | "joint_motion" | "drive_input": a profile of
         :mod:`chrono_flex.inputs`}) and ``simulation`` (simulate's settings) when given,
         so that ``chrono-flex run path`` runs it; return ``path``."""
-        from .model_file import write_model
-
         return write_model(path, self, inputs, simulation, description)
 
     # -- sizes and coordinates ----------------------------------------------------------
@@ -311,25 +317,48 @@ class PlanarArm:
                 qp = q.copy()
                 qp[k] += h
                 Jr[:, c] = (residual(qp) - r) / h
-            dx = np.linalg.solve(Jr, -r)
+            try:
+                dx = np.linalg.solve(Jr, -r)
+            except np.linalg.LinAlgError:
+                dx = np.full(ei.size, np.nan)
+            if not np.all(np.isfinite(dx)):
+                why = "Newton's iteration diverged"
+                break
             q[ei] += dx
             if np.max(np.abs(dx)) <= 1e-13 * max(1.0, np.max(np.abs(q[ei]))):
-                return q
-        raise SimulationError("static equilibrium did not converge in 50 Newton steps")
+                ratio = deflection_ratio(self, q)
+                if ratio <= MAX_STATIC_DEFLECTION:
+                    return q
+                why = (f"deflects a link tip by {ratio:.3g} of its length, beyond the "
+                       f"small-deformation model's {MAX_STATIC_DEFLECTION}")
+                break
+        else:
+            why = "no convergence in 50 Newton steps"
+        raise ParameterError("tip_force", tuple(F.tolist()),
+                             f"(with tip_moment = {Mz:g}) gives no static equilibrium "
+                             f"within the small-deformation model ({why}; a load too "
+                             "large for the links' stiffness?)")
 
     # -- simulation ---------------------------------------------------------------------
-    def simulate(self, t_end, joint_angles0=None, joint_rates0=None, elastic0=None,
-                 elastic_rates0=None, torque=None, joint_motion=None, drive_input=None,
-                 dt_out=None, t0=0.0, method="generalized_alpha", rtol=None, atol=None,
-                 form="virtual_power", max_step=np.inf, max_nfev=None,
-                 max_deflection_ratio=0.5, n_samples=21, progress=None,
-                 max_wall_time=None, step=None, rho_inf=0.8, family="chung-hulbert"):
+    def simulate(self, t_end, q0=None, qd0=None, torque=None, joint_motion=None,
+                 drive_input=None, dt_out=None, t0=0.0, method=DEFAULT_METHOD, rtol=None,
+                 atol=None, max_step=np.inf, max_nfev=None, max_deflection_ratio=0.5,
+                 n_samples=21, progress=None, max_wall_time=None, step=None, rho_inf=0.8,
+                 family="chung-hulbert", elastic0=None, elastic_rates0=None,
+                 form="virtual_power", **old_names):
         """Simulate the arm from t0 to t_end; returns a :class:`Result`.
+
+        The keywords are those of every ``simulate`` (:mod:`chrono_flex._aliases`; the
+        old names ``joint_angles0`` and ``joint_rates0`` still work, with a
+        DeprecationWarning).
 
         Args:
             t_end: end time, s.
-            joint_angles0, joint_rates0: initial joint coordinates/rates (nj,).
-            elastic0, elastic_rates0: initial elastic coordinates/rates.
+            q0, qd0: initial coordinates and rates: all of them (nq,), or the joints'
+                alone (nj,) with the elastic ones from ``elastic0``, ``elastic_rates0``
+                (default zero).
+            elastic0, elastic_rates0: initial elastic coordinates/rates (with q0, qd0
+                of the joints alone).
             torque: callable(t, q, qd) -> (nj,) joint torques (N m) or forces (N), or None.
             joint_motion: callable(t) -> (theta, theta_d, theta_dd), each (nj,): the
                 mixed problem (joints prescribed, elastic coordinates integrated, joint
@@ -376,10 +405,18 @@ class PlanarArm:
                 rewritten in place on a terminal, a line every 5 s in a log).
         """
         arguments = dict(locals())          # the arguments: no other name is bound yet
-        del arguments["self"]
-        res = simulate_reference(self, t_end, joint_angles0=joint_angles0,
-                                 joint_rates0=joint_rates0, elastic0=elastic0,
-                                 elastic_rates0=elastic_rates0, torque=torque,
+        del arguments["self"], arguments["old_names"]
+        named = canonical(dict(q0=q0, qd0=qd0, **old_names), "PlanarArm.simulate",
+                          ("joint_angles0", "joint_rates0"))
+        q0, qd0 = named.pop("q0"), named.pop("qd0")
+        if named:
+            raise TypeError(f"PlanarArm.simulate() got an unexpected keyword argument "
+                            f"{next(iter(named))!r}")
+        arguments.update(q0=q0, qd0=qd0)
+        q0, qd0 = initial_coordinates(self, q0, qd0, elastic0, elastic_rates0)
+        ji, ei = self.joint_index, self.elastic_index
+        res = simulate_reference(self, t_end, joint_angles0=q0[ji], joint_rates0=qd0[ji],
+                                 elastic0=q0[ei], elastic_rates0=qd0[ei], torque=torque,
                                  joint_motion=joint_motion, drive_input=drive_input,
                                  dt_out=dt_out, t0=t0, method=method, rtol=rtol, atol=atol,
                                  form=form, max_step=max_step, max_nfev=max_nfev,
