@@ -281,6 +281,13 @@ class _Imported(Profile):
             return f"function `{attr}` of the file {os.path.abspath(path)}"
         return f"function `{attr}` of the Python module {module_name!r}"
 
+    def trusted(self, directory):
+        """Whether the code may run without an explicit opt-in: a file directly in
+        ``directory`` (beside a model file), or a module of this package itself
+        (``chrono_flex.``..., already imported code: the shipped cases' inputs)."""
+        module_name = str(self.spec).rpartition(":")[0]
+        return module_name.startswith("chrono_flex.") or self.beside(directory)
+
     def beside(self, directory):
         """Whether the code is a file directly in ``directory`` (beside a model file)."""
         module_name = str(self.spec).rpartition(":")[0]

@@ -304,7 +304,7 @@ class Result:
     @classmethod
     def _read_npz(cls, path, info):
         with np.load(path, allow_pickle=False) as d:
-            for k in ("t", "plane"):
+            for k in ("t",):                 # a spatial result has no plane
                 if k not in d:
                     raise _NotResult(f"it has no `{k}` array (a foreign NPZ file?)")
             get = lambda k: d[f"array_{k}"] if f"array_{k}" in d else None  # noqa: E731

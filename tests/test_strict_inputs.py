@@ -47,8 +47,8 @@ def test_text_and_booleans_are_not_numbers(build, name, value):
     assert_names(e.value, name, value)
 
 
-@pytest.mark.parametrize("kw,name", [(dict(joint_angles0="0"), "joint_angles0"),
-                                     (dict(joint_rates0=[True]), "joint_rates0"),
+@pytest.mark.parametrize("kw,name", [(dict(q0="0"), "q0"),
+                                     (dict(qd0=[True]), "qd0"),
                                      (dict(t_end="1"), "t_end")])
 def test_simulate_refuses_text_and_booleans(arm, kw, name):
     args = dict(t_end=0.01)

@@ -100,13 +100,14 @@ class ModelFile:
 
     def loaded_inputs(self, allow_code=False):
         """The inputs, with the code they name imported: code in a file beside the model
-        file always, other code (a module, a file elsewhere) only with ``allow_code``;
+        file or in this package's own modules always, other code (a module, a file
+        elsewhere) only with ``allow_code``;
         else a ModelFileError naming the input and what it would run."""
         here = os.path.dirname(os.path.abspath(self.path))
         for k, p in self.inputs.items():
             if not hasattr(p, "load"):
                 continue
-            if not (allow_code or p.beside(here)):
+            if not (allow_code or p.trusted(here)):
                 raise self.error(f"inputs.{k}", p.spec, f"would run the {p.code()}, which is "
                                  "not beside the model file: allow it with --allow-code "
                                  "(allow_code=True in Python) if you trust it")

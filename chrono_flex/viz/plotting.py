@@ -38,7 +38,6 @@ import numpy as np
 
 from .._files import atomic_path
 from ..errors import ParameterError
-from ..result import Result
 
 #: A balance error below this fraction of the largest energy exchanged is round-off.
 #: The energies are sums of a few hundred products of order-one terms per step, each
@@ -137,7 +136,9 @@ def plot_results(results, labels=None, path=None, title=None):
     if not results:
         raise ParameterError("results", results, "must hold at least one Result")
     for i, r in enumerate(results):
-        if not isinstance(r, Result):
+        # a Result (duck-typed: the view layer does not import the result module, which
+        # hands its drawing to this one)
+        if not all(hasattr(r, a) for a in ("t", "joint_angles", "tip_deflection", "energy")):
             raise ParameterError(f"results[{i}]", r, "must be a chrono_flex.Result")
     if labels is None:
         labels = [f"{r.title} ({r.engine})" for r in results]
