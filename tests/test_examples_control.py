@@ -1,8 +1,7 @@
 """The control examples run and give the answers their docstrings state."""
 
-import importlib.util
 
-from _examples import EXAMPLES, load  # noqa: F401
+from _examples import load
 
 
 def test_servo_example_predictions():

@@ -1,7 +1,6 @@
 """The linear-model examples give the answers their docstrings state (the module-level
 linear results; the nonlinear runs are the validation cases linear.*)."""
 
-import importlib.util
 import math
 
 import numpy as np
@@ -9,7 +8,7 @@ import pytest
 
 from chrono_flex.linear import residual_vibration
 
-from _examples import EXAMPLES, load  # noqa: F401
+from _examples import load
 
 
 def test_pd_and_shaper_example():

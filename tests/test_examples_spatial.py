@@ -1,12 +1,11 @@
 """The spatial example gives the answers its docstring states."""
 
-import importlib.util
 
 import numpy as np
 
 from chrono_flex.spatial.closed_forms import bending_frequencies
 
-from _examples import EXAMPLES, load  # noqa: F401
+from _examples import load
 
 
 def test_hub_arms_example():
