@@ -1,7 +1,7 @@
 """The drive examples run and give the answers their docstrings state."""
 
 
-from _examples import load
+from _examples import EXAMPLES, load
 
 
 def test_step_example():
