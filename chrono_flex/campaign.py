@@ -255,7 +255,7 @@ def run_one(run, engine="reference", t_end=None):
                status="ok", error="", wall_s=math.nan, npz=os.path.basename(run["npz"]))
     t0 = time.perf_counter()
     try:
-        case = scenarios.get(run["model"])
+        case = scenarios.get(run["model"], allow_code=run.get("allow_code", False))
         try:
             w2, _ = eigenmodes(case.build()[0], 1, joints="locked")
             row["f1_locked_hz"] = float(np.sqrt(w2[0]) / (2 * np.pi))
@@ -317,10 +317,12 @@ def map_gather(c, fn, items, **kwargs):
 
 # -- the sweep -----------------------------------------------------------------------------
 def sweep(model, varies, out, engine="reference", t_end=None, parallel=True, n_workers=None,
-          scheduler=None, log=print):
+          scheduler=None, log=print, allow_code=False):
     """Run a sweep (see the module's text); return the summary rows. ``varies``: a list of
     (key, values) or of "KEY=V1,V2" strings. ``parallel``: on Dask (a LocalCluster of
-    ``n_workers``, or ``scheduler``); without Dask it runs serially and ``log`` says so."""
+    ``n_workers``, or ``scheduler``); without Dask it runs serially and ``log`` says so.
+    ``allow_code``: the model's inputs may run code other than a file beside it or this
+    package's own (docs/model-files.md, "What a model file may run")."""
     from . import engines
 
     varies = [parse_vary(v) if isinstance(v, str) else (v[0], list(v[1])) for v in varies]
@@ -329,6 +331,8 @@ def sweep(model, varies, out, engine="reference", t_end=None, parallel=True, n_w
     engine = engines.resolve(engine)
     out = check_output_dir("--out", out)
     name, runs = write_runs(model, varies, out)
+    for run in runs:
+        run["allow_code"] = bool(allow_code)
     use_dask = parallel or scheduler
     if use_dask and not dask_status()[0]:
         if scheduler:

@@ -572,7 +572,7 @@ def cmd_sweep(args):
     _model_case(args.model)             # an unknown model or a bad file: named first
     rows = sweep(args.model, args.vary or [], args.out, engine=args.engine,
                  t_end=args.t_end, parallel=not args.serial, n_workers=args.workers,
-                 scheduler=args.scheduler)
+                 scheduler=args.scheduler, allow_code=args.allow_code)
     return 0 if all(r["status"] == "ok" for r in rows) else 1
 
 
@@ -720,6 +720,9 @@ def build_parser():
     sw.add_argument("--workers", type=int, default=None, metavar="N",
                     help="Dask workers of the local cluster (default: the cores)")
     sw.add_argument("--serial", action="store_true", help="run here, one after the other")
+    sw.add_argument("--allow-code", action="store_true",
+                    help="let the model's inputs run Python code that is not beside the "
+                         "model file (a module:function): only for files you trust")
     sw.add_argument("--scheduler", default=None, metavar="ADDRESS",
                     help="run on the Dask cluster at ADDRESS (tcp://host:8786)")
     sw.set_defaults(fn=cmd_sweep)

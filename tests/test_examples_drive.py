@@ -1,16 +1,7 @@
 """The drive examples run and give the answers their docstrings state."""
 
-import importlib.util
-import pathlib
 
-EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
-
-
-def load(name):
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from _examples import EXAMPLES, load
 
 
 def test_step_example():

@@ -1,23 +1,14 @@
 """The linear-model examples give the answers their docstrings state (the module-level
 linear results; the nonlinear runs are the validation cases linear.*)."""
 
-import importlib.util
 import math
-import pathlib
 
 import numpy as np
 import pytest
 
 from chrono_flex.linear import residual_vibration
 
-EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
-
-
-def load(name):
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from _examples import load
 
 
 def test_pd_and_shaper_example():

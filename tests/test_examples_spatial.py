@@ -1,20 +1,11 @@
 """The spatial example gives the answers its docstring states."""
 
-import importlib.util
-import pathlib
 
 import numpy as np
 
 from chrono_flex.spatial.closed_forms import bending_frequencies
 
-EXAMPLES = pathlib.Path(__file__).resolve().parents[1] / "examples"
-
-
-def load(name):
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from _examples import load
 
 
 def test_hub_arms_example():

@@ -136,3 +136,25 @@ def test_sweep_runs_keep_a_table_input(tree):
                                   str(tree / "out"))
     for r in runs:                          # relative to the run's file, and readable
         assert list(read_model(r["model"]).inputs["torque"](0.5)) == [1.0]
+
+
+def test_sweep_runs_module_code_only_with_allow_code(tree):
+    """A sweep's runs are runs: code other than a file beside the model needs the opt-in;
+    a refused run is recorded as failed, naming the flag, and runs nothing."""
+    from chrono_flex.campaign import sweep
+
+    rows = sweep("module.toml", ["payload.mass=0.1"], tree / "refused", t_end=0.01,
+                 parallel=False, log=lambda *_: None)
+    assert rows[0]["status"] == "failed" and "--allow-code" in rows[0]["error"]
+    assert not ran(tree)
+    rows = sweep("module.toml", ["payload.mass=0.1"], tree / "allowed", t_end=0.01,
+                 parallel=False, log=lambda *_: None, allow_code=True)
+    assert rows[0]["status"] == "ok" and ran(tree)
+
+
+def test_a_vanishing_mass_per_length_is_named():
+    """rho_A so small that the bending frequencies leave what a step can resolve."""
+    with pytest.raises(ParameterError) as e:
+        cf.Link(1.0, 2, EI=1.04, rho_A=1e-300)
+    assert e.value.parameter == "rho_A" and "1e+24" in str(e.value)
+    cf.Link(1.0, 2, EI=1.04, rho_A=1e-6)          # light, and still a link

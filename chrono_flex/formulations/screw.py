@@ -489,3 +489,62 @@ def weak_coupling(arm, joint_motion, t_end, dt_out=None, t0=0.0, rtol=1e-8, atol
     elastic = [sol.y[offs[k]:offs[k + 1]].T.copy() for k in range(nj)]
     return WeakCouplingResult(sol.t, tau, tau_r, elastic, defl,
                               dict(nfev=int(sol.nfev), njev=int(sol.njev), nlu=int(sol.nlu)))
+
+
+def weak_coupling_order(arm, joint_motion, t_end, link, t0=0.0, n_samples=201):
+    """Order of the terms [L]'s weak coupling neglects, for an arm whose flexibility sits
+    in one link (index ``link``), the others far stiffer (docs/screw-recursion.md §5).
+
+    * softening = Omega^2 / omega_1^2: the centrifugal softening theta_dot^2 M_e e of the
+      link's elastic equation, Omega = max |sum of the revolute rates up to the link|
+      (its frame's spin, planar arm), omega_1 = 2 pi x the arm's first natural frequency
+      (joints locked, at the initial pose), the flexible link's mode;
+    * coupling = c_s / c_f: in step 2 the link vibrates on rigid inboard links, so the
+      compliance c_s of the inboard links seen at its tip is missing beside its own
+      c_f = L^3 / (3 EI). A force at the tip, links stretched out (the worst case), bends
+      inboard link i (length L_i, stiffness EI_i, distance D from its tip to the tip of
+      the flexible link) by (L_i^3/3 + L_i^2 D + L_i D^2) / EI_i;
+    * phase = omega_1 (t_end - t0) / 2: a stiffness error of relative order eps detunes
+      the elastic vibration by eps/2, so the vibration part of the torque drifts in phase
+      by eps omega_1 t / 2.
+
+    Returns dict(softening, coupling, eps = softening + coupling, phase,
+    bound = eps (1 + phase)): the expected order of max |tau_weak - tau_exact| /
+    max |tau_rigid - tau_exact| (the fraction of the flexible torque the weak coupling
+    misses) over [t0, t_end]. The outboard links' compliance is left out (they ride on
+    the link's tip; their stiffness enters the flexible link's mode only through the
+    payload's small rotary inertia).
+    """
+    n = len(arm.links)
+    k = int(link) if isinstance(link, (int, np.integer)) and not isinstance(link, bool) else None
+    if k is None or not 0 <= k < n:
+        raise ParameterError("link", link, f"must be a link index 0..{n - 1}")
+    t_end, t0 = ck.real("t_end", t_end), ck.real("t0", t0)
+    if t_end <= t0:
+        raise ParameterError("t_end", t_end, f"must be > t0 = {t0}")
+    revolute = np.array([jt.kind == "revolute" for jt in arm.joints[:k + 1]])
+    spin = 0.0
+    for t in np.linspace(t0, t_end, ck.positive_int("n_samples", n_samples)):
+        qd = ck.vector("joint_motion(t)[1]", joint_motion(t)[1], arm.n_joints)
+        spin = max(spin, abs(float(np.sum(qd[:k + 1][revolute]))))
+    q0 = arm.coordinates(ck.vector("joint_motion(t0)[0]", joint_motion(t0)[0], arm.n_joints))
+    w1 = 2 * np.pi * float(arm.natural_frequencies(1, q=q0)[0])
+    lk = arm.links[k]
+
+    def ei(lnk):
+        if not np.isscalar(lnk.EI) or callable(lnk.EI):
+            raise ParameterError("link", link, "weak_coupling_order needs uniform EI on the "
+                                 f"link and the inboard links, got EI = {lnk.EI!r}")
+        return float(lnk.EI)
+
+    c_f = lk.length ** 3 / (3 * ei(lk))
+    c_s, D = 0.0, lk.length
+    for i in range(k - 1, -1, -1):
+        L = arm.links[i].length
+        c_s += (L ** 3 / 3 + L ** 2 * D + L * D ** 2) / ei(arm.links[i])
+        D += L
+    soft, coup = spin ** 2 / w1 ** 2, c_s / c_f
+    phase = w1 * (t_end - t0) / 2
+    eps = soft + coup
+    return dict(softening=soft, coupling=coup, eps=eps, phase=phase, bound=eps * (1 + phase),
+                omega_1=w1, spin=spin)

@@ -172,9 +172,24 @@ class RigidTree:
         X_j = A_hat of body j in its parent (p), g_j gravity in body-j components.
         """
         q, qd, qdd = self._states(q, qd, qdd)
-        n = self.n
-        V, Vd, X, R = [None] * n, [None] * n, [None] * n, [None] * n
-        for j, b in enumerate(self.bodies):
+        X, F = self._bodies_pass(range(self.n), q, qd, qdd)
+        f = dict(F)
+        for j in range(self.n - 1, -1, -1):         # children come after their parent
+            for c in self.children[j]:
+                f[j] = f[j] + X[c] @ f[c]
+        return np.array([b.screw @ DELTA @ f[j] for j, b in enumerate(self.bodies)])
+
+    def _bodies_pass(self, order, q, qd, qdd):
+        """Outward recursion over the bodies ``order`` (each parent before its children,
+        every parent in ``order``) and the Newton-Euler wrench of each body:
+
+            V_j = X_j^-1 V_p + S_j q'_j,   V_j' = X_j^-1 V_p' + S_j q''_j + H(V_j) S_j q'_j
+            F_j = O_j DELTA V_j' + H(V_j) O_j DELTA V_j - [m g_j; m P_j x g_j]
+
+        Returns dicts {j: X_j} (the body's screw transform in its parent) and {j: F_j}."""
+        V, Vd, X, R, F = {}, {}, {}, {}, {}
+        for j in order:
+            b = self.bodies[j]
             A, r = b.placement(q[j])
             X[j] = screw_matrix(A, r)
             Xi = screw_matrix_inv(X[j])
@@ -186,16 +201,68 @@ class RigidTree:
             V[j] = Xi @ Vp + S * qd[j]
             Vd[j] = Xi @ Vdp + S * qdd[j] + cross6(V[j]) @ S * qd[j]
             R[j] = Rp @ A
-        f = [None] * n
-        for j in range(n):
-            b = self.bodies[j]
             g = R[j].T @ self.gravity
             F_G = np.concatenate([b.mass * g, b.mass * cross3(b.com, g)])
-            f[j] = self._O[j] @ Vd[j] + cross6(V[j]) @ (self._O[j] @ V[j]) - F_G
-        for j in range(n - 1, -1, -1):              # children come after their parent
-            for c in self.children[j]:
-                f[j] = f[j] + X[c] @ f[c]
-        return np.array([b.screw @ DELTA @ fj for b, fj in zip(self.bodies, f)])
+            F[j] = self._O[j] @ Vd[j] + cross6(V[j]) @ (self._O[j] @ V[j]) - F_G
+        return X, F
+
+    # ------------------------------------------------------- split into base-to-tip chains
+    def chains(self):
+        """The base-to-tip chains of the tree ([L]'s split): one list of body indices per
+        tip (a body without children), from its root body (parent -1) to the tip, in the
+        order of the tips. A chain is every body on the path; branches share their common
+        part."""
+        out = []
+        for tip in range(self.n):
+            if self.children[tip]:
+                continue
+            path = [tip]
+            while self.bodies[path[-1]].parent >= 0:
+                path.append(self.bodies[path[-1]].parent)
+            out.append(path[::-1])
+        return out
+
+    def chain_inverse_dynamics(self, q, qd, qdd):
+        """Joint torques / forces by the serial chain recursion run on each base-to-tip chain
+        ([L]: a tree of links splits into chains from the base to each tip;
+        docs/screw-recursion.md §5, eqs. (5.4)-(5.5)).
+
+        Each body belongs to the first chain (in the order of :meth:`chains`) through it;
+        the bodies a chain owns are the end of its path, from a branch point to its tip.
+        The chains run last to first. On each, the outward recursion runs along the whole
+        path from the base (a shared body gets the same twist from every chain through it)
+        and the inward one over the bodies it owns only:
+
+            f_j = F_j + X_{j+1} f_{j+1} + B_j,    tau_j = S_j^T DELTA f_j,
+
+        with B_j the base wrenches of the chains that branch off body j,
+        B_j = sum_{c: p(c) = j, c starts a later chain} X_c f_c, expressed about O_j in
+        body-j components: at a branching body the child chains' base wrenches add to the
+        parent's joint wrench. Every joint torque is thus taken once, from the chain that
+        owns the joint's body. Equals :meth:`inverse_dynamics` to round-off (the same sums
+        in another order).
+        """
+        q, qd, qdd = self._states(q, qd, qdd)
+        chains = self.chains()
+        owner = {}
+        for k, path in enumerate(chains):
+            for j in path:
+                owner.setdefault(j, k)
+        branch = [np.zeros(6) for _ in range(self.n)]
+        tau = np.full(self.n, np.nan)
+        for k in range(len(chains) - 1, -1, -1):
+            path = chains[k]
+            X, F = self._bodies_pass(path, q, qd, qdd)
+            own = [j for j in path if owner[j] == k]          # the end of the path
+            base = np.zeros(6)
+            for j in reversed(own):
+                f = F[j] + base + branch[j]
+                tau[j] = self.bodies[j].screw @ DELTA @ f
+                base = X[j] @ f                              # about O_p, parent components
+            p = self.bodies[own[0]].parent
+            if p >= 0:
+                branch[p] = branch[p] + base                 # the chain's base wrench
+        return tau
 
     # ------------------------------------------------------------ Lagrange's equations
     def frames(self, q):

@@ -329,6 +329,26 @@ class Link(SectionAlong):
     section_names = ("EI", "rho_A")
     max_elements = MAX_ELEMENTS
 
+    #: Largest EI / (rho_A L^4), 1/s^2: the square of the bending frequency scale (the
+    #: first clamped-free frequency is 3.52 times its root). 1e24 is 1e12 rad/s, a
+    #: period below any step a double-precision clock resolves over a run of seconds.
+    MAX_FREQUENCY_SCALE2 = 1e24
+
+    def _check_frequency_scale(self):
+        """ParameterError naming ``rho_A`` (and EI) when the section's bending frequency
+        scale sqrt(EI / (rho_A L^4)) is not finite or above 1e12 rad/s: a mass per
+        length underflowing against the stiffness (``rho_A=1e-300``), which no
+        integrator can step."""
+        L = self.length
+        EI = self.EI if _is_number(self.EI) else float(self.integral("EI", 0.0, L)) / L
+        with np.errstate(all="ignore"):
+            scale = float(EI) / (self.mass / L * L ** 4)
+        if not (math.isfinite(scale) and scale <= self.MAX_FREQUENCY_SCALE2):
+            raise ParameterError("rho_A", self.rho_A, f"is too small for EI = {EI:.4g} N m^2 "
+                                 f"on a {L:g} m link: EI / (rho_A L^4) = {scale:.3g} 1/s^2, "
+                                 f"above {self.MAX_FREQUENCY_SCALE2:.0e} (bending frequencies "
+                                 "beyond 1e12 rad/s, which no time step resolves)")
+
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
         self._check_mesh()
@@ -366,6 +386,7 @@ class Link(SectionAlong):
                 self.rho * self.A, self.rho_A, rel_tol=1e-12
             ):
                 raise ParameterError("rho_A", self.rho_A, f"contradicts rho*A = {self.rho * self.A!r}")
+        self._check_frequency_scale()
         set_("damping_alpha", ck.non_negative("damping_alpha", self.damping_alpha))
         set_("damping_beta", ck.non_negative("damping_beta", self.damping_beta))
         ck.choice("basis", self.basis, BASES)

@@ -251,3 +251,44 @@ def test_weak_coupling_is_exact_for_a_translating_link():
     peak = np.max(np.abs(exact.joint_torque))
     assert np.max(np.abs(weak.joint_torque - exact.joint_torque)) < 1e-4 * peak
     assert np.max(np.abs(weak.joint_torque_rigid - exact.joint_torque)) > 0.1 * peak
+
+
+# -- [L]'s four-joint robot ---------------------------------------------------------------
+def test_four_joint_robot_flexible_torques_within_the_weak_coupling_order():
+    """[L]'s effect on the four-joint arm of docs/screw-recursion.md §5 (flexible forearm,
+    cycloidal move of all joints in 1 s; coarse output and solver tolerances here, 1e-6,
+    far below the errors measured, ~0.05 of the flexible torque): the exact torques differ
+    from the rigid ones by the elastic oscillation (more than 20 % of the peak on the
+    forearm's joint; seen 1.34 of 3.4 N m); the weak coupling misses a fraction of it
+    bounded by the neglected terms' order eps (1 + omega_1 T / 2) (seen 0.05 vs 0.10 on
+    every joint). With a 10x softer upper arm the inboard compliance term grows 10x and
+    the weak coupling's error with it (seen 0.05 -> 0.2), still within its bound (0.9)."""
+    from chrono_flex.validation.cases.screw import lin_robot_run
+
+    stiff = lin_robot_run(2.0e4, t_end=1.0, dt_out=0.005, rtol=1e-6)
+    peak = np.max(np.abs(stiff["exact"].joint_torque), axis=0)
+    assert stiff["err_rigid"][1] > 0.2 * peak[1], (stiff["err_rigid"], peak)
+    assert np.all(stiff["ratio"] <= stiff["order"]["bound"]), (stiff["ratio"], stiff["order"])
+    soft = lin_robot_run(2.0e3, t_end=1.0, dt_out=0.005, rtol=1e-6)
+    assert np.all(soft["ratio"] <= soft["order"]["bound"]), (soft["ratio"], soft["order"])
+    # the coupling term is the dominant neglected one: the error follows it (ratio >= 2 of
+    # the 10x in c_s, the rest being the softening and phase parts that do not change)
+    assert np.all(soft["ratio"] > 2 * stiff["ratio"]), (soft["ratio"], stiff["ratio"])
+
+
+def test_weak_coupling_order_checks_its_input():
+    from chrono_flex.validation.cases.screw import lin_motion, lin_robot
+
+    arm = lin_robot()
+    with pytest.raises(ParameterError) as e:
+        sc.weak_coupling_order(arm, lin_motion, 1.0, link=4)
+    assert e.value.parameter == "link"
+    with pytest.raises(ParameterError) as e:
+        sc.weak_coupling_order(arm, lin_motion, -1.0, link=1)
+    assert e.value.parameter == "t_end"
+    o = sc.weak_coupling_order(arm, lin_motion, 1.0, link=1)
+    # stroke 1.2 - 1.5 = -0.3 rad in 1 s, cycloidal: peak spin 2 x 0.3 rad/s of the forearm
+    assert o["spin"] == pytest.approx(0.6, rel=1e-12)
+    # upper arm L = 0.4 m, EI = 2e4, D = 0.8 m; forearm c_f = 0.8^3 / (3 x 80)
+    c_s = (0.4 ** 3 / 3 + 0.4 ** 2 * 0.8 + 0.4 * 0.8 ** 2) / 2e4
+    assert o["coupling"] == pytest.approx(c_s / (0.8 ** 3 / 240), rel=1e-12)
