@@ -115,7 +115,7 @@ class GeneralizedAlpha:
     def __init__(self, rhs, jac, t0, x0, n2, step, rho_inf=0.8, family="chung-hulbert",
                  rtol=1e-8, atol=1e-10, max_iters=8, max_nfev=None, max_halvings=4,
                  error_rtol=None, max_step=np.inf, forcing=None, step_solver=None,
-                 error_filter=True, error_groups=None):
+                 error_filter=False, error_groups=None):
         self.rhs, self.jac, self.forcing = rhs, jac, forcing
         self.step_solver = step_solver
         self.am, self.af, self.gamma, self.beta = alpha_parameters(rho_inf, family)
@@ -492,6 +492,10 @@ class GeneralizedAlpha:
         t_new = self.t + h
         if self.step_solver is not None:
             return self._solve_step_compiled(t_new, h)
+        return self._solve_step_python(t_new, h)
+
+    def _solve_step_python(self, t_new, h):
+        """:meth:`_solve_step` by the Python iteration."""
         self._prepare(h)
         y = self.y.copy()                          # predictor: the last derivatives
         for attempt in range(2):
@@ -514,6 +518,10 @@ class GeneralizedAlpha:
         if status == 2:
             raise SimulationError("non-finite generalized forces (divergence, or a step the "
                                   "model cannot take)", t_new)
+        if status != 0 and getattr(self.step_solver, "reads_state", False):
+            # a state-reading input held over the compiled step whose corrections did
+            # not settle: this step by the exact iteration, the input at every iterate
+            return self._solve_step_python(t_new, h)
         if status != 0:
             return None
         return t_new, xn, y, acc_new

@@ -774,8 +774,9 @@ class ChainStep:
         torque: the joint torque, a function of time alone (callable(t) -> one value
             per joint, :func:`chrono_flex.inputs.is_time_only`), or None for none.
         reads_state: True for a torque f(t, q, qd) that reads the state: it is
-            evaluated once per step at the state predicted for the step's end
-            (:meth:`held_torque`) and held through the step's Newton solve.
+            evaluated at the state predicted for the step's end (:meth:`held_torque`),
+            held through the step's compiled Newton solve and corrected at the
+            converged state until it no longer changes (:meth:`_solve_held`).
     """
 
     def __init__(self, model, torque=None, reads_state=False):
@@ -783,6 +784,8 @@ class ChainStep:
         #: whether ``torque`` is called f(t, q, qd) at the predicted end of each step
         #: (:meth:`held_torque`) rather than f(t)
         self.reads_state = bool(reads_state) and torque is not None
+        self._tau_scale = 1e-300
+        self.n_corrections = 0
         nq = model.nq
         n, m = 2 * nq + 2, nq + 2
         self.jidx = np.asarray(model.joint_index, dtype=np.int64)
@@ -925,15 +928,52 @@ class ChainStep:
         return call_vector("torque", self.torque, self.jidx.size, t_new, xn[:nq],
                            xn[nq:2 * nq])
 
+    #: Corrections of a held state-reading torque per step before the step fails.
+    MAX_CORRECTIONS = 4
+
+    #: A held torque is accepted when the law at the converged end state differs from it
+    #: by at most this fraction of the largest torque seen.
+    CORRECTION_RTOL = 1e-7
+
+    def _solve_held(self, t_new, h, x, y, acc, y_last, ratio, ga):
+        """The step with a state-reading torque: held at the predicted end state
+        (:meth:`held_torque`), the compiled solve, the law at the converged state; while
+        it differs (:data:`CORRECTION_RTOL`) the solve again with that value: a fixed
+        point of the exact implicit step. The correction's response passes through the
+        Newton matrix, which damps the modes above 1/h, so it contracts where the
+        explicit prediction alone (whose joint rates carry those modes) would not. A
+        step whose corrections do not settle returns FAILED, and the integrator takes
+        it by the exact Python iteration (``GeneralizedAlpha._solve_step_compiled``)."""
+        mdl = self.model
+        nq = mdl.nq
+        tau = self.held_torque(t_new, h, x, y, acc, y_last, ratio, ga)
+        for _ in range(self.MAX_CORRECTIONS):
+            self._tau = tau
+            self._Q[:] = 0.0
+            self._Q[self.jidx] = tau
+            out = ga_solve(mdl.packed, mdl.K, mdl.D, mdl.g_vec, mdl.geometric_stiffening,
+                           self._Q, self.jidx, self._tau, x, y, acc, y_last, ratio, h,
+                           ga.am, ga.af, ga.gamma, ga.beta, ga.rtol, ga.atol,
+                           ga.max_iters, self.JF, self.Mj, self.A, self.piv, self.S,
+                           self.state, self.counts)
+            if out[0] != OK:
+                return out
+            xn = out[1]
+            tau = call_vector("torque", self.torque, self.jidx.size, t_new, xn[:nq],
+                              xn[nq:2 * nq])
+            self._tau_scale = max(self._tau_scale, float(np.abs(tau).max()))
+            self.n_corrections += 1
+            if np.abs(tau - self._tau).max() <= self.CORRECTION_RTOL * self._tau_scale:
+                return out
+        return FAILED, out[1], out[2], out[3]
+
     def solve(self, t_new, h, x, y, acc, ga):
         """One step's Newton solve; ``ga`` gives the method's parameters and tolerances."""
         mdl = self.model
         y_last, ratio = self._extrapolation(ga.t, y, h)
         if self.reads_state:
-            self._tau = self.held_torque(t_new, h, x, y, acc, y_last, ratio, ga)
-            self._Q[:] = 0.0
-            self._Q[self.jidx] = self._tau
-        elif self.torque is not None:
+            return self._solve_held(t_new, h, x, y, acc, y_last, ratio, ga)
+        if self.torque is not None:
             self._tau = self.joint_forces(t_new)
             self._Q[:] = 0.0
             self._Q[self.jidx] = self._tau
