@@ -6,18 +6,21 @@ physics into a Chrono system. See README.md.
 """
 
 from . import _compat
+from ._version import __version__
 from .errors import ChronoFlexError, ParameterError, PyChronoUnavailable, SimulationError
 from .planar.params import Link, Payload, Plane, PrismaticJoint, RevoluteJoint
-from .result import Energy, Result
+from .result import Energy, Result, plot
 from .planar.arm import PlanarArm
+from .spatial.arm import SpatialArm
 from .planar.shapes import clamped_free_frequencies, clamped_free_roots
+from .linear import LinearModel
 
-__version__ = "0.2.0"
 
 _compat.install()
 
 __all__ = [
     "ChronoFlexError", "ParameterError", "PyChronoUnavailable", "SimulationError",
     "Link", "Payload", "Plane", "PrismaticJoint", "RevoluteJoint", "Energy", "Result",
-    "PlanarArm", "clamped_free_frequencies", "clamped_free_roots",
+    "plot", "PlanarArm", "SpatialArm", "clamped_free_frequencies", "clamped_free_roots",
+    "LinearModel",
 ]

@@ -8,9 +8,12 @@ from .errors import ParameterError
 
 
 def real(name, value):
-    """Return ``value`` as a finite float, or raise naming ``name``."""
-    if isinstance(value, bool):
-        raise ParameterError(name, value, "must be a real number")
+    """Return ``value`` as a finite float, or raise naming ``name``: a bool or a text
+    ("1.04") is not taken for a number (no implicit typing)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise ParameterError(name, value, "must be a real number, not a boolean")
+    if isinstance(value, (str, bytes)):
+        raise ParameterError(name, value, "must be a real number, not text")
     try:
         x = float(value)
     except (TypeError, ValueError):
@@ -50,8 +53,29 @@ def boolean(name, value):
     raise ParameterError(name, value, "must be True or False")
 
 
+def numeric(name, value):
+    """Refuse ``value`` (a number or an array-like of them) when it holds text or
+    booleans, naming ``name``: ``np.asarray("0", float)`` and ``float(True)`` would
+    take them for numbers."""
+    if isinstance(value, (str, bytes)):
+        raise ParameterError(name, value, "must be real numbers, not text")
+    try:
+        raw = np.asarray(value)
+    except (TypeError, ValueError):         # ragged: the float conversion names it
+        return
+    if raw.dtype.kind in "USa":
+        raise ParameterError(name, value, "must be real numbers, not text")
+    if raw.dtype.kind == "b":
+        raise ParameterError(name, value, "must be real numbers, not booleans")
+    if raw.dtype.kind == "O" and any(isinstance(v, (str, bytes, bool, np.bool_))
+                                     for v in raw.ravel().tolist()):
+        raise ParameterError(name, value, "must be real numbers, not text or booleans")
+
+
 def vector(name, value, size=None, finite=True):
-    """Return ``value`` as a 1-D float array (optionally of length ``size``)."""
+    """Return ``value`` as a 1-D float array (optionally of length ``size``); text and
+    booleans are refused (:func:`numeric`)."""
+    numeric(name, value)
     try:
         a = np.asarray(value, dtype=float)
     except (TypeError, ValueError):
@@ -118,3 +142,11 @@ def output_times(t0, t_end, dt_out):
     if t[-1] < t_end - 1e-12 * max(1.0, abs(t_end)):
         t = np.append(t, t_end)
     return t
+
+
+def n_samples(value, name="n_samples"):
+    """Centreline points per link: a whole number >= 2 (both ends)."""
+    n = positive_int(name, value)
+    if n < 2:
+        raise ParameterError(name, value, "must be >= 2 (the root and the tip)")
+    return n

@@ -43,6 +43,9 @@ _RRRP_NAMES = ("RRRPArm", "RRRPParams", "SpatialResult", "simulate", "power_stif
 #: (package, attribute) -> (module, attribute) for names a package no longer exports
 MOVED_ATTRIBUTES = {
     **{("chrono_flex.spatial", n): ("chrono_flex.formulations.rrrp", n) for n in _RRRP_NAMES},
+    ("chrono_flex.spatial", "SpatialResult"): ("chrono_flex.formulations.rrrp", "RRRPResult"),
+    ("chrono_flex.formulations.rrrp", "SpatialResult"): ("chrono_flex.formulations.rrrp",
+                                                         "RRRPResult"),
     ("chrono_flex.drive", "SCENARIOS"): ("chrono_flex.scenarios.drive", "SCENARIOS"),
     ("chrono_flex.drive", "ScenarioResult"): ("chrono_flex.scenarios.drive", "ScenarioResult"),
     ("chrono_flex.drive", "run_scenario"): ("chrono_flex.scenarios.drive", "run_scenario"),

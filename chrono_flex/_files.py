@@ -18,6 +18,7 @@ missing or read-only directory), with a ParameterError naming the option.
 """
 
 import contextlib
+import errno
 import os
 import tempfile
 
@@ -62,13 +63,25 @@ def atomic_path(path):
     exception the temporary file replaces ``path`` (os.replace), otherwise it is removed
     and ``path`` is left untouched."""
     path = os.fspath(path)
+    if not str(path).strip():
+        raise ParameterError("path", path, "must name a file (empty given)")
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a file", path)
     directory, prefix, suffix = _tmp_name_parts(path)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=prefix, suffix=suffix)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=prefix, suffix=suffix)
+    except OSError as exc:              # named by the user's path, not the temporary one
+        raise OSError(exc.errno, f"cannot be written ({exc.strerror})", path) from None
     os.close(fd)
     try:
         yield tmp
         os.chmod(tmp, new_file_mode(path))
         os.replace(tmp, path)
+    except OSError as exc:
+        _discard(tmp)
+        if exc.filename == tmp or exc.filename2 == tmp:
+            raise OSError(exc.errno, f"cannot be written ({exc.strerror})", path) from None
+        raise
     except BaseException:
         _discard(tmp)
         raise

@@ -123,7 +123,7 @@ def _compute_q_cost(arm, repeat=200):
     w = chrono.ChStateDelta()
     x.SetVect(link.q().tolist())
     w.SetVect(link.qd().tolist())
-    link._stiff_now = False
+    link._stiff_now = link._chrono_differences = False
     t0 = time.perf_counter()
     for k in range(repeat):
         link._injected_key = None
@@ -131,32 +131,40 @@ def _compute_q_cost(arm, repeat=200):
     return (time.perf_counter() - t0) / repeat
 
 
-def bench_slider_crank(t_sim=0.1, step=1e-3, jacobian="step", formulation="element"):
+def bench_slider_crank(t_sim=0.1, step=1e-3, jacobian="step", formulation="element",
+                       differences="arrays"):
     """Wall time per simulated second of the flexible slider-crank
     (:class:`chrono_flex.chrono.scenes.SliderCrank`: a 4-element rod on a turning crank,
     its tip welded to a pin in a slider) with the rod as ``formulation`` ("element": the
-    papers' element, with ``jacobian``; "beam": Chrono's beams), and, for the element,
-    its ComputeQ calls per step (None for the beams)."""
+    papers' element, with ``jacobian`` and K, R differenced as ``differences`` says,
+    :attr:`FlexibleLink.differences <chrono_flex.chrono.element.FlexibleLink.differences>`;
+    "beam": Chrono's beams), and, for the element, its ComputeQ calls per step (None for
+    the beams)."""
     from .chrono import scenes
 
     t_sim, step = ck.positive("t_sim", t_sim), ck.positive("step", step)
     sc = scenes.SliderCrank(jacobian=jacobian, formulation=formulation)
+    if sc.formulation == "element":
+        sc.link.differences = differences
     t0 = time.perf_counter()
     scenes.run(sc.system, step, t_sim, lambda: 0.0)
     wall = time.perf_counter() - t0
     n_steps = int(round(t_sim / step))
     calls = sc.link.n_compute_q / n_steps if sc.formulation == "element" else None
     return dict(formulation=sc.formulation, jacobian=jacobian if calls is not None else None,
+                differences=differences if calls is not None else None,
                 wall_per_sim_second=wall / t_sim, compute_q_calls_per_step=calls)
 
 
 def bench_slider_crank_formulations(t_sim=0.1, step=1e-3):
     """:func:`bench_slider_crank` side by side in one process: the element with its
     Jacobian rebuilt every step ("step") and kept while Newton converges fast ("auto"),
-    and Chrono's beams; each row gets ``ratio``, its wall time over the beams'."""
-    rows = [bench_slider_crank(t_sim, step, "step", "element"),
-            bench_slider_crank(t_sim, step, "auto", "element"),
-            bench_slider_crank(t_sim, step, formulation="beam")]
+    each with K and R differenced on arrays (the default) and by Chrono's loop over
+    ComputeQ calls (as before), and Chrono's beams; each row gets ``ratio``, its wall
+    time over the beams'."""
+    rows = [bench_slider_crank(t_sim, step, jac, "element", diff)
+            for jac in ("step", "auto") for diff in ("chrono", "arrays")]
+    rows.append(bench_slider_crank(t_sim, step, formulation="beam"))
     for r in rows:
         r["ratio"] = r["wall_per_sim_second"] / rows[-1]["wall_per_sim_second"]
     return rows

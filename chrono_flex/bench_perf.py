@@ -127,7 +127,7 @@ def gravity_pendulum(t_end=2.0, n_elements=16):
     return Problem("P2", "gravity pendulum released at -80 deg, geometric stiffening",
                    lambda n: PlanarArm([scenarios.kozlowski_link(n)], gravity=True,
                                        geometric_stiffening=True),
-                   t_end, n_elements, dict(joint_angles0=[angle0]),
+                   t_end, n_elements, dict(q0=[angle0]),
                    ("angle", "deflection"), {"angle": 1e-3, "deflection": 0.01}, angle0, None)
 
 
@@ -200,63 +200,104 @@ def exudyn_available():
 
 
 def exudyn_cable_run(problem, step, n_elements=None, t_end=None):
-    """Run ``problem`` in Exudyn with ANCF Cable2D elements; returns (Trajectory, wall s).
+    """Run ``problem`` in Exudyn with ANCF Cable2D elements (:func:`exudyn_cable_chain`);
+    returns (Trajectory, wall s)."""
+    n = problem.n_elements if n_elements is None else ck.positive_int("n_elements", n_elements)
+    t_end = problem.t_end if t_end is None else ck.positive("t_end", t_end)
+    t_wall = time.perf_counter()
+    out = exudyn_cable_chain(problem.arm(n), step, t_end, [problem.angle0], problem.torque,
+                             what=problem.key)
+    wall = time.perf_counter() - t_wall
+    return Trajectory(out["t"], out["angles"][:, 0], out["tip"], out["deflections"][:, 0]), wall
 
-    The same link as the reference engine: the elements' mass per length and bending
-    stiffness are the link's rho_A and EI; the axial stiffness EA is the one the
-    Chrono beams get (:func:`chrono_flex.chrono.corotational.section_properties`: the
-    reference is inextensible, the cable is not). The root is pinned to the ground
-    (ObjectJointRevolute2D), so the joint angle is the direction of the root slope and
-    the joint torque acts on the first element's root (LoadTorqueVector on a
-    MarkerBodyRigid); gravity is a mass-proportional load on each element; the tip mass
-    is a MassPoint2D on the last node. Exudyn's generalized-alpha (rho_inf = 0.8,
-    modified Newton, :data:`EXUDYN_NEWTON_RTOL` and :data:`EXUDYN_NEWTON_ATOL`) at the
-    fixed ``step``. The joint angle
-    and tip deflection (in the root frame: the tip's offset from the root across the
-    root slope) are read from node sensors every :data:`DT_OUT`.
+
+def exudyn_cable_chain(arm, step, t_end, angles0=None, torque=None, what="the arm",
+                       dt_out=DT_OUT):
+    """Run the planar chain ``arm`` (revolute joints, one Hermite link each) in Exudyn with
+    ANCF Cable2D elements; returns {"t", "angles" (nt, nj), "tip" (nt, 2),
+    "deflections" (nt, nl)} sampled every ``dt_out``.
+
+    The same links as the reference engine: each link's elements (as many as the link
+    has) take its rho_A and EI; the axial stiffness EA is the one the Chrono beams get
+    (:func:`chrono_flex.chrono.corotational.section_properties`: the reference is
+    inextensible, the cable is not). The first root is pinned to the ground and each
+    further root to the previous link's tip (ObjectJointRevolute2D), so joint j's angle
+    is the direction of link j's root slope less that of link j-1's tip slope ([B]'s
+    joint turns with the deformed tip). Joint j's torque acts on link j's root and its
+    reaction on link j-1's tip (LoadTorqueVector on MarkerBodyRigid); gravity is a
+    mass-proportional load on each element; the payload is a MassPoint2D on the last
+    node (arms with hub masses or inertias or a payload inertia are refused). The links
+    start straight at the joint angles ``angles0`` (rad) and at rest. Exudyn's
+    generalized-alpha (rho_inf = 0.8, modified Newton, :data:`EXUDYN_NEWTON_RTOL` and
+    :data:`EXUDYN_NEWTON_ATOL`) at the fixed ``step``. A link's deflection is its tip's
+    offset from its root across its root slope.
     """
     import exudyn as exu
     from exudyn import itemInterface as ei
 
-    n = problem.n_elements if n_elements is None else ck.positive_int("n_elements", n_elements)
-    t_end = problem.t_end if t_end is None else ck.positive("t_end", t_end)
     step = ck.positive("step", step)
-    t_wall = time.perf_counter()
-    arm = problem.arm(n)
-    link = arm.links[0]
-    sec = section_properties(link)
-    c, s = math.cos(problem.angle0), math.sin(problem.angle0)
-    le = link.length / n
+    t_end = ck.positive("t_end", t_end)
+    nl = len(arm.links)
+    if any(j.kind != "revolute" or j.hub_inertia or j.hub_mass or j.angle_offset
+           for j in arm.joints) or arm.payload.inertia:
+        raise ParameterError("arm", what, "must have plain revolute joints and a point "
+                             "payload for the Exudyn cable model")
+    angles0 = np.zeros(nl) if angles0 is None else ck.vector("angles0", angles0, size=nl)
+    absolute = np.cumsum(angles0)
     sc = exu.SystemContainer()
     mbs = sc.AddSystem()
-    nodes = [mbs.AddNode(ei.NodePoint2DSlope1(referenceCoordinates=[k * le * c, k * le * s,
-                                                                     c, s]))
-             for k in range(n + 1)]
-    cables = []
-    for k in range(n):
-        cables.append(mbs.AddObject(ei.ObjectANCFCable2D(
-            length=le, massPerLength=link.rho_A, bendingStiffness=link.EI,
-            axialStiffness=sec.E * sec.A, nodeNumbers=[nodes[k], nodes[k + 1]])))
-        if arm.gravity:
-            m = mbs.AddMarker(ei.MarkerBodyMass(bodyNumber=cables[-1]))
-            mbs.AddLoad(ei.LoadMassProportional(markerNumber=m,
-                                                loadVector=[0.0, -arm.gravity, 0.0]))
     ground = mbs.AddObject(ei.ObjectGround())
-    pin = [mbs.AddMarker(ei.MarkerBodyPosition(bodyNumber=b, localPosition=[0.0, 0.0, 0.0]))
-           for b in (ground, cables[0])]
-    mbs.AddObject(ei.ObjectJointRevolute2D(markerNumbers=pin))
+    start = np.zeros(2)
+    roots, tips, first, last = [], [], [], []
+    for j, link in enumerate(arm.links):
+        n = link.n_elements
+        sec = section_properties(link)
+        c, s = math.cos(absolute[j]), math.sin(absolute[j])
+        le = link.length / n
+        nodes = [mbs.AddNode(ei.NodePoint2DSlope1(referenceCoordinates=[
+            start[0] + k * le * c, start[1] + k * le * s, c, s])) for k in range(n + 1)]
+        cables = []
+        for k in range(n):
+            cables.append(mbs.AddObject(ei.ObjectANCFCable2D(
+                length=le, massPerLength=link.rho_A, bendingStiffness=link.EI,
+                axialStiffness=sec.E * sec.A, nodeNumbers=[nodes[k], nodes[k + 1]])))
+            if arm.gravity:
+                m = mbs.AddMarker(ei.MarkerBodyMass(bodyNumber=cables[-1]))
+                mbs.AddLoad(ei.LoadMassProportional(markerNumber=m,
+                                                    loadVector=[0.0, -arm.gravity, 0.0]))
+        if j == 0:
+            pin = [mbs.AddMarker(ei.MarkerBodyPosition(bodyNumber=ground,
+                                                       localPosition=[0.0, 0.0, 0.0]))]
+        else:
+            pin = [mbs.AddMarker(ei.MarkerBodyPosition(bodyNumber=last[-1][0],
+                                                       localPosition=[last[-1][1], 0.0, 0.0]))]
+        pin.append(mbs.AddMarker(ei.MarkerBodyPosition(bodyNumber=cables[0],
+                                                       localPosition=[0.0, 0.0, 0.0])))
+        mbs.AddObject(ei.ObjectJointRevolute2D(markerNumbers=pin))
+        roots.append((nodes[0], c, s))
+        tips.append((nodes[-1], c, s))
+        first.append(cables[0])
+        last.append((cables[-1], le))
+        start = start + link.length * np.array([c, s])
     if arm.payload.mass > 0:
-        mbs.AddObject(ei.ObjectMassPoint2D(physicsMass=arm.payload.mass, nodeNumber=nodes[-1]))
-    if problem.torque is not None:
-        hub = mbs.AddMarker(ei.MarkerBodyRigid(bodyNumber=cables[0], localPosition=[0.0, 0.0, 0.0]))
-        torque = problem.torque
-        mbs.AddLoad(ei.LoadTorqueVector(
-            markerNumber=hub,
-            loadVectorUserFunction=lambda mbs_, t, load: [0.0, 0.0, float(torque(t)[0])]))
-    root = mbs.AddSensor(ei.SensorNode(nodeNumber=nodes[0], storeInternal=True,
-                                       outputVariableType=exu.OutputVariableType.Coordinates))
-    tip = mbs.AddSensor(ei.SensorNode(nodeNumber=nodes[-1], storeInternal=True,
-                                      outputVariableType=exu.OutputVariableType.Position))
+        mbs.AddObject(ei.ObjectMassPoint2D(mass=arm.payload.mass, nodeNumber=tips[-1][0]))
+    if torque is not None:
+        for j in range(nl):
+            on = [(mbs.AddMarker(ei.MarkerBodyRigid(bodyNumber=first[j],
+                                                    localPosition=[0.0, 0.0, 0.0])), 1.0)]
+            if j > 0:
+                on.append((mbs.AddMarker(ei.MarkerBodyRigid(
+                    bodyNumber=last[j - 1][0], localPosition=[last[j - 1][1], 0.0, 0.0])), -1.0))
+            for marker, sign in on:
+                mbs.AddLoad(ei.LoadTorqueVector(
+                    markerNumber=marker,
+                    loadVectorUserFunction=lambda mbs_, t, load, j=j, sign=sign:
+                        [0.0, 0.0, sign * float(np.atleast_1d(torque(t))[j])]))
+    sensor = lambda node, kind: mbs.AddSensor(ei.SensorNode(  # noqa: E731
+        nodeNumber=node, storeInternal=True, outputVariableType=kind))
+    coords, pos = exu.OutputVariableType.Coordinates, exu.OutputVariableType.Position
+    root_s = [(sensor(r[0], coords), sensor(r[0], pos), r[1:]) for r in roots]
+    tip_s = [(sensor(r[0], coords), sensor(r[0], pos), r[1:]) for r in tips]
     mbs.Assemble()
     ss = exu.SimulationSettings()
     ss.timeIntegration.numberOfSteps = max(1, int(round(t_end / step)))
@@ -269,21 +310,29 @@ def exudyn_cable_run(problem, step, n_elements=None, t_end=None):
     ss.show.statistics = False              # the names of Exudyn 1.13 (the 'bench' extra)
     ss.show.computationTime = False
     ss.solution.file.write = False
-    ss.solution.sensors.writePeriod = DT_OUT
+    ss.solution.sensors.writePeriod = dt_out
     ss.parallel.numberOfThreads = 1
     if not exu.SolveDynamic(mbs, ss):
-        raise SimulationError(f"Exudyn's solver failed on {problem.key} at step {step}")
-    r0 = np.asarray(mbs.GetSensorStoredData(root))
-    p1 = np.asarray(mbs.GetSensorStoredData(tip))
-    wall = time.perf_counter() - t_wall
-    t = r0[:, 0]
-    slope = r0[:, 3:5] + [c, s]
-    angle = np.unwrap(np.arctan2(slope[:, 1], slope[:, 0]))
-    root_pos = r0[:, 1:3]
-    tip_pos = p1[:, 1:3]
-    normal = np.column_stack([-np.sin(angle), np.cos(angle)])
-    deflection = np.sum((tip_pos - root_pos) * normal, axis=1)
-    return Trajectory(t, angle, tip_pos, deflection), wall
+        raise SimulationError(f"Exudyn's solver failed on {what} at step {step}")
+
+    def read(sensors):
+        out = []
+        for sc_, sp, (c, s) in sensors:
+            q = np.asarray(mbs.GetSensorStoredData(sc_))
+            p = np.asarray(mbs.GetSensorStoredData(sp))
+            slope = q[:, 3:5] + [c, s]
+            out.append((q[:, 0], p[:, 1:3], np.unwrap(np.arctan2(slope[:, 1], slope[:, 0]))))
+        return out
+
+    r, tp = read(root_s), read(tip_s)
+    t = r[0][0]
+    psi_root = np.column_stack([x[2] for x in r])
+    psi_tip = np.column_stack([x[2] for x in tp])
+    angles = psi_root.copy()
+    angles[:, 1:] -= psi_tip[:, :-1]
+    defl = np.column_stack([np.sum((tp[j][1] - r[j][1]) * np.column_stack(
+        [-np.sin(psi_root[:, j]), np.cos(psi_root[:, j])]), axis=1) for j in range(nl)])
+    return dict(t=t, angles=angles, tip=tp[-1][1], deflections=defl)
 
 
 def _engine_run(problem, engine, value, n_elements=None, t_end=None, budget=None):
@@ -502,7 +551,7 @@ def _single_link(t_end):
 def _double_pendulum(t_end):
     """[K]'s double pendulum with 4 + 4 elements, released at (-90, 5) deg under gravity."""
     arm = PlanarArm([scenarios.kozlowski_link(4), scenarios.kozlowski_link(4)], gravity=True)
-    return arm, dict(t_end=t_end, joint_angles0=[math.radians(-90.0), math.radians(5.0)],
+    return arm, dict(t_end=t_end, q0=[math.radians(-90.0), math.radians(5.0)],
                      dt_out=0.01)
 
 
@@ -779,6 +828,7 @@ def format_report(bench):
 
 
 __all__ = ["torque_driven_link", "gravity_pendulum", "Problem", "Trajectory", "errors",
-           "meets", "run_tool", "exudyn_cable_run", "exudyn_available", "work_precision",
+           "meets", "run_tool", "exudyn_cable_run", "exudyn_cable_chain", "exudyn_available",
+           "work_precision",
            "element_scaling", "chrono_ratio", "real_time", "bang_bang_link", "user_laws", "REAL_TIME_CASES", "available_tools", "perf_benchmark",
            "format_report", "TOOLS", "FULL", "QUICK"]

@@ -195,13 +195,14 @@ def plan(varies):
     return [dict(zip(keys, combo)) for combo in itertools.product(*(v for _, v in varies))]
 
 
-def _relocate_inputs(data, base_dir):
-    """Table inputs name a CSV relative to the model file: make them absolute, since
-    the run's model file lives elsewhere."""
+def _relocate_inputs(data, base_dir, runs_dir):
+    """Table inputs name a CSV relative to the model file: make them relative to the
+    run's model file in ``runs_dir`` instead."""
     for spec in (data.get("inputs") or {}).values():
         if isinstance(spec, dict) and isinstance(spec.get("file"), str) \
                 and not os.path.isabs(spec["file"]):
-            spec["file"] = os.path.join(base_dir, spec["file"])
+            spec["file"] = os.path.relpath(os.path.join(base_dir, spec["file"]),
+                                           os.path.abspath(runs_dir))
 
 
 def write_runs(model, varies, out):
@@ -217,7 +218,7 @@ def write_runs(model, varies, out):
     runs = []
     for i, params in enumerate(plan(varies)):
         d = copy.deepcopy(data)
-        _relocate_inputs(d, base_dir)
+        _relocate_inputs(d, base_dir, runs_dir)
         for k, v in params.items():
             set_key(d, k, v)
         stem = os.path.join(runs_dir, f"run-{i:03d}")
@@ -396,7 +397,7 @@ def write_summary(rows, out):
 # -- the validation suite ------------------------------------------------------------------
 def _validate_one(name, engines=None):
     from .validation.core import select
-    from .validation.runner import run_cases
+    from .validation.running import run_cases
 
     import cloudpickle
 
@@ -414,7 +415,7 @@ def _validate_one(name, engines=None):
 
 def run_cases_parallel(cases, n_workers=None, scheduler=None, engines=None, log=None):
     """The validation ``cases`` run one per task on Dask workers; returns (rows, outcomes)
-    as :func:`chrono_flex.validation.runner.run_cases` does, in the cases' order."""
+    as :func:`chrono_flex.validation.running.run_cases` does, in the cases' order."""
     c = client(n_workers, scheduler)
     try:
         if log:

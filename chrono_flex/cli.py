@@ -3,8 +3,9 @@
     chrono-flex cases
     chrono-flex run [CASE | MODEL.toml] [--engine auto|reference|chrono|chrono-beam] [--t-end T] [--out DIR] [--render] [--quiet]
     chrono-flex render CASE|MODEL.toml [--engine ...] [--scale K] [--gif FILE] [--vtk DIR] [--blender DIR] [--live] [--quiet]
-    chrono-flex modes CASE|MODEL.toml [--n N] [--out DIR]
-    chrono-flex view RESULT.npz|SERIES.pvd|VTK_DIR [--scale K] [--screenshot FILE.png]
+    chrono-flex modes CASE|MODEL.toml [--n N] [--pose equilibrium|initial|a,b] [--out DIR]
+    chrono-flex view RESULT.npz|SERIES.pvd|VTK_DIR [--scale K] [--frame K] [--screenshot FILE.png]
+    chrono-flex plot RESULT.npz [RESULT.npz ...] [--out FILE.png|.pdf|.svg] [--labels A,B]
     chrono-flex identify efficiency FILE.csv
     chrono-flex bench [render|perf] [--quick] [--repeat N]
     chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR] [--parallel [N]] [--scheduler ADDRESS] [--quiet]
@@ -23,9 +24,11 @@ for those, "wrote PATH" for new ones.
 import argparse
 import os
 import sys
+import warnings
 
 from . import _checks as ck
 from ._files import check_output_dir, check_output_file
+from ._version import __version__
 from .errors import ChronoFlexError, ParameterError
 
 
@@ -43,6 +46,61 @@ def _check_animation_path(name, path):
     if os.path.splitext(path)[1].lower() not in (".gif", ".mp4"):
         raise ParameterError(name, path, "must end with .gif or .mp4")
     return check_output_file(name, path)
+
+
+#: `render --frames` and `bench render --frames` above this are refused (a GIF of
+#: 10 000 frames at 20 frames/s lasts over 8 minutes; each frame is a full render).
+MAX_FRAMES = 10_000
+
+#: `--scale` above this is refused: a deformation drawn a million times larger than it
+#: is already turns a micrometre into a metre; beyond, the coordinates overflow.
+MAX_SCALE = 1e6
+
+
+def _refuse_unused(args, options, why):
+    """Refuse each of ``options`` (argparse destinations) that was given (not None or
+    False), naming it: an option a command or case cannot use is an error, not ignored."""
+    for dest in options:
+        value = getattr(args, dest, None)
+        if value is not None and value is not False:
+            flag = "--" + dest.replace("_", "-")
+            raise ParameterError(flag, value, f"cannot be used {why}")
+
+
+def _check_out(args, name="--out"):
+    """``--out`` given as an empty or blank string is an error (not the default)."""
+    if args.out is not None and not str(args.out).strip():
+        raise ParameterError(name, args.out, "must name a directory (empty given)")
+
+
+def _check_scale(name, value):
+    if value is not None:
+        x = ck.non_negative(name, value)    # 0: the arm drawn undeformed
+        if x > MAX_SCALE:
+            raise ParameterError(name, value, f"must be at most {MAX_SCALE:g}")
+
+
+def _check_frames(name, value):
+    n = ck.positive_int(name, value)
+    if n > MAX_FRAMES:
+        raise ParameterError(name, value, f"must be at most {MAX_FRAMES} (MAX_FRAMES)")
+    return n
+
+
+def _say_code(case):
+    """Check, before any work, that the code a model file's inputs name may run (beside
+    the file, or --allow-code), import it, and say what will run."""
+    if case.model_file is None:
+        return
+    code = case.model_file.code()
+    case.model_file.loaded_inputs(case.allow_code)
+    for key, what in code.items():
+        print(f"{case.model_file.path}: {key} runs the {what}")
+
+
+def _check_t_end(args):
+    if getattr(args, "t_end", None) is not None:
+        ck.positive("--t-end", args.t_end)
 
 
 def _drive_scenarios():
@@ -80,6 +138,21 @@ def _quietly(command):
     return run
 
 
+def _resolving_output(case, t_end):
+    """{"dt_out": dt} when the case's output step samples its arm's bending frequencies
+    too coarsely to draw them (engines.resolving_dt_out), saying so; else {}."""
+    from . import engines
+
+    arm, kw = case.arm_and_kwargs(t_end)
+    dt, f = engines.resolving_dt_out(arm, kw.get("dt_out"))
+    if f is None or dt == kw.get("dt_out"):
+        return {}
+    print(f"output step {dt:g} s, {engines.POINTS_PER_PERIOD} or more points per period "
+          f"of the {f:.3g} Hz bending mode (the case's {kw['dt_out']:g} s gives "
+          f"{1 / (f * kw['dt_out']):.1f})")
+    return {"dt_out": dt}
+
+
 @_quietly
 def cmd_run(args):
     from . import scenarios
@@ -88,10 +161,24 @@ def cmd_run(args):
     name = args.case or scenarios.DEFAULT_CASE
     scen = _drive_scenarios()
     drive_case = name in scen and name not in scenarios.all_cases()
-    if not drive_case:
-        case = scenarios.get(name)          # an unknown case or a bad model file: named first
+    _check_out(args)
+    _check_t_end(args)
+    if args.elements is not None:
+        ck.positive_int("--elements", args.elements)
+    if drive_case:
+        if args.engine not in ("auto", "reference"):
+            raise ParameterError("--engine", args.engine, f"cannot be used with the drive "
+                                 f"scenario {name!r} (it runs on the reference engine)")
+        _refuse_unused(args, ("render", "elements", "partial", "allow_code"),
+                       f"with the drive scenario {name!r}")
+    else:
+        case = scenarios.get(name, allow_code=args.allow_code)   # unknown or bad: named first
         name = case.name
-        engine = engines.resolve(args.engine)
+        engine = engines.resolve(args.engine, case)
+        _say_code(case)
+        if args.elements is not None and engine != "chrono-beam":
+            raise ParameterError("--elements", args.elements, "is for --engine chrono-beam "
+                                 f"(the {engine} engine takes the case's elements)")
     out = check_output_dir("--out", args.out or os.path.join("out", name))
     if drive_case:
         path = check_output_file("--out", os.path.join(out, f"{name}.png"))
@@ -115,7 +202,7 @@ def cmd_run(args):
     if args.engine == "auto" and engine == "reference":
         print("PyChrono not found: running on the built-in reference engine "
               f"({engines.pychrono_available()[1]})")
-    overrides = {}
+    overrides = _resolving_output(case, args.t_end)
     if engine == "chrono-beam":
         n_min = min(lk.n_elements for lk in case.arm_and_kwargs(args.t_end)[0].links)
         if args.elements is not None:
@@ -124,7 +211,8 @@ def cmd_run(args):
             overrides["n_elements"] = BEAM_MIN_ELEMENTS
             print(f"chrono-beam: the case's links have {n_min} element(s); using "
                   f"{BEAM_MIN_ELEMENTS} beam elements per link (--elements N to change)")
-    res = engines.run_case(case, engine, t_end=args.t_end, **overrides)
+    res, stopped = _run_or_partial(engines.run_case, args.partial, case, engine,
+                                   t_end=args.t_end, **overrides)
     csv_path, npz_path = res.save(out, stem=stem)
     plot_path = paths[2]
     res.plot(plot_path, title=f"{name} ({engine})")
@@ -137,7 +225,25 @@ def cmd_run(args):
 
         for p in render_command(res, out, gif=True):
             _report_written(p, existed)
+    if stopped is not None:
+        print(f"chrono-flex: error: {stopped} (the files above hold the partial result, "
+              f"to t = {res.t[-1]:.6g} s)", file=sys.stderr)
+        return 2
     return 0
+
+
+def _run_or_partial(run, partial, *args, **kwargs):
+    """(Result, None) of ``run(*args, **kwargs)``; with ``partial`` (``--partial``), a
+    run stopped by its budget (``max_wall_time``, ``max_nfev``) gives (the Result it
+    reached, marked ``info["partial"]``, the error) instead of the error."""
+    from .errors import BudgetExceeded
+
+    try:
+        return run(*args, **kwargs), None
+    except BudgetExceeded as exc:
+        if not partial or exc.partial is None:
+            raise
+        return exc.partial, exc
 
 
 @_quietly
@@ -148,9 +254,17 @@ def cmd_render(args):
     from .viz.command import planned_outputs
 
     chrono_hooks = args.blender is not None or args.live
-    ck.positive_int("--frames", args.frames)
-    case = scenarios.get(args.case)     # an unknown case or a bad model file: named first
+    _check_frames("--frames", args.frames)
+    _check_out(args)
+    _check_t_end(args)
+    _check_scale("--scale", args.scale)
+    _check_scale("--blender-scale", args.blender_scale)
+    if not chrono_hooks and args.blender_scale != 1.0:
+        raise ParameterError("--blender-scale", args.blender_scale,
+                             "is for --blender or --live (use --scale for the GIF)")
+    case = scenarios.get(args.case, allow_code=args.allow_code)   # unknown or bad: named first
     name = case.name
+    _say_code(case)
     # every output path is checked before the run
     out = check_output_dir("--out", args.out or os.path.join("out", name))
     planned = planned_outputs(out, name, gif=args.gif or True, vtk=args.vtk)
@@ -184,7 +298,7 @@ def cmd_render(args):
         from .chrono.live import LiveWindow
 
         hooks.append(LiveWindow(scale=args.blender_scale, title=f"{name} ({engine})"))
-    overrides = {}
+    overrides = _resolving_output(case, args.t_end)
     if hooks:
         overrides["on_output"] = lambda system, t: [h(system, t) for h in hooks]
     res = engines.run_case(case, engine, t_end=args.t_end, **overrides)
@@ -192,6 +306,8 @@ def cmd_render(args):
         print(f"wrote {len(exporter.frames)} Blender frames: {exporter.assets_path} "
               f"(+ {os.path.dirname(exporter.state_path(0))}/state*.py); import it with "
               f"Chrono's Blender add-on (File > Import > Chrono import)")
+    if args.frames > len(res.t):
+        print(f"--frames {args.frames}: the run has {len(res.t)} output times, one frame each")
     paths = render_command(res, out, scale=args.scale, gif=args.gif or True, vtk=args.vtk,
                            n_frames=args.frames)
     for p in paths:
@@ -217,8 +333,11 @@ def cmd_modes(args):
     from .planar.modes import JOINTS, eigenmodes, natural_modes
     from .viz.modes import plot_modes
 
+    _check_out(args)
     case = _model_case(args.model)          # an unknown model or a bad file: named first
-    arm, name = case.build()[0], case.name
+    arm, kw = case.build()
+    name = case.name
+    q, pose_text = _modes_pose(arm, kw, args.pose)
     out = check_output_dir("--out", args.out or os.path.join("out", name))
     path = check_output_file("--out", os.path.join(out, f"{name}_modes.png"))
     existed = _existing(path)
@@ -228,10 +347,9 @@ def cmd_modes(args):
     for joints in JOINTS:
         n = args.n
         if n is None:                               # up to DEFAULT_MODES, as many as there are
-            n = min(DEFAULT_MODES, eigenmodes(arm, None, joints=joints)[0].size)
-        rows.append(natural_modes(arm, n, joints=joints) if n else None)
-    print(f"{name}: natural frequencies (Hz) of the arm linearised at rest, all joint "
-          "coordinates zero")
+            n = min(DEFAULT_MODES, eigenmodes(arm, None, q, joints=joints)[0].size)
+        rows.append(natural_modes(arm, n, q, joints=joints) if n else None)
+    print(f"{name}: natural frequencies (Hz) of the arm linearised at rest, {pose_text}")
     print(f"{'mode':>4}  {'joints locked':>14}  {'joints free':>14}")
     for k in range(max(len(m.frequencies) for m in rows if m is not None)):
         cells = [f"{m.frequencies[k]:14.6g}" if m is not None and k < len(m.frequencies)
@@ -246,18 +364,99 @@ def cmd_modes(args):
     return 0
 
 
+def _modes_pose(arm, kw, pose):
+    """(q, text) of `modes --pose`: "equilibrium" (default; the static equilibrium under
+    gravity from the run's initial joint angles, driven joints held by their drives, the
+    others free), "initial" (the run's initial joint angles held, the links at their
+    static deflection) or joint coordinates "a,b" (degrees; m at a prismatic joint), held."""
+    import math
+
+    import numpy as np
+
+    from .errors import SimulationError
+
+    start = np.zeros(arm.n_joints)
+    if kw.get("joint_angles0") is not None:
+        start = np.array(kw["joint_angles0"], dtype=float)
+    if pose == "equilibrium":
+        joints = ["held" if j in arm.drives else "free" for j in range(arm.n_joints)]
+        try:
+            eq = arm.equilibrium(start, joints=joints)
+        except SimulationError as exc:
+            raise ParameterError("--pose", pose, f"has no static equilibrium near the initial "
+                                 f"joint angles ({exc}); name --pose initial or angles") from None
+        angles = eq.q[arm.joint_index]
+        what = "static equilibrium" + ("" if eq.stable else " (unstable)")
+    else:
+        if pose == "initial":
+            angles = start
+        else:
+            try:
+                values = [float(v) for v in pose.split(",")]
+            except ValueError:
+                raise ParameterError("--pose", pose, "must be 'equilibrium', 'initial' or "
+                                     "joint coordinates 'a,b,...'") from None
+            if len(values) != arm.n_joints:
+                raise ParameterError("--pose", pose, f"must give {arm.n_joints} joint "
+                                     "coordinates")
+            angles = np.array([math.radians(v) if jt.kind == "revolute" else v
+                               for v, jt in zip(values, arm.joints)])
+        eq = arm.equilibrium(angles, joints="held")
+        what = "joints held" + (", links at their static deflection" if arm.gravity else "")
+    shown = ", ".join(f"{round(math.degrees(a), 6) + 0.0:.4g} deg" if jt.kind == "revolute"
+                      else f"{round(a, 8) + 0.0:.4g} m"
+                      for a, jt in zip(angles, arm.joints))
+    return eq.q, f"{what}, joint coordinates ({shown})"
+
+
 def cmd_view(args):
     from .viz.viewer import require_pyvista, view
 
+    _check_scale("--scale", args.scale)
     require_pyvista()                       # the missing extra is named before anything else
     if args.screenshot is not None:
         if os.path.splitext(args.screenshot)[1].lower() != ".png":
             raise ParameterError("--screenshot", args.screenshot, "must end with .png")
         path = check_output_file("--screenshot", args.screenshot)
         existed = _existing(path)
-        _report_written(view(args.source, scale=args.scale, screenshot=path), existed)
+        _report_written(view(args.source, scale=args.scale, screenshot=path,
+                             frame=args.frame), existed)
     else:
-        view(args.source, scale=args.scale, option="--screenshot")
+        view(args.source, scale=args.scale, option="--screenshot", frame=args.frame)
+    return 0
+
+
+#: `plot`: file formats of the figure, by suffix.
+PLOT_FORMATS = (".png", ".pdf", ".svg")
+
+
+def cmd_plot(args):
+    from .result import Result, plot
+
+    out = args.out or (os.path.splitext(args.results[0])[0] + "_plot.png")
+    if os.path.splitext(out)[1].lower() not in PLOT_FORMATS:
+        raise ParameterError("--out", out, f"must end with {', '.join(PLOT_FORMATS)}")
+    out = check_output_file("--out", out)
+    labels = None
+    if args.labels is not None:
+        labels = args.labels.split(",")
+        if len(labels) != len(args.results):
+            raise ParameterError("--labels", args.labels, f"must give {len(args.results)} "
+                                                          "comma-separated labels, one per file")
+    results = []
+    for path in args.results:
+        if not os.path.isfile(path):
+            raise ParameterError("RESULT", path, "does not exist (a .npz written by `run`)")
+        try:
+            results.append(Result.from_npz(path))
+        except (OSError, ValueError, KeyError) as exc:
+            raise ParameterError("RESULT", path, f"is not a result file written by `run` "
+                                                 f"({exc})") from None
+    if labels is None and len(results) > 1:
+        labels = [os.path.splitext(os.path.basename(p))[0] for p in args.results]
+    existed = _existing(out)
+    plot(results, labels=labels, path=out, title=args.title)
+    _report_written(out, existed)
     return 0
 
 
@@ -273,6 +472,16 @@ def cmd_bench(args):
     from .bench import (bench_beams, bench_chrono_element, bench_drive_step, bench_render,
                         bench_slider_crank_formulations, bench_spatial_forcing)
 
+    if args.what != "perf":
+        _refuse_unused(args, ("quick", "verbose"), f"with `bench {args.what}` (perf only)")
+        if args.repeat != 1:
+            raise ParameterError("--repeat", args.repeat, f"cannot be used with "
+                                                          f"`bench {args.what}` (perf only)")
+    if args.what != "render" and args.frames != 200:
+        raise ParameterError("--frames", args.frames, f"cannot be used with "
+                                                      f"`bench {args.what}` (render only)")
+    if args.what == "render":
+        _check_frames("--frames", args.frames)
     if args.what == "perf":
         from .bench_perf import format_report, perf_benchmark
 
@@ -310,17 +519,26 @@ def cmd_bench(args):
           "elements, 1 ms), and its ratio to Chrono's beams:")
     for r in bench_slider_crank_formulations():
         if r["formulation"] == "element":
-            name = f"custom element, jacobian={r['jacobian']}"
+            name = f"custom element, {r['jacobian']}, K by {r['differences']}"
             calls = f"   ({r['compute_q_calls_per_step']:.0f} ComputeQ calls per step)"
         else:
             name, calls = "Chrono beams", ""
-        print(f"  {name:36s} {r['wall_per_sim_second']:10.3f}  x{r['ratio']:7.2f}{calls}")
+        print(f"  {name:40s} {r['wall_per_sim_second']:10.3f}  x{r['ratio']:7.2f}{calls}")
     return 0
 
 
 def cmd_validate(args):
     from chrono_flex.validation.runner import main as validate_main
 
+    if args.engines is not None:
+        from chrono_flex.validation.runner import select
+
+        known = sorted({e for c in select(None, None) for e in c.engines})
+        for e in args.engines.split(","):
+            if e.strip() not in known:
+                raise ParameterError("--engines", args.engines, f"must be engines of the "
+                                     f"cases ({', '.join(known)}) separated by commas "
+                                     f"({e.strip()!r} is not one)")
     if not args.list:                   # the outputs are checked before the long run
         if args.json:
             check_output_file("--json", args.json, create_dir=True)
@@ -349,6 +567,8 @@ def cmd_sweep(args):
 
     if args.workers is not None:
         ck.positive_int("--workers", args.workers)
+    _check_out(args)
+    _check_t_end(args)
     _model_case(args.model)             # an unknown model or a bad file: named first
     rows = sweep(args.model, args.vary or [], args.out, engine=args.engine,
                  t_end=args.t_end, parallel=not args.serial, n_workers=args.workers,
@@ -363,7 +583,10 @@ def _add_quiet(parser):
 
 
 def build_parser():
-    p = argparse.ArgumentParser(prog="chrono-flex", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="chrono-flex",
+                                description=__doc__.split("\n")[0].replace("``", ""))
+    p.add_argument("--version", action="version", version=f"chrono-flex {__version__}",
+                   help="print the version of chrono_flex and exit")
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("cases", help="list the named scenarios").set_defaults(fn=cmd_cases)
     r = sub.add_parser("run", help="run a scenario, write trajectory (CSV, NPZ) and plots")
@@ -374,6 +597,12 @@ def build_parser():
     r.add_argument("--t-end", type=float, default=None, help="end time (s) instead of the case's")
     r.add_argument("--out", default=None, help="output directory (default out/CASE)")
     r.add_argument("--render", action="store_true", help="also render 3D frames and a GIF")
+    r.add_argument("--allow-code", action="store_true",
+                   help="run Python code a model file names that is not beside it "
+                        "(\"module:function\", a .py file elsewhere; docs/model-files.md)")
+    r.add_argument("--partial", action="store_true",
+                   help="a run stopped by its budget (max_wall_time, max_nfev) writes what "
+                        "it computed (marked partial) and exits with code 2")
     r.add_argument("--elements", type=int, default=None, metavar="N",
                    help=f"chrono-beam: beam elements per link (default: the case's, at least "
                         f"{BEAM_MIN_ELEMENTS})")
@@ -384,10 +613,15 @@ def build_parser():
     v.add_argument("--engine", default=None,
                    help="reference (default), chrono or chrono-beam (default chrono with "
                         "--blender or --live)")
-    v.add_argument("--t-end", type=float, default=None)
+    v.add_argument("--t-end", type=float, default=None, help="end time (s) instead of the "
+                                                              "case's")
     v.add_argument("--scale", type=float, default=None, help="deformation exaggeration (default: automatic)")
-    v.add_argument("--gif", default=None, help="GIF file name (default CASE.gif in the output directory)")
-    v.add_argument("--vtk", default=None, help="directory for a VTK time series (.vtu + .pvd)")
+    v.add_argument("--gif", default=None, metavar="FILE",
+                   help="animation file, .gif or .mp4 (relative to the current directory; "
+                        "default CASE.gif in the output directory)")
+    v.add_argument("--vtk", default=None, metavar="DIR",
+                   help="directory for a VTK time series, .vtu + .pvd (relative to the "
+                        "current directory)")
     v.add_argument("--frames", type=int, default=100,
                    help="number of animation frames (GIF, VTK series and Blender)")
     v.add_argument("--blender", default=None, metavar="DIR",
@@ -397,7 +631,9 @@ def build_parser():
                         "(default 1: true size; chrono engine only)")
     v.add_argument("--live", action="store_true",
                    help="show the Chrono run in an Irrlicht/VSG window (needs a display)")
-    v.add_argument("--out", default=None)
+    v.add_argument("--out", default=None, help="output directory (default out/CASE)")
+    v.add_argument("--allow-code", action="store_true",
+                   help="run Python code a model file names that is not beside it")
     _add_quiet(v)
     v.set_defaults(fn=cmd_render)
     m = sub.add_parser("modes", help="natural frequencies (joints locked and free) and a "
@@ -406,6 +642,11 @@ def build_parser():
                                  "(.toml)")
     m.add_argument("--n", type=int, default=None,
                    help=f"number of modes (default: up to {DEFAULT_MODES})")
+    m.add_argument("--pose", default="equilibrium",
+                   help="where the arm is linearised: 'equilibrium' (default: the static "
+                        "equilibrium under gravity next to the run's initial joint angles), "
+                        "'initial' (those angles held) or joint coordinates 'a,b' in "
+                        "degrees (m for a prismatic joint), held")
     m.add_argument("--out", default=None, help="output directory (default out/MODEL)")
     m.set_defaults(fn=cmd_modes)
     w = sub.add_parser("view", help="interactive 3D viewer of a result (.npz) or a VTK "
@@ -415,13 +656,29 @@ def build_parser():
     w.add_argument("--scale", type=float, default=None,
                    help="initial deformation exaggeration (default: automatic; a slider "
                         "changes it)")
+    w.add_argument("--frame", type=int, default=None, metavar="K",
+                   help="output frame shown first, 0 .. N-1 (default: the frame of "
+                        "largest deflection; a slider changes it)")
     w.add_argument("--screenshot", default=None, metavar="FILE.png",
                    help="render off-screen to this PNG instead of opening a window")
     w.set_defaults(fn=cmd_view)
+    pl = sub.add_parser("plot", help="one figure of one or several results (.npz from "
+                                     "`run`), overlaid")
+    pl.add_argument("results", nargs="+", metavar="RESULT.npz",
+                    help="result files written by `run` (up to ten)")
+    pl.add_argument("--out", default=None, metavar="FILE",
+                    help="figure file, .png, .pdf or .svg by its suffix (default: the "
+                         "first result's name with _plot.png)")
+    pl.add_argument("--labels", default=None, metavar="A,B,...",
+                    help="legend label of each result, comma-separated (default: the "
+                         "file names)")
+    pl.add_argument("--title", default=None, help="figure title (default: the labels)")
+    pl.set_defaults(fn=cmd_plot)
     i = sub.add_parser("identify", help="identify drive parameters from measurements")
     isub = i.add_subparsers(dest="what", required=True)
     e = isub.add_parser("efficiency", help="K_ML and Mc from an efficiency curve (CSV: torque, efficiency)")
-    e.add_argument("file")
+    e.add_argument("file", help="CSV file of two columns (a header row optional): torque "
+                                "(N m, referred to the output) and efficiency (0..1)")
     e.set_defaults(fn=cmd_identify)
     b = sub.add_parser("bench", help="print performance figures")
     b.add_argument("what", nargs="?", choices=("all", "render", "perf"), default="all",
@@ -479,14 +736,32 @@ def _quiet_broken_pipe():
         pass
 
 
+def _show_warning(message, category, filename, lineno, file=None, line=None):
+    """A warning as one line on stderr: "chrono-flex: StiffeningWarning: ...", without
+    the source line Python shows by default (a user of the command reads no code)."""
+    text = " ".join(str(message).split())
+    print(f"chrono-flex: {category.__name__}: {text}", file=sys.stderr if file is None
+          else file, flush=True)
+
+
 def main(argv=None):
     """Run the command line; return the exit code: 0, 1 (validation failures), 2 (an
-    error, reported in one line on stderr without a traceback)."""
+    error, reported in one line on stderr without a traceback), 130 (interrupted by
+    Ctrl-C: one line, no outputs written). Warnings show as one line each."""
     args = build_parser().parse_args(argv)
+    with warnings.catch_warnings():
+        warnings.showwarning = _show_warning
+        return _main(args)
+
+
+def _main(args):
     try:
         code = args.fn(args)
         sys.stdout.flush()
         return code
+    except KeyboardInterrupt:
+        print("chrono-flex: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:
         _quiet_broken_pipe()
         return 0

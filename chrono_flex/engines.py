@@ -22,14 +22,52 @@ def pychrono_available():
     return pychrono_status()
 
 
-def resolve(engine):
-    """``auto`` -> chrono when PyChrono is present, else reference."""
+def resolve(engine, case=None):
+    """``auto`` -> chrono when PyChrono is present (and ``case``, if given, runs on it),
+    else reference."""
     if engine == "auto":
         ok, _ = pychrono_available()
-        return "chrono" if ok else "reference"
+        return "chrono" if ok and (case is None or "chrono" in case.engines) else "reference"
     if engine not in ENGINES:
         raise ParameterError("engine", engine, f"must be one of {ENGINES + ('auto',)}")
     return engine
+
+
+#: Output samples per period of the highest bending frequency of interest
+#: (:func:`resolving_dt_out`): a sampled sine's peaks are then within 1 - cos(pi / 10)
+#: = 5 % of its amplitude, and its plot shows the oscillation, not an alias of it.
+POINTS_PER_PERIOD = 10
+
+
+def resolving_dt_out(arm, dt_out, points_per_period=POINTS_PER_PERIOD):
+    """(dt, f) with f (Hz) the highest of the arm's first bending frequencies, one per
+    link, with the joints free (what a run excites: the arm's own vibration, joints
+    moving), and dt the output step that samples it at ``points_per_period`` or more:
+    ``dt_out`` when it already does, else the largest 1, 2 or 5 x 10^k below
+    1 / (points_per_period f). f is None (and dt = ``dt_out``) where the arm's modes
+    cannot be computed (no elastic coordinates, a pose that is no equilibrium, an arm
+    without ``links``: a spatial tree or the RRRP arm)."""
+    import math
+
+    import numpy as np
+
+    n_links = len(getattr(arm, "links", ()) or ())
+    if n_links == 0 or not hasattr(arm, "natural_frequencies"):
+        return dt_out, None               # an arm without this model of links: as asked
+    try:
+        f = arm.natural_frequencies(n_links, joints="free")
+    except ParameterError:
+        return dt_out, None
+    f = f[np.isfinite(f)]
+    if f.size == 0 or dt_out is None:
+        return dt_out, None
+    f_max = float(f.max())
+    bound = 1.0 / (points_per_period * f_max)
+    if dt_out <= bound:
+        return dt_out, f_max
+    k = math.floor(math.log10(bound))
+    dt = max(m * 10.0 ** k for m in (1, 2, 5) if m * 10.0 ** k <= bound * (1 + 1e-12))
+    return float(f"{dt:.12g}"), f_max
 
 
 def simulate(arm, engine="reference", **kwargs):

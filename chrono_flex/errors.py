@@ -48,6 +48,17 @@ class SimulationError(ChronoFlexError, RuntimeError):
         super().__init__(f"simulation stopped{where}: {message}")
 
 
+class BudgetExceeded(SimulationError):
+    """A run stopped because it used up its budget (``max_wall_time``, ``max_nfev``).
+
+    ``partial`` holds the :class:`~chrono_flex.result.Result` of the outputs it reached
+    (``info["partial"]`` True; None where the engine could not build one).
+    """
+
+    partial = None
+    recording = None
+
+
 class PyChronoUnavailable(ChronoFlexError, ImportError):
     """The real PyChrono (Project Chrono's Python modules) cannot be imported."""
 

@@ -167,20 +167,34 @@ def table(file, columns=None, base_dir=None):
     """Linear interpolation in a CSV file: a header row, then rows of numbers; the first
     column is the time (s, increasing), the others the inputs (``columns``: their names,
     default all). Before the first time and after the last the end values hold."""
-    path = file if base_dir is None else os.path.join(base_dir, file)
+    if not isinstance(file, str) or not file.strip():
+        raise ParameterError("file", file, "must name a CSV file")
+    path = file
+    if base_dir is not None:            # a model file's table: relative to the file
+        if os.path.isabs(file):
+            raise ParameterError("file", file, "must be a path relative to the model file "
+                                 "(an absolute path is refused)")
+        path = os.path.join(base_dir, file)
     try:
         with open(path, newline="") as f:
             rows = [r for r in csv.reader(f) if r and any(c.strip() for c in r)]
-    except OSError as exc:
-        raise ParameterError("file", file, f"cannot be read ({exc.strerror or exc})") from None
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else \
+            type(exc).__name__
+        raise ParameterError("file", file, f"cannot be read as a CSV text file ({why})") \
+            from None
     if len(rows) < 3:
         raise ParameterError("file", file, "must hold a header row and at least two rows "
                              "of numbers")
     header = [h.strip() for h in rows[0]]
-    try:
-        data = np.array([[float(c) for c in r] for r in rows[1:]])
-    except ValueError as exc:
-        raise ParameterError("file", file, f"must hold numbers below its header ({exc})") from None
+    data = []
+    for i, r in enumerate(rows[1:], 2):     # the message quotes no content of the file
+        try:
+            data.append([float(c) for c in r])
+        except ValueError:
+            raise ParameterError("file", file, f"must hold numbers below its header (row "
+                                 f"{i} does not)") from None
+    data = np.array(data) if len({len(r) for r in data}) == 1 else np.array(None)
     if data.ndim != 2 or data.shape[1] != len(header) or len(header) < 2:
         raise ParameterError("file", file, "must have the same number (>= 2) of columns in "
                              "every row: the time, then the inputs")
@@ -190,8 +204,8 @@ def table(file, columns=None, base_dir=None):
     names = header[1:] if columns is None else list(columns)
     for name in names:
         if name not in header[1:]:
-            raise ParameterError("columns", name, f"is not a column of {file} "
-                                 f"(columns: {', '.join(header[1:])})")
+            raise ParameterError("columns", name, f"is not a column of {file} (it has "
+                                 f"{len(header) - 1} after the time)")
     values = data[:, [header.index(n) for n in names]]
 
     def f(tt):
@@ -202,12 +216,23 @@ def table(file, columns=None, base_dir=None):
     return Profile(spec, f, base_dir)
 
 
-def imported(name, base_dir=None):
+def imported(name, base_dir=None, deferred=False):
     """The callable called ``"module:function"`` (an importable module) or
-    ``"file.py:function"`` (a file, relative to ``base_dir``) as a Profile."""
+    ``"file.py:function"`` (a file, relative to ``base_dir``) as a Profile.
+    ``deferred``: nothing is imported now (reading a model file runs no code); the
+    profile imports its code when :meth:`_Imported.load` is called, and refuses to be
+    called before."""
     module_name, sep, attr = str(name).rpartition(":")
     if not sep or not module_name or not attr:
         raise ParameterError("profile", name, 'must be "module:function" or "file.py:function"')
+    if deferred:
+        return _Imported(name, None, base_dir)
+    return _Imported(name, _import(name, base_dir), base_dir)
+
+
+def _import(name, base_dir):
+    """The callable ``name`` ("module:function" or "file.py:function"), imported."""
+    module_name, _, attr = str(name).rpartition(":")
     try:
         if module_name.endswith(".py"):
             path = module_name if base_dir is None else os.path.join(base_dir, module_name)
@@ -223,18 +248,53 @@ def imported(name, base_dir=None):
     fn = getattr(module, attr, None)
     if not callable(fn):
         raise ParameterError("profile", name, f"names no callable `{attr}` in {module_name}")
-    return _Imported(name, fn, base_dir)
+    return fn
 
 
 class _Imported(Profile):
     """A user's callable: called with every argument it is given (t, or t, q, qd); it
     may read the state, so it is not :func:`is_time_only` (wrap it in
-    :func:`time_only` to declare that it does not)."""
+    :func:`time_only` to declare that it does not). Read from a model file, its code is
+    imported only by :meth:`load` (after the model's trust check)."""
 
     time_only = False
 
     def __call__(self, t, *state):
+        if self._fn is None:
+            raise ParameterError("profile", self.spec, "names code that was not loaded: "
+                                 "run the model through ModelFile.simulate_kwargs (which "
+                                 "asks for allow_code=True where needed)")
         return self._fn(t, *state)
+
+    def load(self):
+        """Import the code (once); return self."""
+        if self._fn is None:
+            self._fn = _import(self.spec, self.base_dir)
+        return self
+
+    def code(self):
+        """What calling it runs: the module or the file (absolute path) and the function."""
+        module_name, _, attr = str(self.spec).rpartition(":")
+        if module_name.endswith(".py"):
+            path = module_name if self.base_dir is None else os.path.join(self.base_dir,
+                                                                        module_name)
+            return f"function `{attr}` of the file {os.path.abspath(path)}"
+        return f"function `{attr}` of the Python module {module_name!r}"
+
+    def trusted(self, directory):
+        """Whether the code may run without an explicit opt-in: a file directly in
+        ``directory`` (beside a model file), or a module of this package itself
+        (``chrono_flex.``..., already imported code: the shipped cases' inputs)."""
+        module_name = str(self.spec).rpartition(":")[0]
+        return module_name.startswith("chrono_flex.") or self.beside(directory)
+
+    def beside(self, directory):
+        """Whether the code is a file directly in ``directory`` (beside a model file)."""
+        module_name = str(self.spec).rpartition(":")[0]
+        if not module_name.endswith(".py") or self.base_dir is None:
+            return False
+        path = os.path.realpath(os.path.join(self.base_dir, module_name))
+        return os.path.dirname(path) == os.path.realpath(directory)
 
 
 class TimeOnly:
@@ -328,13 +388,14 @@ PROFILES = {"step": step, "pulse": pulse, "sine": sine, "bang-bang": bang_bang,
             "spin-up": spin_up, "table": table}
 
 
-def profile(spec, base_dir=None):
+def profile(spec, base_dir=None, deferred=False):
     """The Profile described by ``spec``: a dict with ``profile`` (one of
-    :data:`PROFILES`) and its parameters, or a "module:function" string. Files
-    (``table``, "file.py:function") are found relative to ``base_dir``.
+    :data:`PROFILES`) and its parameters, or a "module:function" string (imported now,
+    or with ``deferred`` only by its ``load()``: :func:`imported`). Files (``table``,
+    "file.py:function") are found relative to ``base_dir``.
     Errors name the key (``profile``, ``amplitude``, ...)."""
     if isinstance(spec, str):
-        return imported(spec, base_dir)
+        return imported(spec, base_dir, deferred)
     if not isinstance(spec, dict) or "profile" not in spec:
         raise ParameterError("profile", spec, "must be a table with `profile` (one of "
                              f"{', '.join(PROFILES)}) or a \"module:function\" string")

@@ -7,11 +7,15 @@ nl = links, ns = centreline samples per link.
 from dataclasses import dataclass, field
 import csv
 import json
+import re
 import os
+import zipfile
+import zlib
 
 import numpy as np
 
 from ._files import atomic_write
+from .errors import ParameterError
 from .planar.params import Plane
 
 
@@ -36,6 +40,10 @@ def _plain(value):
     if value is None or isinstance(value, (bool, int, float, str)):
         return value
     return repr(value)
+
+
+class _NotResult(Exception):
+    """What makes a file not a result file (:meth:`Result.from_npz`)."""
 
 
 @dataclass
@@ -81,7 +89,8 @@ class Result:
             so in ``info["coordinates"]``.
         joint_angles, joint_rates: joint coordinates (rad, or m for a prismatic joint)
             and rates (nt, nj).
-        tip_position: end-effector position in the arm plane, m (nt, 2).
+        tip_position: end-effector position, m: in the arm plane (nt, 2), or in space
+            (nt, 3) for a spatial arm (the CSV's tip_z).
         tip_deflection: transverse tip deflection of each link in its own floating
             frame (tangent to the root), m (nt, nl).
         energy: :class:`Energy`, or None where an engine cannot compute it.
@@ -89,9 +98,11 @@ class Result:
         centerline: deformed centreline of each link in world coordinates (nt, nl, ns, 3).
         centerline_rigid: the same links with zero elastic deformation (nt, nl, ns, 3).
         curvature: bending curvature w'' along each link, 1/m (nt, nl, ns).
-        plane: the arm plane in 3D.
+        plane: the arm plane in 3D (None for a spatial arm).
         link_thickness: section height of each link (nl,), m (drawing and strain).
-        extra: further named series (drive currents, LuGre z, ...), each (nt, ...).
+        extra: further named series (drive currents, LuGre z, sensor channels), each
+            (nt, ...); ``info["units"]`` maps a channel's name to its unit (the CSV
+            header writes it as "name [unit]").
         info: engine name, method and settings, case name, solver statistics, wall
             time, notes; ``info["run"]``: the arguments of the run as data (input
             profiles of :mod:`chrono_flex.inputs` as their description).
@@ -166,8 +177,8 @@ class Result:
                 cols[f"joint{j + 1}_torque"] = self.joint_torque[:, j]
         for i in range(self.n_links):
             cols[f"tip_deflection{i + 1}"] = self.tip_deflection[:, i]
-        cols["tip_x"] = self.tip_position[:, 0]
-        cols["tip_y"] = self.tip_position[:, 1]
+        for k, axis in enumerate("xyz"[:self.tip_position.shape[1]]):   # z: a spatial arm
+            cols[f"tip_{axis}"] = self.tip_position[:, k]
         if self.energy is not None:
             for k in ("kinetic", "elastic", "gravity", "input_work", "dissipated"):
                 cols[f"energy_{k}"] = getattr(self.energy, k)
@@ -184,15 +195,66 @@ class Result:
                     cols[f"{name}{k}"] = arr[:, k]
         return cols
 
+    def units(self):
+        """The unit of every column of :meth:`series`, as a dict name -> unit (SI): joint
+        coordinates rad (m for a prismatic joint), torques N m (N), energies J, the
+        generalized coordinates from ``info["coordinate_units"]``, a drive's states from
+        ``info["extra_units"]``, sensor channels from ``info["units"]``; "?" where the
+        engine declared none (a spatial arm's elastic coordinates mix m and rad)."""
+        joints = (self.model or {}).get("joints") or []
+        prismatic = [j < len(joints) and "prismatic" in str(joints[j].get("type", ""))
+                     for j in range(self.joint_angles.shape[1])]
+        q_units = list(self.info.get("coordinate_units") or ())
+        extra_units = self.info.get("extra_units") or {}
+        units = {}
+        for name in self.series():
+            if name == "t":
+                u = "s"
+            elif re.fullmatch(r"joint\d+(_rate|_torque)?", name):
+                j = int(re.match(r"joint(\d+)", name).group(1)) - 1
+                base = "m" if j < len(prismatic) and prismatic[j] else "rad"
+                u = {"rate": f"{base}/s", "torque": "N" if base == "m" else "N m"}.get(
+                    name.rpartition("_")[2] if "_" in name else "", base)
+            elif name.startswith(("tip_deflection", "tip_x", "tip_y", "tip_z")):
+                u = "m"
+            elif name.startswith("energy_"):
+                u = "J"
+            elif name[:1] == "q" and name[1:].isdigit() or name[:2] == "qd" and name[2:].isdigit():
+                k = int(name.lstrip("qd"))
+                u = q_units[k] if k < len(q_units) else "?"
+                u = f"{u}/s" if name.startswith("qd") and u != "?" else u
+            else:
+                u = "?"
+                for stem, us in extra_units.items():
+                    if name == stem and isinstance(us, str):
+                        u = us
+                    elif name.startswith(stem) and name[len(stem):].isdigit():
+                        k = int(name[len(stem):])
+                        u = us[k] if not isinstance(us, str) and k < len(us) else "?"
+            units[name] = u
+        # sensor channels (chrono_flex.control.record) name their own units
+        channels = self.info.get("units") or {}
+        for name in units:
+            u = channels.get(name, channels.get(name.rstrip("0123456789")))
+            if isinstance(u, str):
+                units[name] = u
+        return units
+
     def to_csv(self, path):
-        """Write the time series (one row per output time) to a CSV file at ``path``
-        (atomically: a failed write leaves an existing file as it was); return ``path``."""
+        """Write the time series to a CSV file at ``path`` (atomically: a failed write
+        leaves an existing file as it was); return ``path``. The first row names the
+        columns, the second gives their units (:meth:`units`), then one row per output
+        time (numbers with 17 significant digits, exact on reading back). pandas reads
+        it with ``pandas.read_csv(path, skiprows=[1])``, numpy with
+        ``numpy.loadtxt(path, delimiter=",", skiprows=2)``."""
         cols = self.series()
         names = list(cols)
+        units = self.units()
         data = np.column_stack([np.asarray(cols[n], dtype=float) for n in names])
         with atomic_write(path, "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(names)
+            w.writerow([units[n] for n in names])
             for row in data:
                 w.writerow([repr(float(v)) for v in row])
         return path
@@ -208,7 +270,8 @@ class Result:
                 arrays[f"array_{k}"] = np.asarray(v)
         for name, v in self.extra.items():
             arrays[f"extra_{name}"] = np.asarray(v)
-        arrays["plane"] = np.array([self.plane.origin, self.plane.x_axis, self.plane.y_axis])
+        if self.plane is not None:                      # None: a spatial arm's result
+            arrays["plane"] = np.array([self.plane.origin, self.plane.x_axis, self.plane.y_axis])
         meta = {"info": self.info, "model": self.model, "extra": list(self.extra)}
         arrays["meta_json"] = np.array(json.dumps(_plain(meta)))
         with atomic_write(path, "wb") as f:
@@ -220,7 +283,30 @@ class Result:
         """Read back a file written by :meth:`to_npz`: arrays, ``extra``, ``info`` (updated
         with the ``info`` given here) and ``model``. Files written before ``info`` and
         ``model`` were stored read with ``info`` as given and ``model`` None."""
-        with np.load(path) as d:
+        with open(path, "rb") as f:         # missing or unreadable: names the path
+            head = f.read(4)
+        try:
+            if head != b"PK\x03\x04":
+                raise _NotResult("it is not an NPZ (zip) archive")
+            return cls._read_npz(path, info)
+        except Exception as exc:  # noqa: BLE001 - a damaged or foreign file: one error
+            if isinstance(exc, _NotResult):
+                what = str(exc)
+            elif isinstance(exc, (zipfile.BadZipFile, EOFError, zlib.error)):
+                what = f"it is damaged or truncated ({exc})"
+            elif isinstance(exc, ValueError) and "pickle" in str(exc):
+                what = "it holds Python objects (pickled data), which are never loaded"
+            else:
+                what = f"{type(exc).__name__}: {exc}"
+            raise ParameterError("path", os.fspath(path), f"is not a result file written "
+                                 f"by Result.to_npz: {what}") from None
+
+    @classmethod
+    def _read_npz(cls, path, info):
+        with np.load(path, allow_pickle=False) as d:
+            for k in ("t",):                 # a spatial result has no plane
+                if k not in d:
+                    raise _NotResult(f"it has no `{k}` array (a foreign NPZ file?)")
             get = lambda k: d[f"array_{k}"] if f"array_{k}" in d else None  # noqa: E731
             energy = None
             if "energy_kinetic" in d:
@@ -228,10 +314,11 @@ class Result:
                                   ("kinetic", "elastic", "gravity", "input_work", "dissipated")))
             meta = json.loads(str(d["meta_json"])) if "meta_json" in d else {}
             extra = {name: d[f"extra_{name}"] for name in meta.get("extra", ())}
-            p = d["plane"]
+            p = d["plane"] if "plane" in d else None
             arrays = {k: get(k) for k in ARRAY_FIELDS}
             t = d["t"]
-        return cls(t=t, energy=energy, plane=Plane(tuple(p[0]), tuple(p[1]), tuple(p[2])),
+        return cls(t=t, energy=energy,
+                   plane=None if p is None else Plane(tuple(p[0]), tuple(p[1]), tuple(p[2])),
                    extra=extra, info={**meta.get("info", {}), **(info or {})},
                    model=meta.get("model"), **arrays)
 
@@ -241,14 +328,17 @@ class Result:
         return (self.to_csv(os.path.join(directory, stem + ".csv")),
                 self.to_npz(os.path.join(directory, stem + ".npz")))
 
-    def plot(self, path=None, title=None):
-        """Joint angles, tip deflections and energies in one figure (matplotlib).
+    def plot(self, path=None, title=None, others=(), labels=None):
+        """Joint coordinates, tip deflections, energies and joint torques in one figure
+        (matplotlib; the panels the run has, :mod:`chrono_flex.viz.plotting`), with the
+        results ``others`` overlaid (``labels``: one per result, this one first).
 
-        Returns the figure; saves it to ``path`` when given.
+        Returns the figure; saves it to ``path`` when given (format from the suffix:
+        PNG, PDF, SVG).
         """
         from .viz.plotting import plot_result
 
-        return plot_result(self, path=path, title=title)
+        return plot_result(self, path=path, title=title, others=others, labels=labels)
 
     def summary(self):
         """A few lines describing the run (printed by the CLI)."""
@@ -270,3 +360,12 @@ class Result:
             if k in self.info:
                 lines.append(f"{k}: {self.info[k]}")
         return "\n".join(lines)
+
+
+def plot(results, labels=None, path=None, title=None):
+    """One figure of several results overlaid (``chrono_flex.plot([res1, res2],
+    labels=["Radau", "generalized-alpha"], path="compare.pdf")``): the same panels as
+    :meth:`Result.plot`, a line style per result. Returns the Figure."""
+    from .viz.plotting import plot_results
+
+    return plot_results(results, labels=labels, path=path, title=title)

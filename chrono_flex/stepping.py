@@ -15,6 +15,19 @@ beams) runs through :func:`run`. An engine supplies a :class:`Stepper`; the loop
 5. records every output time that the step passed, calls ``on_output`` there, and
    reports progress.
 
+Interrupts and budgets: an engine whose steps run in compiled code returns to Python
+after a bounded amount of work (about 0.1 s) and calls :func:`checkpoint` there, which
+raises KeyboardInterrupt after a Ctrl-C and the budget error once ``max_wall_time`` is
+spent (:mod:`chrono_flex._interrupts`), so that both act within about a second at any step size. During a run the
+Ctrl-C handler records the interrupt as well as raising it, and does not raise while
+compiled code runs (:func:`~chrono_flex._interrupts.compiled_call`: an exception raised in a compiled function's
+call machinery is not safe); an interrupt that was caught on the way (a Python
+finaliser ignores exceptions) is raised at the next checkpoint or at the end of the
+run, so a run that was interrupted never returns a result. A run stopped by its
+wall-time budget raises :class:`~chrono_flex.errors.BudgetExceeded` carrying what it
+computed: ``exc.recording`` here, ``exc.partial`` (a Result marked
+``info["partial"] = True``) from the engines.
+
 :func:`run` returns a :class:`Recording`: the output times and, for each field the
 stepper recorded, the stacked samples. Building the :class:`~chrono_flex.result.Result`
 from it is the engine's last act (:func:`chrono_flex.planar.post.arm_result` for engines
@@ -29,7 +42,8 @@ import time
 import numpy as np
 
 from ._checks import output_times
-from .errors import ParameterError, SimulationError
+from ._interrupts import checkpoint, compiled_call, watching
+from .errors import BudgetExceeded, ParameterError, SimulationError
 
 #: Relative slack when comparing times: output times are reached when within it.
 TIME_SLACK = 1e-12
@@ -66,6 +80,57 @@ def format_duration(seconds):
     return f"{s // 3600} h {s % 3600 // 60:02d} min"
 
 
+#: Compilation of numba kernels seen in this process (see :func:`watch_compilation`):
+#: nesting depth, seconds spent, start of the current one, notice given.
+_COMPILING = {"depth": 0, "seconds": 0.0, "start": 0.0, "announced": False,
+              "watching": False}
+
+#: What a run says when the compiled kernels are built (once per installation).
+COMPILE_NOTICE = ("compiling the numba kernels (once after installing or changing "
+                  "chrono_flex; a minute or two, then cached on disk); the time left "
+                  "leaves it out")
+
+
+def compile_seconds():
+    """Wall time (s) this process spent compiling numba kernels, the one under way
+    included; 0 without numba."""
+    c = _COMPILING
+    return c["seconds"] + (time.perf_counter() - c["start"] if c["depth"] else 0.0)
+
+
+def watch_compilation(stream=None):
+    """Where numba is loaded, listen (once per process) to its compilations, the ones
+    its disk cache could not spare: the first one writes :data:`COMPILE_NOTICE` to
+    ``stream`` (stderr) unless progress reports are off (:func:`quiet`), and their wall
+    time is counted (:func:`compile_seconds`) so that :class:`Progress` leaves it out
+    of the time left."""
+    _COMPILING["stream"] = stream
+    if _COMPILING["watching"] or "numba" not in sys.modules:
+        return
+    from numba.core import event
+
+    class _Compilation(event.Listener):
+        def on_start(self, ev):
+            c = _COMPILING
+            if c["depth"] == 0:
+                c["start"] = time.perf_counter()
+                if not c["announced"] and progress_wanted():
+                    c["announced"] = True
+                    out = c.get("stream") or sys.stderr
+                    out.write(COMPILE_NOTICE + "\n")
+                    out.flush()
+            c["depth"] += 1
+
+        def on_end(self, ev):
+            c = _COMPILING
+            c["depth"] -= 1
+            if c["depth"] == 0:
+                c["seconds"] += time.perf_counter() - c["start"]
+
+    event.register("numba:compile", _Compilation())
+    _COMPILING["watching"] = True
+
+
 def _is_terminal(stream):
     try:
         return bool(stream.isatty())
@@ -80,7 +145,9 @@ class Progress:
     0.5 s); elsewhere (a log file, a pipe, CI) a plain line every ``every`` s (default
     5 s), so that a long run shows in the log while it goes on. Nothing is written for
     a run shorter than ``every``. The estimate of the time left assumes the rest of the
-    run goes at the average pace so far: remaining = elapsed (t_end - t) / (t - t0).
+    run goes at the average pace so far: remaining = elapsed (t_end - t) / (t - t0),
+    with the wall time spent compiling numba kernels left out of ``elapsed``
+    (:func:`watch_compilation`: a one-off cost, not the pace of the run).
 
     Args:
         t_end: the simulated end time, s; t0: the start time, s. (With another ``unit``,
@@ -105,10 +172,14 @@ class Progress:
         self._start = self._last = clock()
         self._shown = False
         self._width = 0
+        if self.enabled:
+            watch_compilation(self.stream)
+        self._compiled0 = compile_seconds()
 
     def line(self, t, now):
         """The report at simulated time ``t`` and wall time ``now``."""
         elapsed = now - self._start
+        working = max(elapsed - (compile_seconds() - self._compiled0), 0.0)
         span = self.t_end - self.t0
         done = min(max((t - self.t0) / span, 0.0), 1.0) if span > 0 else 1.0
         amount = (f"t = {t:.4g} / {self.t_end:.4g} s" if self.unit == "s"
@@ -116,7 +187,7 @@ class Progress:
         text = (f"{self.label + ': ' if self.label else ''}{amount} "
                 f"({100 * done:.0f} %), {format_duration(elapsed)} elapsed")
         if 0.0 < done < 1.0:
-            text += f", about {format_duration(elapsed * (1.0 - done) / done)} left"
+            text += f", about {format_duration(working * (1.0 - done) / done)} left"
         return text
 
     def __call__(self, t):
@@ -251,7 +322,12 @@ def run(stepper, t_out, *, max_deflection_ratio=0.5, on_output=None, progress=No
                                       or not isinstance(max_wall_time, (int, float, np.number))
                                       or not max_wall_time > 0):
         raise ParameterError("max_wall_time", max_wall_time, "must be > 0 seconds (or None)")
-    t_start = time.perf_counter()
+    with watching(max_wall_time):
+        return _run(stepper, t_out, max_deflection_ratio, on_output, progress)
+
+
+def _run(stepper, t_out, max_deflection_ratio, on_output, progress):
+    """:func:`run` within its watch (deadline, interrupts)."""
     samples = {}
     powers = stepper.powers()
     w_in = w_diss = 0.0
@@ -295,18 +371,14 @@ def run(stepper, t_out, *, max_deflection_ratio=0.5, on_output=None, progress=No
                     keep_record(rec, t)
                 if error is not None:
                     raise error
-                if max_wall_time is not None and time.perf_counter() - t_start > max_wall_time:
-                    raise SimulationError(f"the run used up its wall-time budget of "
-                                          f"max_wall_time = {max_wall_time:g} s", stepper.t)
+                checkpoint(stepper.t)
                 if progress is not None:
                     progress(stepper.t)
                 continue
             t_prev = stepper.t
             t = stepper.advance(float(t_out[k + 1]))
             guard(t_prev, t)
-            if max_wall_time is not None and time.perf_counter() - t_start > max_wall_time:
-                raise SimulationError(f"the run used up its wall-time budget of max_wall_time "
-                                      f"= {max_wall_time:g} s", t)
+            checkpoint(t)
             if powers is not None:
                 new = stepper.powers()
                 h = t - t_prev
@@ -320,6 +392,18 @@ def run(stepper, t_out, *, max_deflection_ratio=0.5, on_output=None, progress=No
                 keep(float(t_out[k]))
             if progress is not None:
                 progress(t)
+    except BudgetExceeded as exc:        # keep what was computed: the outputs, and the
+        t = [float(x) for x in t_out[:k + 1]]   # state where the budget ran out
+        if stepper.t > t[-1] * (1.0 + TIME_SLACK) + TIME_SLACK:
+            last = stepper.record(stepper.t)
+            if powers is not None:
+                last = dict(last, work_in=w_in, work_diss=w_diss)
+            for name, value in last.items():
+                samples.setdefault(name, []).append(value)
+            t.append(stepper.t)
+        exc.recording = Recording(np.array(t), {name: np.array(v[:len(t)])
+                                                for name, v in samples.items()})
+        raise
     finally:
         if progress is not None:
             progress.close()
@@ -327,5 +411,18 @@ def run(stepper, t_out, *, max_deflection_ratio=0.5, on_output=None, progress=No
     return Recording(np.asarray(t_out, dtype=float), fields)
 
 
-__all__ = ["Progress", "Recording", "Stepper", "fixed_step_output_times", "fixed_substep",
+def partial_result(exc, build):
+    """The Result of the outputs a run reached before its budget stopped it, and of the
+    state where it stopped (``exc.recording``, built by ``build(recording)``),
+    ``info["partial"]`` True and ``info["stopped"]`` the reason; None without one."""
+    rec = exc.recording
+    if rec is None or not rec.fields or len(rec.t) == 0:
+        return None
+    res = build(rec)
+    res.info.update(partial=True, stopped=str(exc))
+    return res
+
+
+__all__ = ["Progress", "Recording", "Stepper", "checkpoint", "compiled_call",
+           "fixed_step_output_times", "fixed_substep", "partial_result",
            "format_duration", "output_times", "progress_wanted", "quiet", "run"]

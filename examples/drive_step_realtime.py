@@ -32,7 +32,7 @@ def output_path(name):
 
 drive = GearDrive(DriveParams.serebrenny2019())
 h = drive.max_stable_step("rk4")
-reference = simulate_drive(drive, T_END, u=VOLTAGE, rtol=1e-10, atol=1e-13)
+reference = simulate_drive(drive, T_END, drive_input=VOLTAGE, rtol=1e-10, atol=1e-13)
 realtime = simulate_fixed(drive, T_END, h, u=VOLTAGE, method="rk4")
 speed_error = float(np.max(np.abs(realtime.outputs["output_speed"][-1]
                                   - reference.outputs["output_speed"][-1])))
@@ -43,7 +43,7 @@ if __name__ == "__main__":
           f"{realtime.info['us_per_step']:.1f} us per step")
     print(f"output speed at {T_END} s: reference {end_speed:.6f} rad/s, "
           f"fixed-step error {speed_error:.2e} rad/s")
-    long_run = simulate_drive(drive, 0.1, u=VOLTAGE)
+    long_run = simulate_drive(drive, 0.1, drive_input=VOLTAGE)
     print(long_run.summary())
     path = output_path("drive_step_realtime.png")
     long_run.plot(path, title="12 V step, [S] drive")

@@ -88,7 +88,7 @@ def simulate(t_end=T_END, n_out=None, rtol=1e-7):
     arm = RRRPArm()
     eta0 = arm.static_deflection(ETA_START)
     n_out = n_out or int(round(t_end * 50)) + 1
-    result = arm.simulate(t_end, eta0, inputs=make_controller(arm), method="Radau", rtol=rtol, atol=1e-9,
+    result = arm.simulate(t_end, eta0, torque=make_controller(arm), method="Radau", rtol=rtol, atol=1e-9,
                           n_out=n_out)
     return arm, result
 

@@ -4,6 +4,11 @@ Tests marked ``@pytest.mark.pychrono`` need Project Chrono's PyChrono (the conda
 from the ``projectchrono`` channel, or a build from source); where it is absent they are
 skipped with the reason given by :func:`chrono_flex.chrono._detect.pychrono_status`
 (which also recognises the unrelated PyPI package named ``pychrono``).
+
+Under CI (the environment variable ``CI`` set to a true value) such a skip is a failure:
+``.ci/run`` builds PyChrono from the vendored source when it is absent
+(``scripts/build-pychrono.sh``), so a Chrono test that cannot run there means a broken
+set-up, not a machine without Chrono.
 """
 
 import os
@@ -49,3 +54,24 @@ def chrono():
         pytest.skip(f"needs the real PyChrono: {message}")
     import pychrono
     return pychrono
+
+
+_NEEDS_PYCHRONO = "needs the real PyChrono"
+
+
+def _under_ci():
+    return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if not (report.skipped and _under_ci()):
+        return
+    reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else str(report.longrepr)
+    if _NEEDS_PYCHRONO in reason:
+        report.outcome = "failed"
+        report.longrepr = (f"under CI every test that needs PyChrono must run, and this one "
+                           f"skipped ({reason}); .ci/run builds PyChrono with "
+                           f"scripts/build-pychrono.sh when it is absent")

@@ -154,20 +154,20 @@ def test_geometric_stiffening_takes_python_and_numpy_bools(small_arm, value):
 
 def test_drive_dt_out_above_t_end_is_refused(drive):
     with pytest.raises(ParameterError) as e:
-        simulate_drive(drive, 0.01, u=12.0, dt_out=0.02)
+        simulate_drive(drive, 0.01, drive_input=12.0, dt_out=0.02)
     assert e.value.parameter == "dt_out"
     names(e, "dt_out")
 
 
 def test_drive_outputs_keep_the_requested_spacing_and_end_at_t_end(drive):
-    r = simulate_drive(drive, 0.01, u=12.0, dt_out=0.006)
+    r = simulate_drive(drive, 0.01, drive_input=12.0, dt_out=0.006)
     np.testing.assert_array_equal(r.t, [0.0, 0.006, 0.01])
-    r = simulate_drive(drive, 0.01, u=12.0, dt_out=0.0025)
+    r = simulate_drive(drive, 0.01, drive_input=12.0, dt_out=0.0025)
     np.testing.assert_allclose(r.t, [0.0, 0.0025, 0.005, 0.0075, 0.01], rtol=0, atol=1e-18)
     assert r.t[-1] == 0.01
-    r = simulate_drive(drive, 0.01, u=12.0, dt_out=0.01)
+    r = simulate_drive(drive, 0.01, drive_input=12.0, dt_out=0.01)
     np.testing.assert_array_equal(r.t, [0.0, 0.01])
-    assert len(simulate_drive(drive, 0.01, u=12.0).t) == 1001
+    assert len(simulate_drive(drive, 0.01, drive_input=12.0).t) == 1001
 
 
 # ------------------------------------------------------------------ A4 NPZ path
@@ -214,13 +214,13 @@ def test_link_elements_have_a_documented_limit():
     (lambda t: [12.0, 1.0], ParameterError),
     (lambda t: np.ones((2, 2)), ParameterError),
 ])
-def test_drive_input_callback_faults_name_u_and_the_time(drive, u, error):
+def test_drive_input_callback_faults_name_it_and_the_time(drive, u, error):
     with pytest.raises(error) as e:
-        simulate_drive(drive, 0.005, u=u)
-    names(e, "u")
+        simulate_drive(drive, 0.005, drive_input=u)
+    names(e, "drive_input")
     assert "t = " in str(e.value)
     if error is ParameterError:
-        assert e.value.parameter == "u"
+        assert e.value.parameter == "drive_input"
     else:
         assert e.value.time is not None
 
@@ -235,16 +235,16 @@ def test_drive_input_callback_that_raises_is_chained(drive):
         return 12.0
 
     with pytest.raises(SimulationError) as e:
-        simulate_drive(drive, 0.005, u=u)
+        simulate_drive(drive, 0.005, drive_input=u)
     assert isinstance(e.value.__cause__, Broken)
-    assert "`u`" in str(e.value) and "Broken" in str(e.value) and "sensor lost" in str(e.value)
+    assert "`drive_input`" in str(e.value) and "Broken" in str(e.value) and "sensor lost" in str(e.value)
     assert e.value.time is not None and e.value.time > 1e-3
     assert f"t = {e.value.time:.6g} s" in str(e.value)
 
 
 def test_drive_m_out_callback_is_named(drive):
     with pytest.raises(ParameterError) as e:
-        simulate_drive(drive, 0.005, u=12.0, m_out=lambda t: "load")
+        simulate_drive(drive, 0.005, drive_input=12.0, m_out=lambda t: "load")
     assert e.value.parameter == "m_out"
 
 
@@ -254,16 +254,16 @@ def test_drive_m_out_callback_is_named(drive):
                                         ("max_nfev", 2.5)])
 def test_drive_solver_settings_are_named(drive, name, value):
     with pytest.raises(ParameterError) as e:
-        simulate_drive(drive, 0.005, u=12.0, **{name: value})
+        simulate_drive(drive, 0.005, drive_input=12.0, **{name: value})
     assert e.value.parameter == name
     names(e, name)
 
 
 def test_drive_evaluation_budget(drive):
     with pytest.raises(SimulationError) as e:
-        simulate_drive(drive, 0.05, u=12.0, max_nfev=50)
+        simulate_drive(drive, 0.05, drive_input=12.0, max_nfev=50)
     assert "max_nfev = 50" in str(e.value) and e.value.time is not None
-    r = simulate_drive(drive, 0.005, u=12.0, max_nfev=10**6)
+    r = simulate_drive(drive, 0.005, drive_input=12.0, max_nfev=10**6)
     assert r.info["nfev"] <= 10**6 and r.info["max_nfev"] == 10**6
 
 
@@ -496,7 +496,7 @@ def test_planar_runs_are_bit_identical(small_arm):
 
 def test_drive_runs_are_bit_identical(drive):
     def run():
-        return simulate_drive(drive, 0.02, u=lambda t: 12.0 * min(1.0, t / 0.005),
+        return simulate_drive(drive, 0.02, drive_input=lambda t: 12.0 * min(1.0, t / 0.005),
                               m_out=0.01, dt_out=0.001)
 
     a, b = run(), run()

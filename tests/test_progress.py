@@ -149,3 +149,30 @@ def test_a_long_animation_reports_its_frames(tmp_path, monkeypatch, capsys):
     render_animation(two_link_result(nt=9, ns=7), str(tmp_path / "a.gif"), n_frames=4)
     err = capsys.readouterr().err
     assert "animation: 2 / 4 frames (50 %)" in err and "animation: done in" in err
+
+
+def test_compilation_is_announced_and_left_out_of_the_time_left(monkeypatch):
+    """A numba compilation during a run writes the notice once, and the time left is
+    estimated from the wall time without it (a fake clock: compilation plus 1 s of
+    work at 10 % done leaves 9 s, not 9 times the compilation)."""
+    import io
+
+    from chrono_flex import stepping
+
+    numba = pytest.importorskip("numba")
+    monkeypatch.setitem(stepping._COMPILING, "announced", False)
+    out, clock = io.StringIO(), [0.0]
+    p = stepping.Progress(10.0, enabled=True, stream=out, every=0.0, clock=lambda: clock[0])
+
+    def twice_plus_one(x):            # a new function: no disk cache spares its compilation
+        return 2.0 * x + 1.0
+
+    before = stepping.compile_seconds()
+    assert numba.njit(twice_plus_one)(1.0) == 3.0
+    spent = stepping.compile_seconds() - before
+    assert spent > 0.0
+    assert out.getvalue().count(stepping.COMPILE_NOTICE) == 1
+    clock[0] = spent + 1.0
+    assert "about 9 s left" in p.line(1.0, clock[0])
+    numba.njit(lambda x: x - 1.0)(1.0)                    # a second compilation: no notice
+    assert out.getvalue().count(stepping.COMPILE_NOTICE) == 1

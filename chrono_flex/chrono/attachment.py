@@ -401,18 +401,18 @@ class Welds:
         placement = self._placement_state(parent) if self._moving else self._placement_state()
         damped = False
         for att in self.attachments:
-            idx = {"q": nb + np.arange(nq),
-                   "body": self._nw_arm + 6 * att.index + np.arange(6)}
+            b0 = self._nw_arm + 6 * att.index
+            idx = {"q": slice(nb, nb + nq), "body": slice(b0, b0 + 6)}
             if self._moving:
-                idx["parent"] = np.arange(6)
+                idx["parent"] = slice(0, 6)
             Kb, Rb = self._weld_physics.attachment_jacobians(
                 self.model, q, att.link, att.s, placement, bodies[att.index], att.offset,
                 att.gains, kinematics=att._kin if att._kin_key is not None else None)
             damped = damped or att.damping != (0.0, 0.0)
             for (a, b), blk in Kb.items():
                 if a in idx and b in idx:
-                    K[np.ix_(idx[a], idx[b])] += blk
-                    R[np.ix_(idx[a], idx[b])] += Rb[(a, b)]
+                    K[idx[a], idx[b]] += blk
+                    R[idx[a], idx[b]] += Rb[(a, b)]
         return K, (R if damped else None)
 
     def _weld_fd(self, q, qd, parent, bodies, h=1e-8):

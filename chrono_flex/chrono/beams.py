@@ -41,6 +41,7 @@ import time
 import numpy as np
 
 from .. import _checks as ck
+from .._aliases import joint_and_elastic
 from ..errors import ParameterError, SimulationError
 from ..planar.post import check_n_samples, describe
 from ..result import Energy, Result
@@ -133,6 +134,10 @@ def simulate_beams(arm, t_end, joint_angles0=None, joint_rates0=None, torque=Non
         SimulationError: NaN, a Chrono failure, or a tip deflection above
             ``max_deflection_ratio`` of its link length, with the time.
     """
+    joint_angles0, joint_rates0, elastic0, _ = joint_and_elastic(arm, unsupported,
+                                                                 joint_angles0, joint_rates0)
+    if elastic0 is not None:                   # the beams start straight
+        unsupported["q0"] = elastic0
     if unsupported:
         names = sorted(unsupported)
         raise ParameterError(", ".join(names), [unsupported[k] for k in names],

@@ -32,6 +32,18 @@ def guarded_compute_q(load, state_x, state_w):
         load.load_Q.SetVect([0.0] * owner._nw)
 
 
+def guarded_compute_jacobian(load):
+    """K and R of the custom loads (``load.link._compute_jacobian``), at the state of the
+    Update's ComputeQ, guarded as :func:`guarded_compute_q`: an exception is stored on
+    the owner, and K and R are left as they were."""
+    owner = load.link
+    try:
+        owner._compute_jacobian(load)
+    except BaseException as exc:          # noqa: BLE001 - re-raised after the step
+        if owner._error is None:
+            owner._error = (exc, owner._time)
+
+
 def flexible_link_load_class(chrono):
     """The ChLoadCustomMultiple subclass (defined on first use: PyChrono is lazy)."""
     global _LOAD_CLASS
@@ -59,7 +71,11 @@ def flexible_link_load_class(chrono):
                 pass
             link = self.link
             note_update(link, time)
-            link._stiff_now = link._wants_jacobian(time, self.GetJacobians() is None)
+            missing = self.GetJacobians() is None
+            if missing and link.differences != "chrono":
+                self.CreateJacobianMatrices()        # M, K, R: filled from Python
+            link._stiff_now = link._wants_jacobian(time, missing)
+            link._chrono_differences = link._stiff_now and link.differences == "chrono"
             link._time = time
             try:
                 link._gravity = link._system_gravity()
@@ -67,14 +83,18 @@ def flexible_link_load_class(chrono):
                 if link._error is None:
                     link._error = (exc, time)
             chrono.ChLoadCustomMultiple.Update(self, time, update_flags)
+            if link._stiff_now and not link._chrono_differences:
+                guarded_compute_jacobian(self)
 
         def ComputeQ(self, state_x, state_w):
             guarded_compute_q(self, state_x, state_w)
 
         def IsStiff(self):
-            # True: Chrono rebuilds K = -dQ/dx and R = -dQ/dv by finite differences
-            # (2n + 2 calls of ComputeQ) in this Update. See FlexibleLink `jacobian`.
-            return self.link._stiff_now
+            # True: Chrono's own ComputeJacobian runs in this Update (2n + 2 ComputeQ
+            # calls). The bindings do not let Python override ComputeJacobian, so with
+            # FlexibleLink.differences "arrays" this stays False and Update sets K and R
+            # itself (guarded_compute_jacobian). See FlexibleLink `jacobian`.
+            return self.link._chrono_differences
 
     _LOAD_CLASS = FlexibleLinkLoad
     return _LOAD_CLASS

@@ -55,6 +55,7 @@ import math
 import numpy as np
 
 from .. import _checks as ck
+from .._callbacks import held, is_sampled, takes_state
 from ..errors import ParameterError, SimulationError
 from ._detect import require_pychrono
 from .directors import guarded_compute_q
@@ -194,7 +195,10 @@ class GearDriveLink:
             relative angle theta_out is 0 in the configuration at construction.
         drive: the :class:`~chrono_flex.drive.GearDrive`.
         drive_input: the drive input u (V, or A in current mode): callable(t) -> float,
-            a number, or None (0).
+            callable(t, x) -> float with x = [i, alpha1, Omega1, z, theta_out,
+            omega_out] (the state convention of ``simulate_drive``: a feedback law or a
+            controller of :mod:`chrono_flex.control`; a sampled one is called once per
+            period and held, :class:`chrono_flex._callbacks.held`), a number, or None (0).
         revolute: also add a ``ChLinkLockRevolute`` at ``frame`` (:attr:`joint`); needs a
             ``ChFramed``. False if the scene already has the joint.
         stator_reaction: body1 takes -tau_out - J1 dOmega1/dt (True) or -tau_out.
@@ -222,10 +226,18 @@ class GearDriveLink:
                                  "(at least one of the two bodies must move)")
         self.drive = _check_drive(drive)
         self.scaled = ScaledDrive(drive, scales)
+        self._reads_state = False
         if drive_input is None:
             self._input = lambda t: 0.0
         elif callable(drive_input):
-            self._input = drive_input
+            if callable(getattr(drive_input, "reset", None)):
+                drive_input.reset()
+            if int(getattr(drive_input, "n_states", 0) or 0) > 0 and not is_sampled(drive_input):
+                raise ParameterError("drive_input", drive_input, "is a continuous controller "
+                                     "with states, which Chrono does not integrate: give "
+                                     "it a period")
+            self._input = held(drive_input) if is_sampled(drive_input) else drive_input
+            self._reads_state = takes_state("drive_input", drive_input, 1)
         else:
             u0 = ck.real("drive_input", drive_input)
             self._input = lambda t: u0
@@ -311,8 +323,15 @@ class GearDriveLink:
         omega = e1[:, 2] @ (A2 @ w2 - A1 @ w1)
         return theta, float(omega)
 
+    def _u(self, t, x_drive, theta, omega):
+        """The input at t: u(t), or u(t, x) of the drive's states and the joint's."""
+        if self._reads_state:
+            x = np.concatenate([np.asarray(x_drive, dtype=float), [theta, omega]])
+            return float(np.asarray(self._input(t, x), dtype=float).reshape(-1)[0])
+        return float(self._input(t))
+
     def _rates(self, t, y, theta, omega):
-        u = float(self._input(t))
+        u = self._u(t, self.scaled.unscale(y), theta, omega)
         dy, tau = self.scaled.rates(t, y, theta, omega, u)
         return dy, float(tau)
 
@@ -377,7 +396,8 @@ class GearDriveLink:
         powers, energies, SI)."""
         t = self.system.GetChTime()
         theta, omega = self._joint_state(*self._body_states(), update=False)
-        return self.drive.outputs(t, self.states(), theta, omega, float(self._input(t)))
+        x = self.states()
+        return self.drive.outputs(t, x, theta, omega, self._u(t, x, theta, omega))
 
     @property
     def current(self):

@@ -38,7 +38,7 @@ import numpy as np
 from ..planar import floating
 from ..planar import equations as mdl
 from .. import _checks as ck
-from .._callbacks import call_vector
+from .._callbacks import call_vector, held, is_sampled, takes_state
 from ..errors import ParameterError, SimulationError
 from ..planar.params import Plane
 from ._detect import require_pychrono
@@ -109,7 +109,10 @@ class FlexibleLink(Welds):
         self._torque_fn, self._torque_functions = None, None
         if torque is not None:
             if callable(torque):
-                self._torque_fn = torque
+                if callable(getattr(torque, "reset", None)):
+                    torque.reset()          # a controller starts afresh
+                # a sampled controller (chrono_flex.control): once per period, held
+                self._torque_fn = held(torque) if is_sampled(torque) else torque
             else:
                 funcs = list(torque)
                 if len(funcs) != arm.n_joints:
@@ -184,6 +187,9 @@ class FlexibleLink(Welds):
         self._step_time = None
         self._steps_since_jacobian = 0
         self.n_compute_q = 0
+        self.n_jacobians = 0           # K and R built (see _compute_jacobian)
+        self._last_state = None        # (x, w, f) of the last ComputeQ
+        self._chrono_differences = True
         self.n_retries = 0             # failed Newton attempts retried with a halved step
         self._last_update_time = None
         self._gravity = self._system_gravity()
@@ -252,6 +258,13 @@ class FlexibleLink(Welds):
         self._nx_arm = (7 if self._moving else 0) + self.nq + self._n_act
         self._nw = self._nw_arm + 6 * len(self._bodies)
         self._nx = self._nx_arm + 7 * len(self._bodies)
+        # (x offset, w offset, kind) of the load's loadables, in order (see _increment)
+        self._n_shaft_coords = self.nq + self._n_act
+        self._blocks = ([(0, 0, "body")] if self._moving else [])
+        self._blocks.append((self._nx_arm - self._n_shaft_coords,
+                             self._nw_arm - self._n_shaft_coords, "shafts"))
+        self._blocks += [(self._nx_arm + 7 * k, self._nw_arm + 6 * k, "body")
+                         for k in range(len(self._bodies))]
         self.load = flexible_link_load_class(chrono)(self, items)
         self._weld_at_rebuild, self._weld_rest = None, None
         if getattr(self, "container", None) is not None:
@@ -273,7 +286,8 @@ class FlexibleLink(Welds):
            angles and speeds, LuGre bristle states, ...);
         2. ``actuator.initial_state(theta, omega)`` -> z0 (n_states,);
         3. ``actuator.rates(t, z, theta, omega, u)`` -> (dz/dt (n_states,), torque on the
-           joint), a pure function of its arguments; ``u = drive_input(t)`` (default 0).
+           joint), a pure function of its arguments; ``u = drive_input(t)`` or
+           ``drive_input(t, q, qd)`` (the arm's state, as a torque reads it; default 0).
 
         Each state z_i rides on the speed of one extra ``ChShaft`` of unit inertia, its
         "force" being dz_i/dt, so Chrono integrates dz/dt = rates implicitly together
@@ -305,7 +319,7 @@ class FlexibleLink(Welds):
             sh.SetPosDt(float(z))
             self.system.Add(sh)
             shafts.append(sh)
-        self.actuators.append((int(joint), actuator, drive_input, shafts))
+        self.actuators.append((int(joint), actuator, _state_input(drive_input), shafts))
         self._build_load()
         self.initialize_accelerations()
 
@@ -364,7 +378,7 @@ class FlexibleLink(Welds):
         for joint, act, u_fn, shafts in self.actuators:
             k = arm.joint_index[joint]
             zi = z[i:i + len(shafts)]
-            u = 0.0 if u_fn is None else u_fn(t)
+            u = 0.0 if u_fn is None else u_fn(t, q, qd)
             dz, tau_j = act.rates(t, zi, q[k], qd[k], u)
             Q[k] += tau_j
             rates.append(np.atleast_1d(np.asarray(dz, dtype=float)))
@@ -386,11 +400,9 @@ class FlexibleLink(Welds):
             f = np.concatenate([f] + rates)
         return M, f
 
-    def _compute_q(self, load, state_x, state_w):
-        self.n_compute_q += 1
-        x = state_x.GetVectorData(self._nx)
-        w = state_w.GetVectorData(self._nw)
-        x, w = np.asarray(x), np.asarray(w)
+    def _load_terms(self, x, w):
+        """(M, f) of the whole load at Chrono's state vectors ``x``, ``w`` (arrays):
+        the arm's terms, and the welds' when bodies are attached."""
         q, qd, body, z, bodies = self._state_from(x, w)
         if self.attachments:
             # the arm's own terms do not depend on the attached bodies: kept for the
@@ -408,11 +420,19 @@ class FlexibleLink(Welds):
             M, f = self._terms(self._time, q, qd, body, z)
         if not np.all(np.isfinite(f)):
             raise FloatingPointError("non-finite generalized forces (the state has diverged)")
-        # Inject M(x) once per Update, at the unperturbed state. In an Update that builds
-        # the Jacobian, ComputeQ is called at x, again at x, then at perturbed x and w
-        # (docs/chrono.md §2): inject on the second call. Otherwise ComputeQ runs once, at x.
-        key = bytes(memoryview(np.asarray(x)))
-        if self._stiff_now:
+        return M, f, (q, qd, body, bodies)
+
+    def _compute_q(self, load, state_x, state_w):
+        self.n_compute_q += 1
+        x = np.asarray(state_x.GetVectorData(self._nx))
+        w = np.asarray(state_w.GetVectorData(self._nw))
+        M, f, (q, qd, body, bodies) = self._load_terms(x, w)
+        # Inject M(x) once per Update, at the unperturbed state. In an Update where Chrono
+        # differences K and R itself, ComputeQ is called at x, again at x, then at
+        # perturbed x and w (docs/chrono.md §2): inject on the second call. Otherwise
+        # ComputeQ runs once, at x.
+        key = bytes(memoryview(x))
+        if self._chrono_differences:
             inject = key == self._last_key and key != self._injected_key
         else:
             inject = key != self._injected_key
@@ -425,7 +445,61 @@ class FlexibleLink(Welds):
                 if self.attachments and self.jacobian != "iteration":
                     self._refresh_weld_jacobians(jac, q, qd, body, bodies)
         self._last_key = key
+        self._last_state = (x, w, f)
         load.load_Q.SetVect(f.tolist())
+
+    #: Chrono's difference step for K and R (ChLoadCustomMultiple::ComputeJacobian).
+    JACOBIAN_DELTA = 1e-8
+
+    #: How K and R are differenced: "arrays" (default, :meth:`_compute_jacobian`) or
+    #: "chrono" (Chrono's own loop, 2n + 2 ComputeQ calls; kept for comparison: the
+    #: benchmark runs both side by side).
+    differences = "arrays"
+
+    def _compute_jacobian(self, load):
+        """K = -dQ/dx and R = -dQ/dv of the load at the state of the last ComputeQ, by
+        the same one-sided differences as Chrono's ``ChLoadCustomMultiple::
+        ComputeJacobian`` (step ``JACOBIAN_DELTA``; positions incremented as Chrono
+        increments them, a body's rotation by a local rotation vector), evaluated here on
+        arrays: Chrono's own loop makes 2n + 2 ComputeQ calls, each crossing from C++ to
+        Python and copying the state (docs/chrono.md §2)."""
+        jac = load.GetJacobians()
+        if jac is None or self._last_state is None:
+            return
+        x, w, f0 = self._last_state
+        d, nw = self.JACOBIAN_DELTA, self._nw
+        K = np.empty((nw, nw))
+        R = np.empty((nw, nw))
+        for i in range(nw):
+            K[:, i] = (f0 - self._load_terms(self._increment(x, i, d), w)[1]) / d
+        for i in range(nw):
+            wi = w.copy()
+            wi[i] += d
+            R[:, i] = (f0 - self._load_terms(x, wi)[1]) / d
+        self.n_jacobians += 1
+        jac.K = self._chrono.ChMatrixDynamicd(K)
+        jac.R = self._chrono.ChMatrixDynamicd(R)
+
+    def _increment(self, x, i, d):
+        """x incremented by d along velocity coordinate i, as Chrono's
+        ``LoadStateIncrement``: shafts add d; a body's position adds d, its rotation
+        quaternion is multiplied on the right by that of the local rotation vector d e_k
+        (``ChBody::IntStateIncrement``)."""
+        x = x.copy()
+        for xo, wo, kind in self._blocks:
+            if kind == "shafts":
+                n = self._n_shaft_coords
+                if wo <= i < wo + n:
+                    x[xo + i - wo] += d
+                    return x
+            elif wo <= i < wo + 6:
+                j = i - wo
+                if j < 3:
+                    x[xo + j] += d
+                else:
+                    x[xo + 3:xo + 7] = _quat_times_axis_rotation(x[xo + 3:xo + 7], j - 3, d)
+                return x
+        raise IndexError(i)
 
     def initialize_accelerations(self, include_parent=False):
         """Give the shafts the accelerations q_dd consistent with the current state.
@@ -653,6 +727,18 @@ class FlexibleLink(Welds):
         return float(kinetic), elastic, gravity
 
 
+def _quat_times_axis_rotation(quat, axis, angle):
+    """quat * (cos(angle/2), sin(angle/2) e_axis): a rotation by ``angle`` about the local
+    axis ``axis`` (0, 1, 2) composed on the right (Hamilton product, scalar first)."""
+    w0, x0, y0, z0 = quat
+    c, s = np.cos(0.5 * angle), np.sin(0.5 * angle)
+    if axis == 0:
+        return np.array([w0 * c - x0 * s, x0 * c + w0 * s, y0 * c + z0 * s, z0 * c - y0 * s])
+    if axis == 1:
+        return np.array([w0 * c - y0 * s, x0 * c - z0 * s, y0 * c + w0 * s, z0 * c + x0 * s])
+    return np.array([w0 * c - z0 * s, x0 * c + y0 * s, y0 * c - x0 * s, z0 * c + w0 * s])
+
+
 def _plane_from(joint_frame, default, chrono):
     """A Plane from None (default), a Plane, a ChFramed or (origin, x axis, y axis)."""
     if joint_frame is None:
@@ -675,5 +761,18 @@ def __getattr__(name):
     from .._compat import moved_attribute
 
     return moved_attribute(__name__, name)
+
+
+def _state_input(fn):
+    """An actuator's input as a function of (t, q, qd): u(t) or u(t, q, qd) as its
+    signature says (:func:`chrono_flex._callbacks.takes_state`), a sampled controller
+    held between its samples; None stays None."""
+    if fn is None:
+        return None
+    if callable(getattr(fn, "reset", None)):
+        fn.reset()
+    reads = takes_state("drive_input", fn, 2)
+    f = held(fn) if is_sampled(fn) else fn
+    return (lambda t, q, qd: f(t, q, qd)) if reads else (lambda t, q, qd: f(t))
 
 __all__ = ["FlexibleLink"]

@@ -13,10 +13,12 @@ import time
 import numpy as np
 
 from .. import _checks as ck
-from .._callbacks import call_vector
-from ..errors import ParameterError, SimulationError
+from .._aliases import joint_and_elastic
+from .._callbacks import call_vector, held, is_sampled, takes_state
+from ..errors import BudgetExceeded, ParameterError, SimulationError
 from ..planar.post import arm_result, check_n_samples
-from ..stepping import Progress, Stepper, fixed_step_output_times, fixed_substep, run
+from ..stepping import (Progress, Stepper, fixed_step_output_times, fixed_substep,
+                        partial_result, run)
 from ._detect import require_pychrono
 from ._quiet import quiet_swig
 from .drive import ScaledDrive
@@ -59,7 +61,7 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
             ``info["retries"]`` counts the failed attempts.
         max_deflection_ratio: stop with SimulationError when a tip deflection exceeds
             this fraction of its link length (as the reference engine).
-        drive_input: callable(t) -> (n_drives,) inputs of ``arm.drives`` in the order of
+        drive_input: callable(t) or callable(t, q, qd) -> (n_drives,) inputs of ``arm.drives`` in the order of
             their joint numbers (as the reference engine), or None for zero. Each drive
             joins the element through :meth:`FlexibleLink.add_joint_actuator`, its states
             scaled by :class:`~chrono_flex.chrono.drive.ScaledDrive`; the result holds
@@ -75,6 +77,8 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
     Reference-engine options without a meaning here (``form``, ``method``, ``rtol``,
     ``atol``, ``t0``, ...) raise ParameterError naming them.
     """
+    joint_angles0, joint_rates0, elastic0, elastic_rates0 = joint_and_elastic(
+        arm, unsupported, joint_angles0, joint_rates0, elastic0, elastic_rates0)
     if unsupported:
         names = ", ".join(sorted(unsupported))
         raise ParameterError(names, unsupported,
@@ -133,18 +137,27 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
                              advice=dict(max_halvings=max_halvings, drives=arm.drives,
                                          jacobian=jacobian))
     t_wall = time.perf_counter()
-    with quiet_swig():
-        rec = run(stepper, t_out, max_deflection_ratio=max_deflection_ratio,
-                  on_output=on_output, progress=Progress(t_end, "chrono", progress),
-                  max_wall_time=max_wall_time)
-    wall = time.perf_counter() - t_wall
-    extra = {f"drive{j + 1}_states": rec[f"drive{j + 1}_states"] for j in drive_joints}
-    info = dict(engine="chrono", timestepper=timestepper, alpha=alpha, step=step,
-                jacobian=jacobian, n_steps=stepper.n_steps, compute_q_calls=link.n_compute_q,
-                max_halvings=max_halvings, retries=link.n_retries,
-                newton_iterations=int(ts.GetNumIterations()), wall_time=round(wall, 4))
-    return arm_result(arm, rec.t, rec["q"], rec["qd"], rec["tau"], rec["work_in"],
-                      rec["work_diss"], n_samples, extra, info)
+    def result(rec):
+        wall = time.perf_counter() - t_wall
+        extra = {f"drive{j + 1}_states": rec[f"drive{j + 1}_states"] for j in drive_joints}
+        info = dict(engine="chrono", timestepper=timestepper, alpha=alpha, step=step,
+                    jacobian=jacobian, n_steps=stepper.n_steps,
+                    compute_q_calls=link.n_compute_q, jacobians=link.n_jacobians,
+                    max_halvings=max_halvings,
+                    retries=link.n_retries,
+                    newton_iterations=int(ts.GetNumIterations()), wall_time=round(wall, 4))
+        return arm_result(arm, rec.t, rec["q"], rec["qd"], rec["tau"], rec["work_in"],
+                          rec["work_diss"], n_samples, extra, info)
+
+    try:
+        with quiet_swig():
+            rec = run(stepper, t_out, max_deflection_ratio=max_deflection_ratio,
+                      on_output=on_output, progress=Progress(t_end, "chrono", progress),
+                      max_wall_time=max_wall_time)
+    except BudgetExceeded as exc:        # what was computed, marked partial
+        exc.partial = partial_result(exc, result)
+        raise
+    return result(rec)
 
 
 class ElementStepper(Stepper):
@@ -219,21 +232,29 @@ class _DriveInputs:
     """``drive_input(t)`` -> (n,) shared by the drives: evaluated once per time value and
     checked, each drive reading its component (:meth:`component`)."""
 
-    def __init__(self, fn, n):
-        self.fn, self.n = fn, n
+    def __init__(self, fn, n, nq=0):
+        if fn is not None and callable(getattr(fn, "reset", None)):
+            fn.reset()                      # a controller starts afresh
+        self.reads_state = fn is not None and takes_state("drive_input", fn, 2)
+        self.fn = held(fn) if fn is not None and is_sampled(fn) else fn
+        self.n = n
         self._t, self._u = None, np.zeros(n)
-        if fn is not None and n:
+        if fn is not None and n and not self.reads_state:
             self._u = self.values(0.0)      # a wrong shape is a ParameterError before the run
 
-    def values(self, t):
+    def values(self, t, q=None, qd=None):
+        """u at t: a function of time evaluated once per time value; one of the state
+        (drive_input(t, q, qd), the convention of the torque) at every call."""
         if self.fn is None:
             return self._u
+        if self.reads_state:
+            return call_vector("drive_input", self.fn, self.n, t, q, qd)
         if t != self._t:
             self._t, self._u = t, call_vector("drive_input", self.fn, self.n, t)
         return self._u
 
     def component(self, k):
-        return lambda t: float(self.values(t)[k])
+        return lambda t, q, qd: float(self.values(t, q, qd)[k])
 
 
 __all__ = ["simulate_chrono"]

@@ -30,6 +30,7 @@ import numpy as np
 
 from .. import _checks as ck
 from ..errors import ParameterError
+from ._detect import require_fea, require_pychrono
 from .attachment import system_address
 from .system import matrix_to_quat, quat_to_matrix
 
@@ -137,7 +138,7 @@ class SpatialBeamLink:
     def load_tip(self, force=(0.0, 0.0, 0.0), torque=(0.0, 0.0, 0.0)):
         """Set a constant force (N) and torque (N m) on the tip node, both in the link's
         frame (x along the link, y, z of the section)."""
-        import pychrono as chrono
+        chrono = require_pychrono()
 
         f = self.axes @ ck.vector("force", force, 3)          # Chrono: world components
         t = ck.vector("torque", torque, 3)                    # Chrono: node components
@@ -197,8 +198,8 @@ def add_link(system, mesh, section, body, origin, x_axis=(1.0, 0.0, 0.0),
 def _beam(mesh, section, o, R):
     """Nodes and elements of a beam from ``o`` (world) along R's x axis, its section's y
     axis along R's y axis: the root node's frame is (o, R)."""
-    import pychrono as chrono
-    import pychrono.fea as fea
+    chrono = require_pychrono()
+    fea = require_fea()
 
     builder = fea.ChBuilderBeamEuler()
     builder.BuildBeam(mesh, section.chrono_section(fea), section.n_elements,
@@ -218,7 +219,7 @@ def _chframe(chrono, o, R):
 def _weld(system, item, body, o, R):
     """A ``ChLinkMateGeneric`` locking all six relative motions of ``item`` (a body or a
     node) to ``body``, its frames at (o, R) in the world."""
-    import pychrono as chrono
+    chrono = require_pychrono()
 
     weld = chrono.ChLinkMateGeneric(True, True, True, True, True, True)
     frame = _chframe(chrono, o, R)
@@ -230,7 +231,7 @@ def _weld(system, item, body, o, R):
 def static_system():
     """A Chrono SMC system without gravity, with the direct sparse solver
     (:func:`chrono_flex.chrono.system.configure_system`), for modal and static checks."""
-    import pychrono as chrono
+    chrono = require_pychrono()
 
     from .system import configure_system
 
@@ -244,8 +245,8 @@ def clamped_link(section, origin=(0.0, 0.0, 0.0), x_axis=(1.0, 0.0, 0.0),
                  y_axis=(0.0, 1.0, 0.0), system=None):
     """A spatial link clamped to a fixed ground body: (system, link). A new
     :func:`static_system` unless ``system`` is given."""
-    import pychrono as chrono
-    import pychrono.fea as fea
+    chrono = require_pychrono()
+    fea = require_fea()
 
     sys_ = static_system() if system is None else system
     ground = chrono.ChBody()
@@ -299,8 +300,8 @@ def hub_with_links(system, section, hub_inertia, n_links=2, axis=(0.0, 0.0, 1.0)
     ``ChLinkMotorRotationAngle``. ``hub_inertia``: the hub's moment of inertia about the
     axis, kg m^2 (positive). Returns a :class:`HubArm`.
     """
-    import pychrono as chrono
-    import pychrono.fea as fea
+    chrono = require_pychrono()
+    fea = require_fea()
 
     J = ck.positive("hub_inertia", hub_inertia)
     n = ck.positive_int("n_links", n_links)
@@ -585,8 +586,8 @@ def arm_from_beams(system, arm, n_elements=None, base_body=None, base_frame=None
         EA: axial rigidity of the beams (default: :data:`AXIAL_RATIO`, see
             :class:`SpatialSection`).
     """
-    import pychrono as chrono
-    import pychrono.fea as fea
+    chrono = require_pychrono()
+    fea = require_fea()
 
     from ..spatial import kinematics as kin
     from ..spatial.arm import SpatialArm

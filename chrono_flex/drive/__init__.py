@@ -48,6 +48,7 @@ from .motor import DCMotor, current_rate, motor_torque
 from .simulate import DriveResult, simulate_drive
 from .stability import FIXED_STEP_METHODS, stable_step
 from .gear_drive import DriveParams, GearDrive
+from .linearize import linearize_drive
 
 __all__ = [
     "dead_zone", "dead_zone_slope", "friction_torque", "load_factor", "spring_energy",
@@ -61,6 +62,7 @@ __all__ = [
     "read_efficiency_csv", "DCMotor", "current_rate",
     "motor_torque", "DriveResult",
     "simulate_drive", "FIXED_STEP_METHODS", "stable_step", "DriveParams", "GearDrive",
+    "linearize_drive",
 ]
 
 

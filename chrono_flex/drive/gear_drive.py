@@ -21,7 +21,7 @@ import math
 import numpy as np
 
 from .. import _checks as ck
-from ..errors import ParameterError
+from ..errors import ParameterError, SimulationError
 from . import stability
 from .backlash import CONTACT_LAWS, GAP_EPS, dead_zone, spring_energy
 from .friction import MODIFIED_DAMPING, STRIBECK_SHAPES, ModifiedLuGre, StaticFriction
@@ -167,6 +167,7 @@ class GearDrive:
 
     n_states = 4
     state_names = STATE_NAMES
+    state_units = ("A", "rad", "rad/s", "rad")
 
     def __init__(self, params):
         if not isinstance(params, DriveParams):
@@ -196,6 +197,58 @@ class GearDrive:
         if self.params.friction == "dynamic" and omega_out != 0.0:
             z = float(self.friction.steady_state_z(omega_out))
         return np.array([0.0, self.ratio * theta_out, self.ratio * omega_out, z])
+
+    def steady_state(self, torque=None, u=None, theta_out=0.0, omega_out=0.0):
+        """(x, u, tau_out): the drive turning its output steadily at ``omega_out`` (0: at
+        rest) from ``theta_out``, delivering the output torque ``torque`` (N m; the input
+        u it needs is returned) or driven by the input ``u`` (V, or A in current mode;
+        the torque is returned). Exactly one of ``torque`` and ``u`` is given.
+
+        Steady means no current, speed or twist rate: Omega1 = i Omega2, dtheta = 0,
+        k_M i = M1'/i_gear (eq. 18), u = R i + k_E Omega1 (armature); the friction state
+        at its steady value z_ss(Omega2) (0 at rest: a drive at rest carries its load on
+        the gear, its friction unloaded, the middle of the presliding range); the twist
+        theta = M1'/c + s theta_b on the flank s = sign(M1') that carries the load
+        (s = +1 for no load). Checked against :meth:`rates`: SimulationError when the
+        rates do not vanish there."""
+        p = self.params
+        theta_out, omega_out = ck.real("theta_out", theta_out), ck.real("omega_out", omega_out)
+        if (torque is None) == (u is None):
+            raise ParameterError("torque", torque, "or `u` must be given, not both or neither")
+        r = p.ratio
+        z, MF = 0.0, 0.0
+        if omega_out != 0.0 and self.friction is not None:
+            if p.friction == "dynamic":
+                z = float(self.friction.steady_state_z(omega_out))
+            MF = float(self.friction.rates(omega_out, z)[1])
+        omega1 = r * omega_out
+
+        def friction_out(M1p):                 # eq. 20
+            return (abs(M1p) * p.K_ML + 1.0) * MF + p.K_V2 * omega_out
+
+        if torque is not None:
+            torque = ck.real("torque", torque)
+            # M1' - (|M1'| K_ML + 1) M_F - K_V2 Omega2 = torque, on either sign of M1'
+            base = torque + MF + p.K_V2 * omega_out
+            M1p = base / (1.0 - p.K_ML * MF) if base >= 0 else base / (1.0 + p.K_ML * MF)
+            i = M1p / (r * p.k_M)
+            u = p.R * i + p.k_E * omega1 if self._voltage else i
+        else:
+            u = ck.real("u", u)
+            i = (u - p.k_E * omega1) / p.R if self._voltage else u
+            M1p = r * p.k_M * i
+            torque = M1p - friction_out(M1p)
+        s = 1.0 if M1p >= 0.0 else -1.0
+        theta = M1p / p.c + (s * p.theta_b if p.theta_b > GAP_EPS else 0.0)
+        x = np.array([i if self._voltage else 0.0, r * (theta_out + theta), omega1, z])
+        di, _, dw, dz, tau = self.rates_tuple(*x, theta_out, omega_out, u)
+        scale = abs(M1p) + p.Ms + 1e-12
+        if (abs(tau - torque) > 1e-9 * scale or abs(dw) * p.J1 > 1e-9 * scale
+                or abs(di) * p.L > 1e-9 * (abs(u) + 1e-12)
+                or abs(dz) > 1e-9 * (abs(omega_out) + 1e-12)):
+            raise SimulationError(f"the drive's steady state is not steady: rates ({di:.3g}, "
+                                  f"{dw:.3g}, {dz:.3g}), torque {tau:.6g} for {torque:.6g}")
+        return x, float(u), float(torque)
 
     # -- the contract ---------------------------------------------------------------------
     def rates_tuple(self, i, alpha1, omega1, z, theta_out, omega_out, u):

@@ -2,9 +2,16 @@
 
 State y = [i, alpha1, Omega1, z, alpha2, Omega2]: the drive's four states, then the output
 shaft, J2 dOmega2/dt = tau_out + M_out ([S] eq. 19 with M2 = 0).
+
+The input u is a number, a function of time u(t), a function of the state u(t, x) (x the
+six states above: a feedback law), a continuous controller with its own states (appended
+to y and integrated with it) or a sampled one (integrated from sample to sample with the
+output held); the controllers are those of :mod:`chrono_flex.control` (docs/control.md).
 """
 
 from dataclasses import dataclass, field
+import csv
+import json
 import math
 import time
 
@@ -12,10 +19,22 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from .. import _checks as ck
-from .._callbacks import call_vector
+from .._aliases import canonical
+from .._callbacks import call_vector, is_sampled, sample_index, takes_state
+from .._files import atomic_write
 from ..errors import ParameterError, SimulationError
 
 FULL_STATE_NAMES = ("current", "motor_angle", "motor_speed", "z", "output_angle", "output_speed")
+
+#: Units of the drive's states and outputs (GearDrive.outputs), for the CSV's units row.
+DRIVE_UNITS = dict(
+    t="s", current="A", motor_angle="rad", motor_speed="rad/s", z="rad", dz="rad/s",
+    output_angle="rad", output_speed="rad/s", voltage="V", motor_torque="N m",
+    twist="rad", twist_rate="rad/s", transmitted_torque="N m", motor_load_torque="N m",
+    friction_torque="N m", load_factor="-", tau_out="N m", electrical_power="W",
+    copper_loss="W", magnetic_energy="J", emf_power="W", mechanical_power="W",
+    motor_kinetic_energy="J", spring_energy="J", gear_loss="W", friction_power="W",
+    output_power="W", m_out="N m")
 
 #: |state| above this is taken as divergence.
 DIVERGENCE_LIMIT = 1e12
@@ -103,8 +122,60 @@ class DriveResult:
 
     state_names = FULL_STATE_NAMES
 
+    def __repr__(self):
+        o = self.outputs
+        return (f"<DriveResult on {self.info.get('method', '?')}: t = {self.t[0]:.4g} .. "
+                f"{self.t[-1]:.4g} s, {self.t.size} samples, final output speed "
+                f"{o['output_speed'][-1]:+.4g} rad/s, current {o['current'][-1]:+.4g} A>")
+
     def state(self, name):
         return self.states[:, self.state_names.index(name)]
+
+    def series(self):
+        """Flat dict name -> (nt,) array: ``t``, the states by name, the outputs."""
+        cols = {"t": self.t}
+        cols.update({n: self.states[:, k] for k, n in enumerate(self.state_names)})
+        cols.update({f"out_{k}": np.asarray(v, dtype=float) for k, v in self.outputs.items()})
+        return cols
+
+    def units(self):
+        """The unit of every column of :meth:`series` (SI; "-" dimensionless, "?" for a
+        quantity this table does not know)."""
+        return {n: DRIVE_UNITS.get(n[4:] if n.startswith("out_") else n, "?")
+                for n in self.series()}
+
+    def to_csv(self, path):
+        """Write :meth:`series` to a CSV file at ``path`` (atomically, as
+        :meth:`chrono_flex.result.Result.to_csv`: names, then units, then one row per
+        output time); return ``path``."""
+        cols = self.series()
+        units = self.units()
+        with atomic_write(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(list(cols))
+            w.writerow([units[n] for n in cols])
+            for row in np.column_stack(list(cols.values())):
+                w.writerow([repr(float(v)) for v in row])
+        return path
+
+    def to_npz(self, path):
+        """Write the arrays and ``info`` (as JSON) to a compressed NPZ file at ``path``
+        (atomically); :meth:`from_npz` reads it back. Returns ``path``."""
+        arrays = {"t": self.t, "states": self.states,
+                  **{f"out_{k}": np.asarray(v) for k, v in self.outputs.items()},
+                  "meta_json": np.array(json.dumps({"info": self.info, "outputs":
+                                                    list(self.outputs)}, default=repr))}
+        with atomic_write(path, "wb") as f:
+            np.savez_compressed(f, **arrays)
+        return path
+
+    @classmethod
+    def from_npz(cls, path):
+        """The DriveResult written by :meth:`to_npz` at ``path``."""
+        with np.load(path) as d:
+            meta = json.loads(str(d["meta_json"]))
+            return cls(t=d["t"], states=d["states"],
+                       outputs={k: d[f"out_{k}"] for k in meta["outputs"]}, info=meta["info"])
 
     def summary(self):
         o = self.outputs
@@ -129,25 +200,84 @@ class DriveResult:
 
 
 def collect_outputs(drive, t, states, u, m_out):
-    """Evaluate :meth:`GearDrive.outputs` along a trajectory into arrays."""
-    u, m_out = as_signal("u", u), as_signal("m_out", m_out)
-    rows = [drive.outputs(tk, y[:4], y[4], y[5], u(tk)) for tk, y in zip(t, states)]
+    """Evaluate :meth:`GearDrive.outputs` along a trajectory into arrays; ``u`` is the
+    input as a signal of t (a callable or a number) or its values at the times t."""
+    m_out = as_signal("m_out", m_out)
+    if callable(u) or np.ndim(u) == 0:
+        u = as_signal("u", u)
+        u = [u(tk) for tk in t]
+    rows = [drive.outputs(tk, y[:4], y[4], y[5], uk) for tk, y, uk in zip(t, states, u)]
     out = {k: np.array([r[k] for r in rows]) for k in rows[0]}
     out["m_out"] = np.array([m_out(tk) for tk in t])
     return out
 
 
-def simulate_drive(drive, t_end, u=0.0, m_out=0.0, x0=None, theta_out0=0.0, omega_out0=0.0,
+def _state_signal(fn):
+    """u(t, x) as a function of (t, x) that returns a finite float or raises naming `u`."""
+    def value(t, x):
+        return checked_signal("drive_input", lambda tt: fn(tt, x))(t)
+    return value
+
+
+class _Input:
+    """The input of :func:`simulate_drive` in one of its forms: ``kind`` "time" (u(t) or
+    a number), "state" (u(t, x)), "continuous" (a controller with ``n_states`` states:
+    ``output(t, xc, x)`` and ``rates(t, xc, x)``) or "sampled" (``period`` > 0: called
+    as u(t_k, x) at the sample instants, held from t_k + ``delay``)."""
+
+    def __init__(self, u):
+        self.n_states = 0
+        if callable(getattr(u, "reset", None)):
+            u.reset()                       # a controller starts each run afresh
+        if is_sampled(u):
+            self.kind = "sampled"
+            self.fn = _state_signal(u)
+            self.period = float(u.period)
+            self.delay = ck.non_negative("delay", getattr(u, "delay", 0.0) or 0.0)
+        elif callable(u) and int(getattr(u, "n_states", 0) or 0) > 0:
+            self.kind = "continuous"
+            self.ctrl = u
+            self.n_states = int(u.n_states)
+            self.x0 = ck.vector("controller initial state", u.initial_state(), self.n_states)
+        elif callable(u) and takes_state("drive_input", u, 1):
+            self.kind = "state"
+            self.fn = _state_signal(u)
+        else:
+            self.kind = "time"
+            self.fn = as_signal("drive_input", u)
+
+    def continuous(self, t, y):
+        """(u, dxc/dt) of a continuous controller at the augmented state y."""
+        xc, x = y[6:], y[:6]
+        name = type(self.ctrl).__name__
+        u = checked_signal(f"{name}.output", lambda tt: self.ctrl.output(tt, xc, x))(t)
+        dxc = call_vector(f"{name}.rates", lambda tt: self.ctrl.rates(tt, xc, x),
+                          self.n_states, t)
+        return u, dxc
+
+
+def simulate_drive(drive, t_end, drive_input=None, m_out=0.0, x0=None, q0=None, qd0=None,
                    method="Radau", rtol=1e-6, atol=1e-9, dt_out=None, max_step=math.inf,
-                   max_nfev=None):
+                   max_nfev=None, **old_names):
     """Integrate the drive on its output inertia J2 from t = 0 to ``t_end``.
+
+    The keywords are those of every ``simulate`` (:mod:`chrono_flex._aliases`); the old
+    names ``u``, ``theta_out0`` and ``omega_out0`` still work, with a DeprecationWarning.
 
     Args:
         drive: a :class:`~chrono_flex.drive.gear_drive.GearDrive`.
-        u: input (V, or A in current mode): a float or a callable u(t) returning one
-            finite real.
+        drive_input: input (V, or A in current mode; default zero): a float; a
+            callable u(t) or u(t, x) (x the full state (6,), :data:`FULL_STATE_NAMES`:
+            a feedback law) returning one
+            finite real; or a controller of :mod:`chrono_flex.control`: continuous with
+            its own states (integrated with the drive's), or sampled (``period`` > 0,
+            ``delay``): called at t_k = k period with the state there, its value held
+            from t_k + delay (zero-order hold; before the first value, 0), the drive
+            integrated from one switching instant to the next.
         m_out: disturbance torque on the output M_out, N m: a float or a callable m_out(t).
         x0: None (``drive.initial_state``), the drive state (4) or the full state (6).
+        q0, qd0: the output shaft's initial angle (rad) and speed (rad/s), with a drive
+            state or none (default at rest at zero).
         method: a scipy.integrate.solve_ivp method (one of :data:`METHODS`); stiff ones
             (Radau, BDF) by default since the friction and gear modes are fast (see
             ``drive.stiff_modes()``).
@@ -161,13 +291,22 @@ def simulate_drive(drive, t_end, u=0.0, m_out=0.0, x0=None, theta_out0=0.0, omeg
             naming it when spent before t_end.
 
     Returns:
-        :class:`DriveResult`. Raises ParameterError (naming the argument) for bad
-        settings or a callback returning something other than one real number, and
+        :class:`DriveResult` (``outputs["voltage"]`` or ``["current"]``: the input as
+        applied, held values included; a continuous controller's states in
+        ``info["controller_states"]``). Raises ParameterError (naming the argument) for
+        bad settings or a callback returning something other than one real number, and
         SimulationError (with the time) on NaN, divergence, solver failure, a callback
         that raises or returns NaN, or a spent budget.
     """
+    named = canonical(dict(drive_input=drive_input, q0=q0, qd0=qd0, **old_names),
+                      "simulate_drive", ("u", "theta_out0", "omega_out0"))
+    drive_input, q0, qd0 = named.pop("drive_input"), named.pop("q0"), named.pop("qd0")
+    if named:
+        raise TypeError(f"simulate_drive() got an unexpected keyword argument "
+                        f"{next(iter(named))!r}")
+    theta_out0, omega_out0 = (0.0 if q0 is None else q0), (0.0 if qd0 is None else qd0)
     t_end = ck.positive("t_end", t_end)
-    u = as_signal("u", u)
+    law = _Input(0.0 if drive_input is None else drive_input)
     m_out = as_signal("m_out", m_out)
     y0 = full_initial_state(drive, x0, theta_out0, omega_out0)
     ck.solver_settings(method, rtol, atol, max_step, max_nfev, y0.size, METHODS)
@@ -182,25 +321,44 @@ def simulate_drive(drive, t_end, u=0.0, m_out=0.0, x0=None, theta_out0=0.0, omeg
     inv_J2 = 1.0 / drive.output_inertia
     kern = drive.rates_tuple
     count = [0, 0.0]
+    held = [0.0]                          # the sampled input's value on this segment
 
     def rhs(t, y):
         count[0] += 1
         count[1] = t
         if max_nfev is not None and count[0] > max_nfev:
             raise _Budget()
-        i, a1, w1, z, a2, w2 = (float(v) for v in y)
-        di, da, dw, dz, tau = kern(i, a1, w1, z, a2, w2, u(t))
+        i, a1, w1, z, a2, w2 = (float(v) for v in y[:6])
+        if law.kind == "time":
+            uk = law.fn(t)
+        elif law.kind == "state":
+            uk = law.fn(t, y)
+        elif law.kind == "sampled":
+            uk = held[0]
+        else:
+            uk, dxc = law.continuous(t, y)
+        di, da, dw, dz, tau = kern(i, a1, w1, z, a2, w2, uk)
         dy = np.array([di, da, dw, dz, w2, (tau + m_out(t)) * inv_J2])
+        if law.n_states:
+            dy = np.concatenate([dy, dxc])
         if not np.all(np.isfinite(dy)):
             raise SimulationError("non-finite state derivative (NaN or overflow)", t)
         if np.max(np.abs(y)) > DIVERGENCE_LIMIT:
             raise SimulationError(f"state exceeds {DIVERGENCE_LIMIT:g} (divergence)", t)
         return dy
 
+    if law.n_states:
+        y0 = np.concatenate([y0, law.x0])
+        if np.ndim(atol) == 1:
+            raise ParameterError("atol", atol, "must be one value with a controller that has "
+                                 "states (the controller's states are appended)")
     t0 = time.perf_counter()
     try:
-        sol = solve_ivp(rhs, (0.0, t_end), y0, method=method, t_eval=t_eval, rtol=rtol,
-                        atol=atol, max_step=max_step)
+        if law.kind == "sampled":
+            sol = _sampled(rhs, law, held, y0, t_end, t_eval, method, rtol, atol, max_step)
+        else:
+            sol = solve_ivp(rhs, (0.0, t_end), y0, method=method, t_eval=t_eval, rtol=rtol,
+                            atol=atol, max_step=max_step)
     except _Budget:
         hint = "raise max_nfev or loosen rtol/atol" + \
             ("" if method in ("Radau", "BDF", "LSODA") else ", or use Radau or BDF")
@@ -211,9 +369,74 @@ def simulate_drive(drive, t_end, u=0.0, m_out=0.0, x0=None, theta_out0=0.0, omeg
     if not sol.success:
         t_fail = float(sol.t[-1]) if sol.t.size else 0.0
         raise SimulationError(f"{method} failed: {sol.message}", t_fail)
-    states = sol.y.T
+    states = sol.y.T[:, :6]
     info = dict(method=method, rtol=rtol, atol=atol, nfev=int(sol.nfev), njev=int(sol.njev),
                 nlu=int(sol.nlu), wall_time=wall, drive=repr(drive), ratio=drive.ratio,
-                max_nfev=max_nfev)
+                max_nfev=max_nfev, input=law.kind)
+    if law.kind == "time":
+        u_values = law.fn
+    elif law.kind == "state":
+        u_values = [law.fn(tk, y) for tk, y in zip(sol.t, sol.y.T)]
+    elif law.kind == "sampled":
+        u_values = sol.u
+        info.update(period=law.period, delay=law.delay, samples=sol.samples)
+    else:
+        u_values = [law.continuous(tk, y)[0] for tk, y in zip(sol.t, sol.y.T)]
+        info["controller_states"] = sol.y.T[:, 6:]
     return DriveResult(t=sol.t, states=states,
-                       outputs=collect_outputs(drive, sol.t, states, u, m_out), info=info)
+                       outputs=collect_outputs(drive, sol.t, states, u_values, m_out), info=info)
+
+
+class _Piecewise:
+    """What :func:`_sampled` returns: the fields of solve_ivp's result that are used."""
+
+    def __init__(self, t, y, u, nfev, njev, nlu, samples, success=True, message=""):
+        self.t, self.y, self.u = t, y, u
+        self.nfev, self.njev, self.nlu, self.samples = nfev, njev, nlu, samples
+        self.success, self.message = success, message
+
+
+def _sampled(rhs, law, held, y0, t_end, t_eval, method, rtol, atol, max_step):
+    """Integrate with a sampled input: the controller is called at t_k = k period with
+    the state there, and its value switches in at t_k + delay; solve_ivp runs from one
+    sample or switching instant to the next with the input constant."""
+    period, delay = law.period, law.delay
+    n_samples = sample_index(t_end, period) + 1
+    samples = [k * period for k in range(n_samples)]
+    switches = [tk + delay for tk in samples if tk + delay < t_end]
+    events = sorted(set([0.0, t_end] + samples + switches))
+    merged = [events[0]]
+    for e in events[1:]:            # instants closer than round-off are one
+        if e - merged[-1] > 1e-12 * max(1.0, t_end):
+            merged.append(e)
+    events = merged
+    pending = []                    # (t_on, value) computed, not yet applied
+    held[0] = 0.0
+    y = np.asarray(y0, dtype=float)
+    T, Y, U = [], [], []
+    nfev = njev = nlu = 0
+    k_next, out = 0, 0
+    for a, b in zip(events[:-1], events[1:]):
+        while k_next < n_samples and samples[k_next] <= a + 1e-12 * max(1.0, t_end):
+            pending.append((samples[k_next] + delay, law.fn(samples[k_next], y)))
+            k_next += 1
+        while pending and pending[0][0] <= a + 1e-12 * max(1.0, t_end):
+            held[0] = pending.pop(0)[1]
+        last = b >= t_end
+        inside = [tt for tt in t_eval[out:] if tt < b or (last and tt <= b)]
+        grid = inside if inside and inside[-1] >= b else inside + [b]
+        sol = solve_ivp(rhs, (a, b), y, method=method, t_eval=grid, rtol=rtol, atol=atol,
+                        max_step=max_step)
+        nfev, njev, nlu = nfev + sol.nfev, njev + sol.njev, nlu + sol.nlu
+        if not sol.success:
+            t_fail = np.array([sol.t[-1] if sol.t.size else a])
+            return _Piecewise(t_fail, np.zeros((y.size, 0)), [], nfev, njev, nlu, k_next,
+                              False, sol.message)
+        n_in = len(inside)
+        if n_in:
+            T.extend(sol.t[:n_in])
+            Y.append(sol.y[:, :n_in])
+            U.extend([held[0]] * n_in)
+            out += n_in
+        y = sol.y[:, -1]
+    return _Piecewise(np.array(T), np.hstack(Y), U, nfev, njev, nlu, k_next)

@@ -68,7 +68,7 @@ and under its own weight the tip B sinks by 0.18 m (q2z = -0.071 m, q1z = +0.024
 the sin mode below).
 """
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 import math
 
 import numpy as np
@@ -76,7 +76,9 @@ import numpy as np
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
 from ..integrators.ivp import EXPLICIT, STIFF, integrate
-from ..result import Energy
+from .._aliases import canonical
+from ..planar.description import _build, _fields_of
+from ..result import Energy, Result
 from ..stepping import Progress
 
 #: [W]'s three fits of the exponent lambda(a) = c2 a^2 + c1 a + c0 of arms 2+3, as
@@ -260,25 +262,30 @@ def _ry_neg(t):
                      np.stack([s, z, c], -1)], -2)
 
 
-@dataclass
-class SpatialResult:
-    """A trajectory of the spatial arm.
+class RRRPResult(Result):
+    """A trajectory of the RRRP arm: a :class:`~chrono_flex.result.Result` (``to_csv``,
+    ``to_npz``, ``from_npz``, ``summary``, ``plot``).
 
-    t (nt,), q and qd (nt, 8) in the order :data:`COORDINATES`, tip_position (nt, 3) of
-    B, joint_position (nt, 3) of A, inputs (nt, 4) = (tau1, tau2, tau3, F_a),
-    energy (:class:`chrono_flex.result.Energy`; ``dissipated`` is zero: no damping), and
-    info (solver statistics, wall time).
+    q and qd (nt, 8) in the order :data:`COORDINATES`; joint_angles, joint_rates and
+    joint_torque (nt, 4) those of the actuated coordinates (theta1, theta2, theta3, a;
+    tau1, tau2, tau3 in N m and F_a in N); tip_position (nt, 3) of B; tip_deflection
+    (nt, 2) the transverse tip deflections of arm 1 and of arms 2+3 (their modes are 1
+    at the tip); ``extra["joint_position"]`` (nt, 3) of A and
+    ``extra["angular_momentum_z"]`` (nt,); energy (``dissipated`` is zero: no damping).
     """
 
-    t: np.ndarray
-    q: np.ndarray
-    qd: np.ndarray
-    tip_position: np.ndarray
-    joint_position: np.ndarray
-    inputs: np.ndarray
-    energy: Energy
-    angular_momentum_z: np.ndarray
-    info: dict = field(default_factory=dict)
+    @property
+    def joint_position(self):
+        return self.extra["joint_position"]
+
+    @property
+    def angular_momentum_z(self):
+        return self.extra["angular_momentum_z"]
+
+    @property
+    def inputs(self):
+        """(nt, 4) tau1, tau2, tau3, F_a: ``joint_torque``."""
+        return self.joint_torque
 
     @property
     def kinetic(self):
@@ -314,6 +321,18 @@ class RRRPArm:
         else:
             self._phi1z_tip, self._phi1z_tip_slope = 1.0, p.p1y / p.l1
             self.K1z = p.EI1 * power_stiffness_factor(p.p1y) / p.l1**3
+
+    model_keys = ("params", "kind", "version")     # of its description (model files)
+
+    def to_dict(self):
+        """The arm as plain data: ``{"kind": "rrrp", "version": 1, "params": {...}}`` (the
+        fields of :class:`RRRPParams`); :meth:`from_dict` rebuilds it."""
+        return {"kind": "rrrp", "version": 1, "params": _fields_of(self.params)}
+
+    @classmethod
+    def from_dict(cls, data):
+        """The arm of :meth:`to_dict`'s layout; errors name the key (``params.l1``)."""
+        return cls(_build(RRRPParams, "params", dict(data).get("params", {})))
 
     # ---------------------------------------------------------------- kinematics
     def _phi1z(self, x):
@@ -558,39 +577,68 @@ class RRRPArm:
             raise SimulationError("singular mass matrix", t) from None
 
     # ---------------------------------------------------------------- simulation
-    def simulate(self, t_end, eta0, eta_d0=None, inputs=None, rtol=1e-8, atol=1e-10,
-                 method="RK45", n_out=401, max_step=np.inf, progress=None):
-        """Integrate from t = 0 to ``t_end``; returns a :class:`SpatialResult`.
+    def simulate(self, t_end, q0=None, qd0=None, torque=None, dt_out=None, method="RK45",
+                 rtol=1e-8, atol=1e-10, max_step=np.inf, progress=None, n_out=None,
+                 **old_names):
+        """Integrate from t = 0 to ``t_end``; returns an :class:`RRRPResult`.
 
-        inputs: callable(t, eta, eta_d) -> (tau1, tau2, tau3, F_a) (N m, N m, N m, N), or
+        The keywords are those of every ``simulate`` (:mod:`chrono_flex._aliases`); the
+        old names ``eta0``, ``eta_d0`` and ``inputs`` still work, with a
+        DeprecationWarning.
+
+        q0, qd0: the initial coordinates and rates eta, eta' (8,), in the order
+        :data:`COORDINATES` (q0 is required: its ``a`` must lie in the stroke).
+        torque: callable(t, eta, eta_d) -> (tau1, tau2, tau3, F_a) (N m, N m, N m, N), or
         None for free motion. The work done by the inputs is integrated as an extra state.
+        dt_out: output interval, s (default t_end / 400); ``n_out`` instead gives the
+        number of equally spaced outputs.
         method: "RK45" (default; [W] used a variable-step 4(5) Runge-Kutta) or any
         scipy method ("Radau", ...). progress: None (on unless quiet), a bool, or a
         :class:`chrono_flex.stepping.Progress`. Raises SimulationError on NaN, a singular
         mass matrix, a modal coordinate beyond ``max_deflection`` or ``a`` leaving the stroke.
         """
+        named = canonical(dict(q0=q0, qd0=qd0, torque=torque, **old_names),
+                          "RRRPArm.simulate", ("eta0", "eta_d0", "inputs"))
+        eta0, eta_d0, inputs = named.pop("q0"), named.pop("qd0"), named.pop("torque")
+        if named:
+            raise TypeError(f"RRRPArm.simulate() got an unexpected keyword argument "
+                            f"{next(iter(named))!r}")
+        if eta0 is None:
+            raise ParameterError("q0", None, "must be given (8,): its `a` must lie in the "
+                                 f"stroke {self.params.stroke}")
         p = self.params
         t_end = ck.positive("t_end", t_end)
-        eta0 = ck.vector("eta0", eta0, size=self.n)
-        eta_d0 = np.zeros(self.n) if eta_d0 is None else ck.vector("eta_d0", eta_d0, size=self.n)
+        eta0 = ck.vector("q0", eta0, size=self.n)
+        eta_d0 = np.zeros(self.n) if eta_d0 is None else ck.vector("qd0", eta_d0, size=self.n)
         if not p.stroke[0] <= eta0[7] <= p.stroke[1]:
-            raise ParameterError("eta0", tuple(eta0),
+            raise ParameterError("q0", tuple(eta0),
                                  f"must have a = eta0[7] in the stroke {p.stroke}")
         if np.max(np.abs(eta0[list(ELASTIC)])) >= p.max_deflection:
-            raise ParameterError("eta0", tuple(eta0),
+            raise ParameterError("q0", tuple(eta0),
                                  "modal coordinates must be below max_deflection = "
                                  f"{p.max_deflection:g}")
         if inputs is not None and not callable(inputs):
-            raise ParameterError("inputs", inputs, "must be callable(t, eta, eta_d) or None")
+            raise ParameterError("torque", inputs, "must be callable(t, eta, eta_d) or None")
         if method not in STIFF + EXPLICIT:
             raise ParameterError("method", method, f"must be one of {STIFF + EXPLICIT}")
         for name, v in (("rtol", rtol), ("atol", atol)):
             ck.positive(name, v)
-        ck.positive_int("n_out", n_out)
+        if n_out is not None:
+            if dt_out is not None:
+                raise ParameterError("n_out", n_out, "is given with dt_out; give one of them")
+            t_eval = np.linspace(0.0, t_end, ck.positive_int("n_out", n_out))
+        else:
+            t_eval = ck.output_times(0.0, t_end, t_end / 400 if dt_out is None
+                                     else ck.positive("dt_out", dt_out))
         n = self.n
 
         def Q_of(t, eta, eta_d):
-            return np.zeros(n) if inputs is None else self.generalized_force(inputs(t, eta, eta_d))
+            if inputs is None:
+                return np.zeros(n)
+            try:
+                return self.generalized_force(inputs(t, eta, eta_d))
+            except ParameterError as exc:       # the callback's name in simulate
+                raise ParameterError("torque", exc.value, exc.requirement) from None
 
         def rhs(t, x):
             eta, eta_d = x[:n], x[n:2 * n]
@@ -605,7 +653,6 @@ class RRRPArm:
                   (ev_q, f"a modal coordinate exceeded max_deflection = {p.max_deflection:g} m "
                          "(divergence)")]
         x0 = np.concatenate([eta0, eta_d0, [0.0]])
-        t_eval = np.linspace(0.0, t_end, n_out)
         if progress is None or isinstance(progress, bool):
             prog = Progress(t_end, "spatial", enabled=progress)
         else:
@@ -629,12 +676,23 @@ class RRRPArm:
         r = np.real(self.positions(q))
         info = dict(engine="reference (spatial RRRP)", method=method, rtol=rtol, atol=atol,
                     nfev=int(sol.nfev), wall_time=sol.wall_time, coordinates=COORDINATES)
-        return SpatialResult(t=sol.t, q=q, qd=qd, tip_position=r[:, -1], joint_position=r[:, -2],
-                             inputs=U, energy=energy,
-                             angular_momentum_z=np.einsum("tl,tl->t", M[:, 0, :], qd),
-                             info=info)
+        vwp = np.stack([np.hypot(q[:, 3], self._phi1z_tip * q[:, 4]),
+                        np.hypot(q[:, 5], q[:, 6])], axis=1)
+        ji = list(ACTUATED)
+        return RRRPResult(t=sol.t, q=q, qd=qd, joint_angles=q[:, ji], joint_rates=qd[:, ji],
+                          tip_position=r[:, -1], tip_deflection=vwp, energy=energy,
+                          joint_torque=U, plane=None, info=info, model=self.to_dict(),
+                          extra={"joint_position": r[:, -2], "angular_momentum_z":
+                                 np.einsum("tl,tl->t", M[:, 0, :], qd)})
 
 
-def simulate(t_end, eta0, eta_d0=None, inputs=None, params=None, **kw):
+def simulate(t_end, q0=None, qd0=None, torque=None, params=None, **kw):
     """Build an :class:`RRRPArm` from ``params`` and call its :meth:`RRRPArm.simulate`."""
-    return RRRPArm(params).simulate(t_end, eta0, eta_d0, inputs, **kw)
+    return RRRPArm(params).simulate(t_end, q0, qd0, torque, **kw)
+
+
+def __getattr__(name):
+    """``SpatialResult``, the 0.2 name of :class:`RRRPResult`, with a DeprecationWarning."""
+    from .._compat import moved_attribute
+
+    return moved_attribute(__name__, name)

@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from ..errors import ParameterError, SimulationError
+from ..errors import BudgetExceeded, ParameterError, SimulationError
 from ..stepping import fixed_substep
 
 #: RK4's stability limit on the imaginary axis, |omega h| <= 2 sqrt(2).
@@ -62,7 +62,7 @@ class RungeKutta4:
 
     def _f(self, t, x):
         if self.max_nfev is not None and self.nfev >= self.max_nfev:
-            raise SimulationError(f"rk4 used up its budget of max_nfev = {self.max_nfev} "
+            raise BudgetExceeded(f"rk4 used up its budget of max_nfev = {self.max_nfev} "
                                   "right-hand-side evaluations", t)
         self.nfev += 1
         with np.errstate(over="ignore", invalid="ignore"):

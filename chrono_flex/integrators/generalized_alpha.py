@@ -40,7 +40,8 @@ import math
 import numpy as np
 from scipy.linalg import lu_factor, lu_solve
 
-from ..errors import ParameterError, SimulationError
+from ..errors import BudgetExceeded, ParameterError, SimulationError
+from .._interrupts import checkpoint
 from ..stepping import fixed_substep
 
 FAMILIES = ("chung-hulbert", "hht")
@@ -160,7 +161,7 @@ class GeneralizedAlpha:
     def _count_evaluation(self, t):
         """One more evaluation of the equations, within the ``max_nfev`` budget."""
         if self.max_nfev is not None and self.nfev >= self.max_nfev:
-            raise SimulationError(f"generalized_alpha used up its budget of max_nfev = "
+            raise BudgetExceeded(f"generalized_alpha used up its budget of max_nfev = "
                                   f"{self.max_nfev} right-hand-side evaluations (raise "
                                   "max_nfev, or use a larger step)", t)
         self.nfev += 1
@@ -313,11 +314,16 @@ class GeneralizedAlpha:
 
     def _after_compiled(self, status, t_target):
         """After a compiled call that stopped with ``status`` on its way to ``t_target``:
-        the budget, the errors, a failed fixed step taken with halvings; True when
-        ``t_target`` is reached."""
+        the budget, the errors, a failed fixed step taken with halvings, a paused call
+        (4: its share of steps done; interrupts and the run's wall-time budget are
+        looked at, :func:`chrono_flex.stepping.checkpoint`); True when ``t_target`` is
+        reached."""
         self._check_budget(self.t)
         if status == 0:
             return True
+        if status == 4:
+            checkpoint(self.t)
+            return False
         if status == 2:
             raise SimulationError("non-finite generalized forces (divergence, or a step "
                                   "the model cannot take)", self.t)
@@ -373,7 +379,7 @@ class GeneralizedAlpha:
 
     def _check_budget(self, t):
         if self.max_nfev is not None and self.nfev + self.step_solver.nfev > self.max_nfev:
-            raise SimulationError(f"generalized_alpha used up its budget of max_nfev = "
+            raise BudgetExceeded(f"generalized_alpha used up its budget of max_nfev = "
                                   f"{self.max_nfev} right-hand-side evaluations (raise "
                                   "max_nfev, or use a larger step)", t)
 

@@ -12,7 +12,7 @@ import numpy as np
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau, solve_ivp
 
 from .. import _checks as ck
-from ..errors import ParameterError, SimulationError
+from ..errors import BudgetExceeded, ParameterError, SimulationError
 
 STIFF = ("Radau", "BDF", "LSODA")
 EXPLICIT = ("RK45", "RK23", "DOP853")
@@ -87,7 +87,7 @@ def integrate(rhs, t_span, x0, t_eval, method="Radau", rtol=1e-6, atol=1e-9, jac
         sol = solve_ivp(f, t_span, x0, method=method, t_eval=t_eval, rtol=rtol, atol=atol,
                         events=ev_funcs or None, max_step=max_step, **kw)
     except _Budget:
-        raise SimulationError(
+        raise BudgetExceeded(
             f"{method} used up its budget of {max_nfev} right-hand-side evaluations "
             f"(the model is too stiff for an explicit method; use Radau or BDF)",
             count[1]) from None
@@ -147,7 +147,7 @@ class OdeStepper:
         try:
             message = self.solver.step()
         except _Budget:
-            raise SimulationError(
+            raise BudgetExceeded(
                 f"{self.method} used up its budget of max_nfev = {self.max_nfev} "
                 "right-hand-side evaluations" + (
                     " (the model is too stiff for an explicit method; use Radau or BDF)"

@@ -1,7 +1,7 @@
 """PlanarArm: the public face of the reference engine (numpy/scipy).
 
     arm = PlanarArm(links=[Link(...)], joints=[RevoluteJoint()], payload=Payload(...))
-    res = arm.simulate(t_end=2.0, joint_angles0=[0.0], torque=lambda t, q, qd: [0.1])
+    res = arm.simulate(t_end=2.0, q0=[0.0], torque=lambda t, q, qd: [0.1])
 
 Forward dynamics integrates M(q) q_dd = Q - h + Q_g - K q - D q_d (module
 :mod:`chrono_flex.planar.equations`) with a stiff implicit method by default; the mixed problem
@@ -12,13 +12,23 @@ inverse dynamics, linearised natural frequencies and the energy bookkeeping sit 
 import numpy as np
 
 from .. import _checks as ck
+from .._aliases import canonical, initial_coordinates
+from ..drive.coupling import check_drive
+from ..integrators.choice import DEFAULT_METHOD
 from . import equations as mdl
 from .assembly import ExtendedAssembly
-from .description import arm_arguments, arm_to_dict, run_settings
+from .description import ARM_DEFAULTS, arm_arguments, arm_to_dict, run_settings
+from .model_file import read_model, write_model
 from .modes import eigenmodes, natural_modes
 from ..errors import ParameterError, SimulationError
 from .reference import FORMS, simulate_reference
+from .statics import check_equilibrium, static_equilibrium
 from .params import Link, Payload, Plane, PrismaticJoint, RevoluteJoint, gravity_magnitude
+from .post import deflection_ratio
+
+#: Largest tip deflection / link length a static solution may have: the runs' guard
+#: (``max_deflection_ratio`` default) on the small-deformation model.
+MAX_STATIC_DEFLECTION = 0.5
 
 
 
@@ -38,6 +48,9 @@ class PlanarArm:
         drives: {joint number (0-based): drive} with drive objects of
             :mod:`chrono_flex.drive` (their output inertia joins the joint's hub).
     """
+
+    #: The top-level keys of the arm's description (:meth:`to_dict`, model files).
+    model_keys = ("links", "version") + tuple(ARM_DEFAULTS)
 
     def __init__(self, links, joints=None, payload=None, hub_inertia=0.0, gravity=0.0,
                  geometric_stiffening=False, plane=None, drives=None):
@@ -68,9 +81,7 @@ class PlanarArm:
                 raise ParameterError("drives", j, f"keys must be joint numbers 0..{len(joints) - 1}")
             if joints[j].kind != "revolute":
                 raise ParameterError("drives", j, "a gear drive needs a revolute joint")
-            for attr in ("rates", "n_states", "initial_state", "output_inertia"):
-                if not hasattr(d, attr):
-                    raise ParameterError(f"drives[{j}]", d, f"has no `{attr}` (not a drive)")
+            check_drive(j, d)
         self._joints_given = tuple(joints)
         # the drive's output inertia J2 turns with the joint hub
         joints = [RevoluteJoint(jt.hub_inertia + self.drives[k].output_inertia, jt.hub_mass,
@@ -104,8 +115,6 @@ class PlanarArm:
         """The arm of a model file (TOML, docs/model-files.md; its inputs and simulation
         settings are read by :func:`chrono_flex.planar.model_file.read_model`). Errors
         name the file, the key and its line."""
-        from .model_file import read_model
-
         return read_model(path).arm
 
     def to_file(self, path, inputs=None, simulation=None, description=None):
@@ -113,8 +122,6 @@ class PlanarArm:
         ({"torque" | "joint_motion" | "drive_input": a profile of
         :mod:`chrono_flex.inputs`}) and ``simulation`` (simulate's settings) when given,
         so that ``chrono-flex run path`` runs it; return ``path``."""
-        from .model_file import write_model
-
         return write_model(path, self, inputs, simulation, description)
 
     # -- sizes and coordinates ----------------------------------------------------------
@@ -221,7 +228,46 @@ class PlanarArm:
         return (mdl.kinetic_energy(self.model, q, qd), mdl.elastic_potential(self.model, q),
                 float(mdl.gravity_potential(self.model, q)))
 
-    def natural_frequencies(self, n=3, q=None, joints="locked"):
+    def equilibrium(self, joint_angles=None, joints="held", torque=None, drive_input=None,
+                    q0=None):
+        """The static equilibrium under gravity, constant joint torques and drives: an
+        :class:`~chrono_flex.planar.statics.Equilibrium` (``.q``, ``.joint_torques``,
+        ``.drive_states``, ``.drive_inputs``, ``.stable``). ``joints``: "held"
+        (default: at ``joint_angles``, the torques that hold them returned), "free", or
+        one per joint; ``drive_input``: {joint number: input} turns that driven joint
+        freely under its drive (:func:`chrono_flex.planar.statics.static_equilibrium`)."""
+        return static_equilibrium(self, joint_angles, joints, torque, drive_input, q0)
+
+    def linearize(self, inputs=None, outputs=None, pose=None, backlash="contact",
+                  friction="presliding"):
+        """The arm linearised about a static equilibrium: a
+        :class:`~chrono_flex.linear.LinearModel` (A, B, C, D with state, input and output
+        names; ``poles()``, ``zeros()``, ``frequency_response()``, ``to_control()``).
+
+        Args:
+            inputs: names, default all: "torque<j>" (joint j from 1), "voltage<j>" (or
+                "current<j>") of a drive.
+            outputs: names, default the joint coordinates: any state ("theta1",
+                "link1.e2_dot", "drive1.motor_angle"), "tip_x", "tip_y", "tip_lateral",
+                "tip_deflection<i>", "strain<i>@<x>", "twist<j>".
+            pose: None (the static equilibrium: actuated joints held at zero, the
+                others free), an :meth:`equilibrium`, joint coordinates (held there)
+                or a whole q, which must then be an equilibrium (ParameterError naming
+                ``pose`` otherwise).
+            backlash, friction: the regime of the drives' backlash ("contact" on the
+                loaded flank, or "gap") and friction ("presliding", or "sliding").
+        docs/linear-models.md gives the equations; ParameterError names an unknown input
+        or output."""
+        from .linearize import linearize
+
+        return linearize(self, inputs, outputs, pose, backlash, friction)
+
+    def _pose_check(self, q, equilibrium):
+        if ck.boolean("equilibrium", equilibrium):
+            q = np.zeros(self.nq) if q is None else ck.vector("q", q, self.nq)
+            check_equilibrium(self, q, np.zeros(self.nq), self.elastic_index, "q")
+
+    def natural_frequencies(self, n=3, q=None, joints="locked", equilibrium=False):
         """The n lowest natural frequencies (Hz) of the arm linearised about q (at rest).
 
         ``joints="locked"``: joint coordinates held (clamped-free links);
@@ -229,15 +275,20 @@ class PlanarArm:
         frequency are left out. Gravity enters through the Hessian of its potential.
         ParameterError when ``n`` exceeds the number of modes the model has (at most one
         per elastic coordinate, see ``elastic_index``). :meth:`modes` gives the shapes.
+        ``equilibrium=True``: q must be a static equilibrium (the elastic coordinates
+        balanced; the joints may be held): ParameterError naming ``q`` otherwise.
         """
+        self._pose_check(q, equilibrium)
         w2, _ = eigenmodes(self, n, q, joints)
         return np.sqrt(w2) / (2 * np.pi)
 
-    def modes(self, n=3, q=None, joints="locked", n_samples=41):
+    def modes(self, n=3, q=None, joints="locked", n_samples=41, equilibrium=False):
         """The n lowest natural modes about q at rest: a
         :class:`~chrono_flex.planar.modes.Modes` with ``frequencies`` (Hz), the
         mass-normalised ``vectors`` (n, nq) and the centrelines' ``shapes``
-        (n, nl, n_samples, 2); ``joints`` as for :meth:`natural_frequencies`."""
+        (n, nl, n_samples, 2); ``joints`` and ``equilibrium`` as for
+        :meth:`natural_frequencies` (:meth:`equilibrium` gives a pose)."""
+        self._pose_check(q, equilibrium)
         return natural_modes(self, n, q, joints, n_samples)
 
     def static_deflection(self, joint_angles=None, tip_force=(0.0, 0.0), tip_moment=0.0):
@@ -266,26 +317,48 @@ class PlanarArm:
                 qp = q.copy()
                 qp[k] += h
                 Jr[:, c] = (residual(qp) - r) / h
-            dx = np.linalg.solve(Jr, -r)
+            try:
+                dx = np.linalg.solve(Jr, -r)
+            except np.linalg.LinAlgError:
+                dx = np.full(ei.size, np.nan)
+            if not np.all(np.isfinite(dx)):
+                why = "Newton's iteration diverged"
+                break
             q[ei] += dx
             if np.max(np.abs(dx)) <= 1e-13 * max(1.0, np.max(np.abs(q[ei]))):
-                return q
-        raise SimulationError("static equilibrium did not converge in 50 Newton steps")
+                ratio = deflection_ratio(self, q)
+                if ratio <= MAX_STATIC_DEFLECTION:
+                    return q
+                why = (f"deflects a link tip by {ratio:.3g} of its length, beyond the "
+                       f"small-deformation model's {MAX_STATIC_DEFLECTION}")
+                break
+        else:
+            why = "no convergence in 50 Newton steps"
+        raise ParameterError("tip_force", tuple(F.tolist()),
+                             f"(with tip_moment = {Mz:g}) gives no static equilibrium "
+                             f"within the small-deformation model ({why}; a load too "
+                             "large for the links' stiffness?)")
 
     # -- simulation ---------------------------------------------------------------------
-    def simulate(self, t_end, joint_angles0=None, joint_rates0=None, elastic0=None,
-                 elastic_rates0=None, torque=None, joint_motion=None, drive_input=None,
-                 dt_out=None, t0=0.0, method="generalized_alpha", rtol=None, atol=None,
-                 form="virtual_power", max_step=np.inf, max_nfev=None,
-                 max_deflection_ratio=0.5, n_samples=21, progress=None,
-                 max_wall_time=None, step=None, rho_inf=0.8, family="chung-hulbert",
-                 exact_callbacks=False):
+    def simulate(self, t_end, q0=None, qd0=None, torque=None, joint_motion=None,
+                 drive_input=None, dt_out=None, t0=0.0, method=DEFAULT_METHOD, rtol=None,
+                 atol=None, max_step=np.inf, max_nfev=None, max_deflection_ratio=0.5,
+                 n_samples=21, progress=None, max_wall_time=None, step=None, rho_inf=0.8,
+                 family="chung-hulbert", elastic0=None, elastic_rates0=None,
+                 form="virtual_power", exact_callbacks=False, **old_names):
         """Simulate the arm from t0 to t_end; returns a :class:`Result`.
+
+        The keywords are those of every ``simulate`` (:mod:`chrono_flex._aliases`; the
+        old names ``joint_angles0`` and ``joint_rates0`` still work, with a
+        DeprecationWarning).
 
         Args:
             t_end: end time, s.
-            joint_angles0, joint_rates0: initial joint coordinates/rates (nj,).
-            elastic0, elastic_rates0: initial elastic coordinates/rates.
+            q0, qd0: initial coordinates and rates: all of them (nq,), or the joints'
+                alone (nj,) with the elastic ones from ``elastic0``, ``elastic_rates0``
+                (default zero).
+            elastic0, elastic_rates0: initial elastic coordinates/rates (with q0, qd0
+                of the joints alone).
             torque: callable(t, q, qd) -> (nj,) joint torques (N m) or forces (N), or None.
             joint_motion: callable(t) -> (theta, theta_d, theta_dd), each (nj,): the
                 mixed problem (joints prescribed, elastic coordinates integrated, joint
@@ -339,10 +412,18 @@ class PlanarArm:
                 rewritten in place on a terminal, a line every 5 s in a log).
         """
         arguments = dict(locals())          # the arguments: no other name is bound yet
-        del arguments["self"]
-        res = simulate_reference(self, t_end, joint_angles0=joint_angles0,
-                                 joint_rates0=joint_rates0, elastic0=elastic0,
-                                 elastic_rates0=elastic_rates0, torque=torque,
+        del arguments["self"], arguments["old_names"]
+        named = canonical(dict(q0=q0, qd0=qd0, **old_names), "PlanarArm.simulate",
+                          ("joint_angles0", "joint_rates0"))
+        q0, qd0 = named.pop("q0"), named.pop("qd0")
+        if named:
+            raise TypeError(f"PlanarArm.simulate() got an unexpected keyword argument "
+                            f"{next(iter(named))!r}")
+        arguments.update(q0=q0, qd0=qd0)
+        q0, qd0 = initial_coordinates(self, q0, qd0, elastic0, elastic_rates0)
+        ji, ei = self.joint_index, self.elastic_index
+        res = simulate_reference(self, t_end, joint_angles0=q0[ji], joint_rates0=qd0[ji],
+                                 elastic0=q0[ei], elastic_rates0=qd0[ei], torque=torque,
                                  joint_motion=joint_motion, drive_input=drive_input,
                                  dt_out=dt_out, t0=t0, method=method, rtol=rtol, atol=atol,
                                  form=form, max_step=max_step, max_nfev=max_nfev,

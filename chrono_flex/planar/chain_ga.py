@@ -38,11 +38,13 @@ the dense LU (:data:`BANDED_FROM`).
 """
 
 import math
+import time
 from collections import namedtuple
 
 import numpy as np
 
 from .._callbacks import call_vector, call_vector_series
+from .._interrupts import compiled_call
 from . import kernels
 
 #: Status codes of :func:`ga_solve` (0: converged).
@@ -521,16 +523,18 @@ def profile_values(code, amp, par, t, out):
                 out[k] = -a if t < par[0] else 0.0 * a
 
 
-#: Further status codes of :func:`ga_advance`: the step control shrank the step below
-#: 1e-12 of the time scale.
-SHRUNK = 3
+#: Further status codes of :func:`ga_advance`: SHRUNK, the step control shrank the step
+#: below 1e-12 of the time scale; PAUSED, the call took its ``max_steps`` steps (or used
+#: the joint forces given ahead) before ``t_target``: the caller goes on from where it
+#: stopped after a look at interrupts and budgets (:func:`chrono_flex.stepping.checkpoint`).
+SHRUNK, PAUSED = 3, 4
 
 
 @kernels._jit
 def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, t_target,
                x, y, acc, y_last, t_last, step, adaptive, h_next, q_scale, err_rtol,
                max_step, am, af, gamma, beta, rtol, atol, max_iters, JF, Mj, A, piv, S,
-               state, counts):
+               state, counts, max_steps):
     """Steps of :func:`ga_solve` from t to ``t_target``: the loop of
     ``GeneralizedAlpha.advance`` compiled. The joint forces of a step, set into ``tau``
     and Q: with rows in ``taus``, those of step k (counted from this call's first) are
@@ -545,6 +549,13 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, 
     error (4.14) against err_rtol (1e-6 + max |q_k|), factor (0.9/err)^(1/3) within
     [0.2, 2], the landing rules) with ``h_next`` the proposed step.
 
+    At most ``max_steps`` steps are tried (accepted, rejected and retried together;
+    a pause comes after an accepted step, never while a step is being retried), and
+    with rows in ``taus`` no more than it holds: then the call returns PAUSED
+    before ``t_target`` (the work of one call is bounded, so that the caller can look
+    at interrupts and budgets between calls; resumed, the steps are those an
+    uninterrupted call takes).
+
     Returns (status, t, x, y, acc, y_last, t_last, h_next, q_scale, steps, rejected,
     retries): where it stopped (t_target when OK), the state there, the state before
     the last step (for the extrapolated first iterate), and the counts."""
@@ -554,6 +565,10 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, 
     retries = 0
     retry = False
     while t_target - t > 1e-12 * max(1.0, abs(t_target)):
+        if not retry and (steps + rejected + retries >= max_steps or (
+                taus.shape[0] > 0 and i0 + steps >= taus.shape[0])):
+            return (PAUSED, t, x, y, acc, y_last, t_last, h_next, q_scale, steps,
+                    rejected, retries)
         remaining = t_target - t
         if adaptive:
             h = min(h_next, remaining)
@@ -629,19 +644,24 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, 
 
 
 @kernels._jit
-def fixed_grid(t, targets, step):
+def fixed_grid(t, targets, step, max_n):
     """The ends of the fixed steps from t through the output times ``targets`` (in
-    order): the times :func:`ga_advance` and ``GeneralizedAlpha.advance`` reach, by the
-    same arithmetic (equal sub-steps no longer than ``step`` per interval, each step
-    h = remaining / ceil(remaining / step), t + h)."""
+    order), the first ``max_n`` of them at most: the times :func:`ga_advance` and
+    ``GeneralizedAlpha.advance`` reach, by the same arithmetic (equal sub-steps no
+    longer than ``step`` per interval, each step h = remaining / ceil(remaining /
+    step), t + h)."""
     n = 0
     for k in range(targets.shape[0]):
         n += int(np.ceil((targets[k] - (t if k == 0 else targets[k - 1])) / step)) + 1
-    out = np.empty(n)
+        if n >= max_n:
+            break
+    out = np.empty(min(n, max_n))
     i = 0
     for k in range(targets.shape[0]):
         t_target = targets[k]
         while t_target - t > 1e-12 * max(1.0, abs(t_target)):
+            if i == max_n:
+                return out[:i]
             remaining = t_target - t
             m = max(1, int(np.ceil(remaining / step - 1e-9)))
             t = t + remaining / m
@@ -657,10 +677,12 @@ def fixed_grid(t, targets, step):
 @kernels._jit
 def ga_outputs(P, K, D, g, stiff, Q, jidx, tau, taus, pcode, pamp, ppar, t, targets, X, x,
                y, acc, y_last, t_last, step, adaptive, h_next, q_scale, err_rtol, max_step,
-               am, af, gamma, beta, rtol, atol, max_iters, JF, Mj, A, piv, S, state, counts):
+               am, af, gamma, beta, rtol, atol, max_iters, JF, Mj, A, piv, S, state, counts,
+               max_steps):
     """:func:`ga_advance` through the output times ``targets`` in turn, the state at each
     stored in the rows of X; the joint forces of every step from ``taus`` (the rows of
-    :func:`fixed_grid`'s times), from the profile (pcode, pamp, ppar), or constant.
+    :func:`fixed_grid`'s times), from the profile (pcode, pamp, ppar), or constant;
+    ``max_steps`` steps tried at most over all of them (PAUSED after).
 
     Returns (status, outputs reached, t, x, y, acc, y_last, t_last, h_next, q_scale,
     steps, rejected, retries): on a status other than OK the state where
@@ -673,7 +695,8 @@ def ga_outputs(P, K, D, g, stiff, Q, jidx, tau, taus, pcode, pamp, ppar, t, targ
          f) = ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, steps, pcode, pamp, ppar, t,
                          targets[k], x, y, acc, y_last, t_last, step, adaptive, h_next,
                          q_scale, err_rtol, max_step, am, af, gamma, beta, rtol, atol,
-                         max_iters, JF, Mj, A, piv, S, state, counts)
+                         max_iters, JF, Mj, A, piv, S, state, counts,
+                         max_steps - steps - rejected - retries)
         steps += n
         rejected += r
         retries += f
@@ -761,6 +784,16 @@ def structure(model, banded=None):
                      np.zeros(nb, dtype=np.int64), klo, khi, error_groups(model))
 
 
+#: Wall time, s, that one compiled call of :meth:`ChainStep.advance_outputs` aims at:
+#: between calls the stepping loop answers Ctrl-C and checks its wall-time budget
+#: (:func:`chrono_flex.stepping.checkpoint`), so that they act within about this long
+#: at any step size; the calls' overhead (tens of microseconds) stays below 1e-3 of it.
+CALL_SECONDS = 0.1
+
+#: The most steps one compiled call may take (its pace doubles from 64 up to this).
+MAX_STEPS_PER_CALL = 1 << 20
+
+
 class ChainStep:
     """The compiled Newton solve of a :class:`GeneralizedAlpha` step for an arm's
     forward problem (module docstring): ``solve(t_new, h, x, y, acc, ga)`` returns
@@ -802,6 +835,7 @@ class ChainStep:
         # it replaces, never changes, at each step)
         self._t_start = self._t_last = None
         self._y_start = self._y_last = None
+        self.max_steps = 64          # per compiled call, adjusted by :meth:`_pace`
 
     def joint_forces(self, t):
         """The joint forces at time t, checked (:func:`chrono_flex._callbacks.call_vector`:
@@ -865,8 +899,9 @@ class ChainStep:
 
     def advance_outputs(self, ga, targets):
         """Steps of ``ga`` through the output times ``targets`` in one compiled call
-        (:func:`ga_outputs`); updates its state and counts. Returns (status, the states
-        at the outputs reached (k, n)), or None where it does not apply: a torque
+        (:func:`ga_outputs`) of at most :attr:`max_steps` steps (status PAUSED when they
+        did not reach the last target); updates its state and counts. Returns (status,
+        the states at the outputs reached (k, n)), or None where it does not apply: a torque
         without a compiled formula (``kernel``, :func:`profile_values`) under the step
         control (the step times are not known ahead), or one whose values at the fixed
         steps' ends (:func:`fixed_grid`, :meth:`inputs_at`) are not all finite reals of
@@ -883,7 +918,7 @@ class ChainStep:
         elif self.torque is not None:
             if adaptive or self.reads_state:
                 return None
-            taus = self.inputs_at(fixed_grid(ga.t, targets, ga.step))
+            taus = self.inputs_at(fixed_grid(ga.t, targets, ga.step, self.max_steps))
             if taus is None:
                 return None
         # the step start before ga.t, as :meth:`solve` would take it (also after steps
@@ -893,15 +928,17 @@ class ChainStep:
         else:
             t_last, y_last = self._t_last, self._y_last
         X = np.empty((targets.size, ga.x.size))
+        started = time.perf_counter()
         (status, reached, t, x, y, acc, y_last, t_last, h_next, q_scale, steps, rejected,
-         retries) = ga_outputs(
-            mdl.packed, mdl.K, mdl.D, mdl.g_vec, mdl.geometric_stiffening, self._Q,
+         retries) = compiled_call(
+            ga_outputs, mdl.packed, mdl.K, mdl.D, mdl.g_vec, mdl.geometric_stiffening, self._Q,
             self.jidx, self._tau, taus, pcode, pamp, ppar, ga.t, targets, X, ga.x, ga.y,
             ga.acc, y_last,
             t_last, ga.step, control, ga.h_next, ga.q_scale,
             ga.error_rtol if adaptive else 0.0, ga.max_step, ga.am, ga.af, ga.gamma,
             ga.beta, ga.rtol, ga.atol, ga.max_iters, self.JF, self.Mj, self.A, self.piv,
-            self.S,            self.state, self.counts)
+            self.S, self.state, self.counts, self.max_steps)
+        self._pace(time.perf_counter() - started, status)
         ga.t, ga.x, ga.y, ga.acc, ga.q_scale = t, x, y, acc, q_scale
         if adaptive:
             ga.h_next = h_next
@@ -912,6 +949,15 @@ class ChainStep:
             self._t_last, self._y_last = t_last, y_last
             self._t_start, self._y_start = t, y
         return status, X[:reached]
+
+    def _pace(self, seconds, status):
+        """Adjust :attr:`max_steps` so that a compiled call lasts about
+        :data:`CALL_SECONDS`: doubled after a call that paused sooner, halved after one
+        that took more than twice as long."""
+        if status == PAUSED and seconds < 0.5 * CALL_SECONDS:
+            self.max_steps = min(2 * self.max_steps, MAX_STEPS_PER_CALL)
+        elif seconds > 2.0 * CALL_SECONDS:
+            self.max_steps = max(1, self.max_steps // 2)
 
     def held_torque(self, t_new, h, x, y, acc, y_last, ratio, ga):
         """A state-reading torque f(t_{n+1}, q, q_d) at the state the step predicts for
@@ -951,11 +997,11 @@ class ChainStep:
             self._tau = tau
             self._Q[:] = 0.0
             self._Q[self.jidx] = tau
-            out = ga_solve(mdl.packed, mdl.K, mdl.D, mdl.g_vec, mdl.geometric_stiffening,
-                           self._Q, self.jidx, self._tau, x, y, acc, y_last, ratio, h,
-                           ga.am, ga.af, ga.gamma, ga.beta, ga.rtol, ga.atol,
-                           ga.max_iters, self.JF, self.Mj, self.A, self.piv, self.S,
-                           self.state, self.counts)
+            out = compiled_call(ga_solve, mdl.packed, mdl.K, mdl.D, mdl.g_vec,
+                                mdl.geometric_stiffening, self._Q, self.jidx, self._tau, x,
+                                y, acc, y_last, ratio, h, ga.am, ga.af, ga.gamma, ga.beta,
+                                ga.rtol, ga.atol, ga.max_iters, self.JF, self.Mj, self.A,
+                                self.piv, self.S, self.state, self.counts)
             if out[0] != OK:
                 return out
             xn = out[1]
@@ -977,14 +1023,14 @@ class ChainStep:
             self._tau = self.joint_forces(t_new)
             self._Q[:] = 0.0
             self._Q[self.jidx] = self._tau
-        return ga_solve(mdl.packed, mdl.K, mdl.D, mdl.g_vec, mdl.geometric_stiffening,
-                        self._Q, self.jidx, self._tau, x, y, acc,
-                        y_last, ratio, h, ga.am, ga.af,
-                        ga.gamma, ga.beta, ga.rtol, ga.atol, ga.max_iters, self.JF,
-                        self.Mj, self.A, self.piv, self.S, self.state, self.counts)
+        return compiled_call(ga_solve, mdl.packed, mdl.K, mdl.D, mdl.g_vec,
+                             mdl.geometric_stiffening, self._Q, self.jidx, self._tau, x, y,
+                             acc, y_last, ratio, h, ga.am, ga.af,
+                             ga.gamma, ga.beta, ga.rtol, ga.atol, ga.max_iters, self.JF,
+                             self.Mj, self.A, self.piv, self.S, self.state, self.counts)
 
 
 __all__ = ["BANDED_FROM", "ChainStep", "Structure", "available", "error_groups",
            "filtered_error", "structure", "fixed_grid",
            "ga_advance", "ga_outputs", "ga_solve",
-           "profile_values", "OK", "FAILED", "NON_FINITE", "SHRUNK"]
+           "profile_values", "OK", "FAILED", "NON_FINITE", "PAUSED", "SHRUNK"]

@@ -24,9 +24,8 @@ its line: :class:`~chrono_flex.errors.ModelFileError`. Files are written atomica
 """
 
 from dataclasses import dataclass, field
+import importlib
 import inspect
-import json
-import math
 import os
 import re
 
@@ -35,7 +34,6 @@ import numpy as np
 from .._files import atomic_write
 from ..errors import ModelFileError, ParameterError
 from ..inputs import profile
-from .description import ARM_DEFAULTS, arm_arguments
 
 try:
     import tomllib
@@ -44,15 +42,23 @@ except ModuleNotFoundError:              # Python < 3.11: the same parser, as a 
 
 #: Keys of a model file besides the arm's.
 META_KEYS = ("description", "source", "engines")
+
+#: The engines a model file may name (those of :mod:`chrono_flex.engines`).
+ENGINES = ("reference", "chrono", "chrono-beam")
 INPUT_KEYS = ("torque", "joint_motion", "drive_input")
+#: Old names of simulation settings a model file may still hold.
+OLD_SIMULATION_KEYS = ("joint_angles0", "joint_rates0")
 
 
-def simulation_keys():
-    """The keys of ``[simulation]``: PlanarArm.simulate's arguments but the inputs."""
-    from .arm import PlanarArm
-
-    return tuple(p for p in inspect.signature(PlanarArm.simulate).parameters
-                 if p not in ("self", "progress") + INPUT_KEYS)
+def simulation_keys(cls=None):
+    """The keys of ``[simulation]``: the arm class's ``simulate`` arguments but the inputs
+    (default PlanarArm's, which also reads the old names ``joint_angles0``,
+    ``joint_rates0``, with a DeprecationWarning)."""
+    cls = cls or arm_class("planar")
+    params = inspect.signature(cls.simulate).parameters.values()
+    return tuple(p.name for p in params if p.kind != p.VAR_KEYWORD
+                 and p.name not in ("self", "progress") + INPUT_KEYS) + (
+        OLD_SIMULATION_KEYS if cls is arm_class("planar") else ())
 
 
 @dataclass
@@ -86,10 +92,36 @@ class ModelFile:
         """A ModelFileError for ``key`` with its line (or its table's) in this file."""
         return ModelFileError(self.path, find_line(self.lines, key), key, value, requirement)
 
-    def simulate_kwargs(self, t_end=None):
+    def code(self):
+        """{input key: what it runs} for the inputs that name Python code
+        ("module:function", "file.py:function"); reading the file imported none of it."""
+        return {f"inputs.{k}": p.code() for k, p in self.inputs.items()
+                if hasattr(p, "load")}
+
+    def loaded_inputs(self, allow_code=False):
+        """The inputs, with the code they name imported: code in a file beside the model
+        file or in this package's own modules always, other code (a module, a file
+        elsewhere) only with ``allow_code``;
+        else a ModelFileError naming the input and what it would run."""
+        here = os.path.dirname(os.path.abspath(self.path))
+        for k, p in self.inputs.items():
+            if not hasattr(p, "load"):
+                continue
+            if not (allow_code or p.trusted(here)):
+                raise self.error(f"inputs.{k}", p.spec, f"would run the {p.code()}, which is "
+                                 "not beside the model file: allow it with --allow-code "
+                                 "(allow_code=True in Python) if you trust it")
+            try:
+                p.load()
+            except ParameterError as exc:
+                raise self.error(f"inputs.{k}", exc.value, exc.requirement) from None
+        return dict(self.inputs)
+
+    def simulate_kwargs(self, t_end=None, allow_code=False):
         """The settings and inputs as PlanarArm.simulate's keyword arguments (``t_end``
-        replaces the file's)."""
-        kw = dict(self.simulation, **self.inputs)
+        replaces the file's); code the inputs name is imported here, under the rule of
+        :meth:`loaded_inputs` (``allow_code``)."""
+        kw = dict(self.simulation, **self.loaded_inputs(allow_code))
         if t_end is not None:
             kw["t_end"] = t_end
         if "t_end" not in kw:
@@ -161,7 +193,7 @@ def read_model(path):
     except OSError as exc:
         raise ParameterError("model", path, f"cannot be read ({exc.strerror or exc})") from None
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8-sig")        # a byte-order mark, if any, is dropped
     except UnicodeDecodeError:
         raise ModelFileError(path, None, "model", path, "must be a text file (TOML, UTF-8)") from None
     try:
@@ -172,7 +204,12 @@ def read_model(path):
         raise ModelFileError(path, line, "TOML", shown, f"is not valid: {exc}") from None
     model = ModelFile(path=path, arm=None, lines=key_lines(text))
     base_dir = os.path.dirname(os.path.abspath(path))
-    known = set(META_KEYS) | {"inputs", "simulation", "links", "version"} | set(ARM_DEFAULTS)
+    kind = data.get("kind", "planar")
+    try:
+        cls = arm_class(kind)
+    except ParameterError as exc:
+        raise model.error("kind", kind, exc.requirement) from None
+    known = set(META_KEYS) | {"inputs", "simulation", "version", "kind"} | set(cls.model_keys)
     for k in data:
         if k not in known:
             raise model.error(k, data[k], f"is not a key of a model file (known: "
@@ -183,13 +220,15 @@ def read_model(path):
     engines = data.get("engines", [])
     if not isinstance(engines, list) or not all(isinstance(e, str) for e in engines):
         raise model.error("engines", engines, "must be a list of engine names")
+    for k, e in enumerate(engines):
+        if e not in ENGINES:
+            raise model.error("engines", e, f"must name engines among {', '.join(ENGINES)} "
+                                            f"(entry {k})")
     model.description, model.source = data.get("description", ""), data.get("source", "")
     model.engines = tuple(engines)
     arm_data = {k: v for k, v in data.items() if k not in META_KEYS + ("inputs", "simulation")}
-    from .arm import PlanarArm
-
     try:
-        model.arm = PlanarArm(**arm_arguments(arm_data))
+        model.arm = arm_from_dict(arm_data)
     except ModelFileError:
         raise
     except ParameterError as exc:
@@ -197,6 +236,37 @@ def read_model(path):
     model.simulation = _simulation(model, data.get("simulation", {}))
     model.inputs = _inputs(model, data.get("inputs", {}), base_dir)
     return model
+
+
+#: The kinds of arm a model file (or a result's ``model``) describes: the class of each,
+#: by its import path (the arms import this module for their ``from_file`` and
+#: ``to_file``; it finds them by name). Each class has ``from_dict``, ``to_dict``,
+#: ``simulate`` and ``model_keys`` (the top-level keys of its description).
+ARM_CLASSES = {"planar": "chrono_flex.planar.arm:PlanarArm",
+               "spatial": "chrono_flex.spatial.arm:SpatialArm",
+               "rrrp": "chrono_flex.formulations.rrrp:RRRPArm"}
+
+
+def arm_class(kind):
+    """The arm class of ``kind`` (:data:`ARM_CLASSES`); ParameterError naming ``kind``."""
+    if kind not in ARM_CLASSES:
+        raise ParameterError("kind", kind, f"must be one of {tuple(ARM_CLASSES)} "
+                                           "(default planar)")
+    module, name = ARM_CLASSES[kind].split(":")
+    return getattr(importlib.import_module(module), name)
+
+
+def arm_from_dict(data):
+    """The arm described by the plain data ``data`` (``Result.model``, a model file's
+    arm): its ``kind`` says which, "planar" (default; :class:`~.arm.PlanarArm`),
+    "spatial" (:class:`~chrono_flex.spatial.arm.SpatialArm`) or "rrrp"
+    (:class:`~chrono_flex.formulations.rrrp.RRRPArm`)."""
+    data = dict(data)
+    kind = data.get("kind", "planar")
+    cls = arm_class(kind)
+    if kind != "spatial":
+        data.pop("kind", None)
+    return cls.from_dict(data)
 
 
 def _table(model, key, value):
@@ -207,7 +277,7 @@ def _table(model, key, value):
 
 def _simulation(model, table):
     table = _table(model, "simulation", table)
-    keys = simulation_keys()
+    keys = simulation_keys(type(model.arm))
     for k, v in table.items():
         if k not in keys:
             raise model.error(f"simulation.{k}", v, f"is not a simulation setting (known: "
@@ -223,7 +293,7 @@ def _inputs(model, table, base_dir):
             raise model.error(f"inputs.{k}", spec, f"is not an input (known: "
                                                    f"{', '.join(INPUT_KEYS)})")
         try:
-            out[k] = profile(spec, base_dir)
+            out[k] = profile(spec, base_dir, deferred=True)    # no code runs here
         except ParameterError as exc:
             name = f"inputs.{k}" if exc.parameter == "profile" and isinstance(spec, str) \
                 else f"inputs.{k}.{exc.parameter}"
@@ -232,58 +302,77 @@ def _inputs(model, table, base_dir):
 
 
 # -- writing -------------------------------------------------------------------------------
-_BARE = re.compile(r"^[A-Za-z0-9_\-]+$")
-
-
-def _key(k):
-    return k if _BARE.match(k) else json.dumps(k)
-
-
-def _value(v, where):
-    """A TOML value for a number, string, bool, list or (inline) table."""
+def _plain(v, where):
+    """``v`` as the plain values tomlkit writes (numpy numbers and arrays as Python ones,
+    tuples as lists; None left out of tables); a value TOML cannot hold raises a
+    ParameterError naming ``where``."""
     if isinstance(v, (bool, np.bool_)):
-        return "true" if v else "false"
+        return bool(v)
     if isinstance(v, (int, np.integer)):
-        return str(int(v))
+        return int(v)
     if isinstance(v, (float, np.floating)):
-        x = float(v)
-        if math.isnan(x):
-            return "nan"
-        return repr(x) if math.isfinite(x) else ("inf" if x > 0 else "-inf")
+        return float(v)
     if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)      # TOML basic strings share JSON's escapes
+        return v
     if isinstance(v, np.ndarray):
         v = v.tolist()
     if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_value(x, where) for x in v) + "]"
+        return [_plain(x, f"{where}[{i}]") for i, x in enumerate(v)]
     if isinstance(v, dict):
-        return "{ " + ", ".join(f"{_key(k)} = {_value(x, where)}" for k, x in v.items()
-                                if x is not None) + " }"
+        return {str(k): _plain(x, f"{where}.{k}" if where else str(k))
+                for k, x in v.items() if x is not None}
     raise ParameterError(where, v, "cannot be written to a model file (numbers, strings, "
                                    "lists and tables only)")
 
 
+def _inline(v):
+    """Dicts inside a table as TOML inline tables (``{ profile = "pulse", ... }``)."""
+    import tomlkit
+
+    if isinstance(v, dict):
+        table = tomlkit.inline_table()
+        table.update({k: _inline(x) for k, x in v.items()})
+        return table
+    if isinstance(v, list):
+        return [_inline(x) for x in v]
+    return v
+
+
 def dumps(data, header=()):
-    """TOML text of ``data``: top-level values first, then tables (``[name]``, their
-    nested tables inline), then lists of tables (``[[name]]``). None values are left out."""
-    out = [f"# {line}" if line else "#" for line in header]
-    scalars = {k: v for k, v in data.items() if v is not None and not isinstance(v, dict)
-               and not (isinstance(v, list) and v and all(isinstance(x, dict) for x in v))}
-    tables = {k: v for k, v in data.items() if isinstance(v, dict)}
-    arrays = {k: v for k, v in data.items() if isinstance(v, list) and v
-              and all(isinstance(x, dict) for x in v)}
-    for k, v in scalars.items():
-        out.append(f"{_key(k)} = {_value(v, k)}")
-    for name, table in tables.items():
-        out += ["", f"[{_key(name)}]"]
-        out += [f"{_key(k)} = {_value(v, f'{name}.{k}')}" for k, v in table.items()
-                if v is not None]
-    for name, items in arrays.items():
-        for i, table in enumerate(items):
-            out += ["", f"[[{_key(name)}]]"]
-            out += [f"{_key(k)} = {_value(v, f'{name}[{i}].{k}')}" for k, v in table.items()
-                    if v is not None]
-    return "\n".join(out) + "\n"
+    """TOML text of ``data`` (written by tomlkit): ``header`` lines as comments, then
+    top-level values, tables (``[name]``, their nested tables inline), then lists of
+    tables (``[[name]]``). None values are left out."""
+    import tomlkit
+
+    data = _plain(data, "")
+    doc = tomlkit.document()
+    for line in header:
+        doc.add(tomlkit.comment(line) if line else tomlkit.comment(""))
+
+    def is_tables(v):
+        return isinstance(v, list) and v and all(isinstance(x, dict) for x in v)
+
+    for k, v in data.items():
+        if not isinstance(v, dict) and not is_tables(v):
+            doc.add(k, v)
+    for k, v in data.items():
+        if isinstance(v, dict):
+            table = tomlkit.table()
+            for kk, x in v.items():
+                table.add(kk, _inline(x))
+            doc.add(tomlkit.nl())
+            doc.add(k, table)
+    for k, v in data.items():
+        if is_tables(v):
+            tables = tomlkit.aot()
+            for item in v:
+                table = tomlkit.table()
+                for kk, x in item.items():
+                    table.add(kk, _inline(x))
+                tables.append(table)
+            doc.add(tomlkit.nl())
+            doc.add(k, tables)
+    return tomlkit.dumps(doc)
 
 
 def model_data(arm, inputs=None, simulation=None, description=None, source=None,
@@ -294,7 +383,7 @@ def model_data(arm, inputs=None, simulation=None, description=None, source=None,
     arm_data = arm.to_dict()
     data.update({k: v for k, v in arm_data.items() if not isinstance(v, (dict, list))})
     if simulation:
-        keys = simulation_keys()
+        keys = simulation_keys(type(arm))
         sim = {}
         for k, v in simulation.items():
             if k not in keys:
@@ -334,5 +423,6 @@ def write_model(path, arm, inputs=None, simulation=None, description=None, sourc
     return path
 
 
-__all__ = ["INPUT_KEYS", "META_KEYS", "ModelFile", "dumps", "find_line", "key_lines",
+__all__ = ["ARM_CLASSES", "arm_class", "INPUT_KEYS", "META_KEYS", "ModelFile", "arm_from_dict", "dumps",
+           "find_line", "key_lines",
            "model_data", "read_model", "simulation_keys", "write_model"]

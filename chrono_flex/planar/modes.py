@@ -20,7 +20,6 @@ from .. import _checks as ck
 from . import equations as mdl
 from . import kernels
 from ..errors import ParameterError
-from .post import check_n_samples
 
 JOINTS = ("locked", "free")
 
@@ -159,7 +158,7 @@ def natural_modes(arm, n=3, q=None, joints="locked", n_samples=41):
     """The n lowest natural modes of ``arm`` about q at rest (default q = 0): a
     :class:`Modes` with the frequencies (Hz), the mass-normalised vectors and the
     shapes of the centrelines (``n_samples`` points per link)."""
-    n_samples = check_n_samples(n_samples)
+    n_samples = ck.n_samples(n_samples)
     q = np.zeros(arm.nq) if q is None else ck.vector("q", q, arm.nq)
     w2, vectors = eigenmodes(arm, n, q, joints)
     shapes = np.array([mode_shape(arm, q, v, n_samples) for v in vectors])

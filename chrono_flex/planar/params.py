@@ -29,6 +29,11 @@ SECTION_POINTS = 6
 #: lengths as written in decimal).
 ELEMENT_LENGTHS_RTOL = 1e-9
 
+#: Largest ratio of the longest to the shortest element of a link: the element
+#: stiffnesses (EI/l^3) then span 1e9, which in double precision (1e-16) leaves about
+#: 1e-7 of relative accuracy, the order of the Newton iteration's tolerance.
+MAX_ELEMENT_RATIO = 1e3
+
 #: Most cubic Hermite elements a link may have. Matrices are dense (2 coordinates per
 #: element), so 2000 elements already mean 4000 x 4000 matrices per link (128 MB each);
 #: a million would ask for terabytes and end in a MemoryError.
@@ -59,10 +64,17 @@ class SectionFunction:
         out = np.empty(x.shape)
         for k, xi in enumerate(x.ravel().tolist()):
             try:
-                v = float(self.function(xi))
-            except (TypeError, ValueError) as exc:
+                raw = self.function(xi)
+            except Exception as exc:  # noqa: BLE001 - the user's function: named, chained
                 raise ParameterError(self.name, self.function,
-                                     f"must return a number at x = {xi!r} ({exc})") from None
+                                     f"raised {type(exc).__name__} at x = {xi!r} ({exc})"
+                                     ) from exc
+            try:
+                ck.numeric(self.name, raw)
+                v = float(raw)
+            except (ParameterError, TypeError, ValueError):
+                raise ParameterError(self.name, self.function, f"must return a number at "
+                                     f"x = {xi!r}, returned {raw!r}") from None
             if not math.isfinite(v) or v <= 0:
                 raise ParameterError(self.name, self.function,
                                      f"must return a finite value > 0, returned {v!r} at "
@@ -88,6 +100,12 @@ def element_lengths_checked(element_lengths, length, n_elements):
     le = ck.vector("element_lengths", element_lengths)
     if np.any(le <= 0):
         raise ParameterError("element_lengths", element_lengths, "must all be > 0")
+    ratio = float(le.max() / le.min())
+    if ratio > MAX_ELEMENT_RATIO:
+        raise ParameterError("element_lengths", element_lengths,
+                             f"must not differ by more than a factor {MAX_ELEMENT_RATIO:g} "
+                             f"(longest / shortest = {ratio:.3g}): the element stiffness "
+                             "EI/l^3 would span more than the Newton iteration can resolve")
     if not math.isclose(float(le.sum()), length, rel_tol=ELEMENT_LENGTHS_RTOL):
         raise ParameterError("element_lengths", element_lengths,
                              f"must sum to length = {length!r} (they sum to "
@@ -486,10 +504,17 @@ class Plane:
         y = ck.vector("y_axis", self.y_axis, 3)
         if np.linalg.norm(x) < 1e-12:
             raise ParameterError("x_axis", self.x_axis, "must be non-zero")
+        if np.linalg.norm(y) < 1e-12:
+            raise ParameterError("y_axis", self.y_axis, "must be non-zero")
         x = x / np.linalg.norm(x)
+        y = y / np.linalg.norm(y)
+        # unit vectors written with 16 digits are orthogonal to round-off (1e-16); a
+        # cosine above 1e-9 is a different plane, not a rounding
+        if abs(x @ y) > 1e-9:
+            raise ParameterError("y_axis", self.y_axis, f"must be perpendicular to x_axis "
+                                 f"{tuple(self.x_axis)} (the cosine between them is "
+                                 f"{x @ y:.3g}); it is not made so silently")
         y = y - x * (x @ y)
-        if np.linalg.norm(y) < 1e-9:
-            raise ParameterError("y_axis", self.y_axis, "must not be parallel to x_axis")
         y = y / np.linalg.norm(y)
         object.__setattr__(self, "origin", tuple(o))
         object.__setattr__(self, "x_axis", tuple(x))

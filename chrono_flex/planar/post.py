@@ -49,11 +49,30 @@ def arm_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, extra=None, info
                   extra=extra or {}, info=info, model=model)
 
 
+def coordinate_units(arm):
+    """The unit of each generalized coordinate of ``arm`` (nq,): a joint's rad (m if
+    prismatic); Hermite elements' nodal displacement (m) and slope (rad) in turn; the
+    amplitude of a shape normalised to 1 at the tip (modes, power shapes), m."""
+    from .params import PrismaticJoint
+
+    units = [""] * arm.nq
+    for ll, link in zip(arm.model.layout.links, arm.links):
+        units[ll.joint_index] = "m" if isinstance(ll.joint, PrismaticJoint) else "rad"
+        for k, i in enumerate(ll.elastic_index):
+            units[int(i)] = ("m", "rad")[k % 2] if link.basis == "fem" else "m"
+    return units
+
+
 def describe(arm, info=None):
     """(``arm.to_dict()``, a copy of ``info``) for a Result; where the arm cannot be
     described as data (a drive other than GearDrive) the model is None and
-    ``info["model"]`` says why."""
+    ``info["model"]`` says why. ``info`` gets the units of the coordinates
+    (``"coordinate_units"``, see :func:`coordinate_units`) and of the drives' states
+    (``"extra_units"``), for the unit row of the CSV file."""
     info = dict(info or {})
+    info["coordinate_units"] = coordinate_units(arm)
+    info["extra_units"] = {f"drive{j + 1}_states": list(d.state_units)
+                           for j, d in arm.drives.items() if hasattr(d, "state_units")}
     try:
         return arm.to_dict(), info
     except ParameterError as exc:
@@ -61,12 +80,8 @@ def describe(arm, info=None):
         return None, info
 
 
-def check_n_samples(n_samples):
-    """``n_samples`` centreline points per link: a whole number >= 2 (both ends)."""
-    n = ck.positive_int("n_samples", n_samples)
-    if n < 2:
-        raise ParameterError("n_samples", n_samples, "must be >= 2 (the root and the tip)")
-    return n
+#: ``n_samples`` centreline points per link: a whole number >= 2 (both ends).
+check_n_samples = ck.n_samples
 
 
 def _tip_ratio_rows(m):

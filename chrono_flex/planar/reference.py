@@ -20,12 +20,14 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .. import _checks as ck
-from .._callbacks import call_vector, call_vector_series
-from ..errors import ParameterError
-from ..integrators.explicit import RungeKutta4
-from ..integrators.generalized_alpha import GeneralizedAlpha
-from ..integrators.ivp import EXPLICIT, STIFF, OdeStepper, fd_jacobian
-from ..stepping import Progress, Stepper, output_times, run
+from .._callbacks import call_vector, call_vector_series, held, is_sampled, takes_state
+from .._interrupts import watched
+from ..drive.coupling import JointDrives
+from ..errors import BudgetExceeded, ParameterError
+from ..integrators.choice import (FIXED_STEP, GA_RTOL, build_integrator, check_method,
+                                  check_times)
+from ..integrators.ivp import fd_jacobian
+from ..stepping import Progress, Stepper, output_times, partial_result, run
 from .. import inputs
 from . import chain_ga
 from . import equations as mdl
@@ -33,20 +35,13 @@ from .post import arm_result, check_n_samples, deflection_ratio, deflection_rati
 
 FORMS = ("virtual_power", "lagrange", "without_mdot")
 
-#: Methods of the reference engine with a fixed step or their own step control (the
-#: others are scipy's adaptive solvers).
-FIXED_STEP = ("generalized_alpha", "rk4")
-
 #: Whether generalized-alpha may solve its steps with the compiled Newton iteration of
 #: :mod:`chrono_flex.planar.chain_ga` where it applies (:func:`compiled_step`); False
 #: keeps the Python iteration everywhere (tests compare the two).
 COMPILED_STEP = True
 
-#: Default tolerance of generalized-alpha's step control (a second-order method: its
-#: local error estimate is meaningful at engineering tolerances, not at Radau's 1e-6).
-GA_RTOL = 1e-3
 
-
+@watched
 def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=None,
                        elastic_rates0=None, torque=None, joint_motion=None, drive_input=None,
                        dt_out=None, t0=0.0, method="generalized_alpha", rtol=None,
@@ -57,14 +52,9 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
     """The reference engine: :meth:`PlanarArm.simulate <chrono_flex.planar.arm.PlanarArm.simulate>`
     (same arguments, after ``arm``); returns a :class:`~chrono_flex.result.Result`."""
 
-    t_end = ck.real("t_end", t_end)
-    t0 = ck.real("t0", t0)
-    if t_end <= t0:
-        raise ParameterError("t_end", t_end, f"must be > t0 = {t0}")
-    dt_out = (t_end - t0) / 500 if dt_out is None else ck.positive("dt_out", dt_out)
+    t_end, t0, dt_out = check_times(t_end, t0, dt_out)
     ck.choice("form", form, FORMS)
-    if method not in STIFF + EXPLICIT + FIXED_STEP:
-        raise ParameterError("method", method, f"must be one of {STIFF + EXPLICIT + FIXED_STEP}")
+    check_method(method)
     max_deflection_ratio = ck.positive("max_deflection_ratio", max_deflection_ratio)
     if joint_motion is not None and (torque is not None or arm.drives):
         raise ParameterError("joint_motion", joint_motion,
@@ -75,6 +65,8 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
             raise ParameterError(name, fn, "must be callable")
     if drive_input is not None and not arm.drives:
         raise ParameterError("drive_input", drive_input, "is given but the arm has no drives")
+    torque, drive_input, max_step = _inputs_in_loop(torque, drive_input, method, step,
+                                                    max_step)
     check_n_samples(n_samples)
     nj, ne = arm.n_joints, arm.elastic_index.size
     q0, qd0 = np.zeros(arm.nq), np.zeros(arm.nq)
@@ -87,7 +79,7 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
             out[index] = ck.vector(name, value, size)
     t_out = output_times(t0, t_end, dt_out)
     law = None
-    if torque is not None and inputs.is_sampled(torque):
+    if is_sampled(torque) and not isinstance(torque, held):
         if method not in FIXED_STEP:
             raise ParameterError("method", method, "must be one of "
                                  f"{', '.join(FIXED_STEP)} with a sampled torque (their "
@@ -103,68 +95,72 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
     else:
         sim = _ForwardProblem(arm, torque, drive_input, form)
     x0 = sim.initial_state(q0, qd0)
-    if method in FIXED_STEP:
-        ck.solver_settings(method, GA_RTOL if rtol is None else rtol, 0.0, max_step,
-                           max_nfev, x0.size, FIXED_STEP)
-    if method in FIXED_STEP and atol is not None:
-        raise ParameterError("atol", atol, f"is for scipy's solvers ({', '.join(STIFF + EXPLICIT)});"
-                             f" method {method!r} controls its error with rtol alone "
-                             "(name method='Radau' for a run to an absolute tolerance)")
-    if atol is None:
-        atol = sim.default_atol()
-    if max_nfev is None and method in EXPLICIT:
-        max_nfev = int(2e7 / x0.size)
     t_wall = time.perf_counter()
-    if rtol is None:
-        rtol = GA_RTOL if method in FIXED_STEP else 1e-6
-    solver = None
-    if method == "rk4":
-        ode, settings = rk4_stepper(sim, t0, x0, step, max_nfev)
-    elif method in FIXED_STEP:
-        solver = compiled_step(sim, torque, exact_callbacks)
-        if step is None:       # step control on the local error, to rtol
-            first = min(max_step, dt_out, t_end - t0) / 10.0
-            ode = GeneralizedAlpha(sim.rhs, sim.jac, t0, x0, sim.n2, first, rho_inf=rho_inf,
-                                   family=family, max_nfev=max_nfev, error_rtol=rtol,
-                                   max_step=max_step, forcing=getattr(sim, "forcing", None),
-                                   step_solver=solver, error_groups=sim.error_groups())
-            settings = dict(step="adaptive", rtol=rtol, rho_inf=rho_inf, family=family)
-        else:
-            ode = GeneralizedAlpha(sim.rhs, sim.jac, t0, x0, sim.n2, step, rho_inf=rho_inf,
-                                   family=family, max_nfev=max_nfev,
-                                   forcing=getattr(sim, "forcing", None), step_solver=solver)
-            settings = dict(step=step, rho_inf=rho_inf, family=family)
-        settings["newton"] = "compiled" if solver is not None else "python"
-        if solver is not None and solver.reads_state:
-            settings["torque_evaluation"] = "predicted"
-    else:
-        if step is not None:
-            raise ParameterError("step", step, f"is for method 'generalized_alpha'; "
-                                 f"{method} chooses its own steps (max_step bounds them)")
-        ode = OdeStepper(sim.rhs, t0, x0, t_end, method=method, rtol=rtol, atol=atol,
-                         jac=sim.jac, max_nfev=max_nfev, max_step=max_step)
-        settings = dict(rtol=rtol)
+    solver = (compiled_step(sim, torque, exact_callbacks) if method == "generalized_alpha"
+              else None)
+    groups = sim.error_groups() if hasattr(sim, "error_groups") else None
+    ode, settings = build_integrator(sim, t0, t_end, x0, dt_out, method, rtol, atol,
+                                     max_step, max_nfev, step, rho_inf, family, solver,
+                                     error_groups=groups)
+    if solver is not None and solver.reads_state:
+        settings["torque_evaluation"] = "predicted"
     stepper = ReferenceStepper(sim, ode) if law is None else SampledStepper(sim, ode, law)
-    rec = run(stepper, t_out, max_deflection_ratio=max_deflection_ratio,
-              progress=Progress(t_end, "reference", progress), max_wall_time=max_wall_time)
-    if law is not None:
-        sim.torque = law.recorded            # the held values, as they acted
-        settings.update(sample_period=law.period, sample_delay=law.delay,
-                        n_samples_taken=law.n_samples)
-    res = sim.result(rec.t, rec["x"], n_samples)
-    res.info.update(engine="reference", method=method, form=form, **settings,
-                    **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4))
-    if solver is not None:
-        res.info["newton_matrix"] = solver.matrix
-    return res
+
+    def result(rec):
+        if law is not None:
+            sim.torque = law.recorded            # the held values, as they acted
+            settings.update(sample_period=law.period, sample_delay=law.delay,
+                            n_samples_taken=law.n_samples)
+        res = sim.result(rec.t, rec["x"], n_samples)
+        res.info.update(engine="reference", method=method, form=form, **settings,
+                        **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4))
+        if solver is not None:
+            res.info["newton_matrix"] = solver.matrix
+        return res
+
+    try:
+        rec = run(stepper, t_out, max_deflection_ratio=max_deflection_ratio,
+                  progress=Progress(t_end, "reference", progress), max_wall_time=max_wall_time)
+    except BudgetExceeded as exc:        # what was computed, marked partial
+        exc.partial = partial_result(exc, result)
+        raise
+    return result(rec)
 
 
-def rk4_stepper(sim, t0, x0, step, max_nfev):
-    """(stepper, settings) of the fixed-step RK4 method (``method="rk4"``; also used by
-    the spatial reference engine): ``step`` is required."""
-    if step is None:
-        raise ParameterError("step", step, "must be given for method 'rk4' (a fixed step, s)")
-    return RungeKutta4(sim.rhs, t0, x0, step, max_nfev=max_nfev), dict(step=step)
+def _inputs_in_loop(torque, drive_input, method, step, max_step):
+    """(torque, drive_input, max_step) ready for the loop: sampled inputs (a ``period``
+    > 0, :func:`chrono_flex._callbacks.is_sampled`) wrapped in
+    :class:`chrono_flex._callbacks.held` with the step bounded by the period (a period
+    below a fixed step is a ParameterError naming it), except a sampled torque under a
+    method of :data:`FIXED_STEP` (or a :class:`chrono_flex.inputs.SampledInput`, refused
+    under the others), left for :class:`SampledTorque` (the steps land on its instants,
+    the compiled steps run between them), continuous controllers with states
+    refused (they are integrated by simulate_drive; here give them a period)."""
+    out = []
+    for name, fn in (("torque", torque), ("drive_input", drive_input)):
+        if fn is None:
+            out.append(fn)
+            continue
+        if callable(getattr(fn, "reset", None)):
+            fn.reset()                      # a controller starts each run afresh
+        if is_sampled(fn):
+            period = float(fn.period)
+            if step is not None and period < step * (1 - 1e-9):
+                raise ParameterError("period", period, f"of the `{name}` controller is below "
+                                     f"the fixed step {step:g} s (it would be sampled less "
+                                     "often than it asks)")
+            if name == "torque" and (method in FIXED_STEP
+                                     or isinstance(fn, inputs.SampledInput)):
+                out.append(fn)              # sampled on the steps (SampledTorque)
+                continue
+            max_step = min(max_step, period)
+            fn = held(fn)
+        elif int(getattr(fn, "n_states", 0) or 0) > 0:
+            raise ParameterError(name, fn, "is a continuous controller with states, which "
+                                 "this engine does not integrate: give it a period "
+                                 "(sampled), or run the drive with simulate_drive")
+        out.append(fn)
+    return out[0], out[1], max_step
 
 
 def compiled_step(sim, torque, exact_callbacks=False):
@@ -350,25 +346,22 @@ class _ForwardProblem:
 
     def __init__(self, arm, torque, drive_input, form):
         self.arm, self.torque, self.drive_input, self.form = arm, torque, drive_input, form
+        # u(t) or u(t, q, qd): the convention of the torque (chrono_flex._callbacks)
+        self.input_reads_state = (drive_input is not None
+                                  and takes_state("drive_input", drive_input, 2))
         nq = arm.nq
         self.nq = nq
-        self.drive_joints = sorted(arm.drives)
-        self.drive_slices = []
-        k = 2 * nq + 2
-        for j in self.drive_joints:
-            n = arm.drives[j].n_states
-            self.drive_slices.append(slice(k, k + n))
-            k += n
-        self.n = k
+        self.drives = JointDrives(arm.drives, {j: (j, arm.joint_index[j]) for j in arm.drives},
+                                  2 * nq + 2)
+        self.drive_joints, self.drive_slices = self.drives.keys, self.drives.slices
+        self.n = self.drives.stop
         self.n2 = nq              # second-order coordinates: q
 
     def initial_state(self, q0, qd0):
         x = np.zeros(self.n)
         x[:self.nq] = q0
         x[self.nq:2 * self.nq] = qd0
-        for j, s in zip(self.drive_joints, self.drive_slices):
-            ji = self.arm.joint_index[j]
-            x[s] = self.arm.drives[j].initial_state(q0[ji], qd0[ji])
+        self.drives.initial_state(x, q0, qd0)
         return x
 
     def error_groups(self):
@@ -379,8 +372,7 @@ class _ForwardProblem:
         a = np.full(self.n, 1e-9)
         a[self.nq:2 * self.nq] = 1e-7
         a[2 * self.nq:2 * self.nq + 2] = 1e-6
-        for j, s in zip(self.drive_joints, self.drive_slices):
-            a[s] = getattr(self.arm.drives[j], "atol", 1e-8)
+        self.drives.atol(a)
         return a
 
     def _joint_forces(self, t, q, qd, x, with_drive_rates=False):
@@ -390,13 +382,8 @@ class _ForwardProblem:
             tau += call_vector("torque", self.torque, arm.n_joints, t, q, qd)
         rates = []
         if self.drive_joints:
-            u = (np.zeros(len(self.drive_joints)) if self.drive_input is None
-                 else call_vector("drive_input", self.drive_input, len(self.drive_joints), t))
-            for k, (j, s) in enumerate(zip(self.drive_joints, self.drive_slices)):
-                ji = arm.joint_index[j]
-                dx, tau_j = arm.drives[j].rates(t, x[s], q[ji], qd[ji], u[k])
-                tau[j] += tau_j
-                rates.append(dx)
+            rates = self.drives.add_torques(t, x, q, qd, tau, self.drive_input,
+                                            reads_state=self.input_reads_state)
         return tau, rates
 
     def rhs(self, t, x):
@@ -465,9 +452,7 @@ class _ForwardProblem:
         nq, arm = self.nq, self.arm
         Q, QD = X[:, :nq], X[:, nq:2 * nq]
         torques = self._torques(t, X)
-        extra = {}
-        for j, s in zip(self.drive_joints, self.drive_slices):
-            extra[f"drive{j + 1}_states"] = X[:, s]
+        extra = self.drives.extra(X, {j: f"drive{j + 1}_states" for j in self.drive_joints})
         return arm_result(arm, t, Q, QD, torques, X[:, 2 * nq], X[:, 2 * nq + 1], n_samples,
                           extra)
 
@@ -549,4 +534,4 @@ class _MixedProblem:
         return arm_result(self.arm, t, Q, QD, tau, X[:, -2], X[:, -1], n_samples)
 
 
-__all__ = ["FORMS", "ReferenceStepper", "simulate_reference"]
+__all__ = ["FIXED_STEP", "FORMS", "GA_RTOL", "ReferenceStepper", "simulate_reference"]

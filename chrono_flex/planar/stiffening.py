@@ -87,7 +87,7 @@ def frequency_error(axial_ratio, spin_ratio):
 
 def first_bending_frequency(arm, q=None):
     """The arm's lowest natural frequency with the joints locked, rad/s (modes.py)."""
-    from .modes import lowest_frequency_squared   # modes imports post, which imports this
+    from .modes import lowest_frequency_squared   # heavy (eigensolvers): on first use
 
     return math.sqrt(lowest_frequency_squared(arm, q))
 

@@ -41,10 +41,13 @@ class Case:
     engines: tuple = ("reference", "chrono", "chrono-beam")
     tags: tuple = ()
     model_file: object = None
+    allow_code: bool = False
 
     def arm_and_kwargs(self, t_end=None):
         arm, kw = self.build()
         kw = dict(kw)
+        if self.model_file is not None:     # the code its inputs name, if trusted
+            kw.update(self.model_file.loaded_inputs(self.allow_code))
         if t_end is not None:
             kw["t_end"] = t_end
         if "t_end" not in kw:
@@ -66,9 +69,11 @@ class Case:
                            source=self.source, engines=self.engines)
 
 
-def case_from_file(path):
+def case_from_file(path, allow_code=False):
     """The :class:`Case` of a model file (named after the file's stem; engines from its
-    ``engines`` key, else all). Errors name the file, the key and the line."""
+    ``engines`` key, else all). Errors name the file, the key and the line. Reading it
+    runs no code; running it imports the code its inputs name under the rule of
+    :meth:`~chrono_flex.planar.model_file.ModelFile.loaded_inputs` (``allow_code``)."""
     from ..planar.model_file import read_model
 
     model = read_model(path)
@@ -76,7 +81,8 @@ def case_from_file(path):
     def build():
         return model.arm, dict(model.simulation, **model.inputs)
     return Case(model.name, model.description or f"model file {path}", model.source, build,
-                engines=model.engines or Case.engines, model_file=model)
+                engines=model.engines or Case.engines, model_file=model,
+                allow_code=bool(allow_code))
 
 
 def bien_link(L, n):
@@ -110,12 +116,12 @@ def _bien_two():
 
 def _kozlowski_one():
     arm = PlanarArm([kozlowski_link()], gravity=True)
-    return arm, dict(t_end=5.0, joint_angles0=[math.radians(-80)], dt_out=0.01)
+    return arm, dict(t_end=5.0, q0=[math.radians(-80)], dt_out=0.01)
 
 
 def _kozlowski_two():
     arm = PlanarArm([kozlowski_link(), kozlowski_link()], gravity=True)
-    return arm, dict(t_end=5.0, joint_angles0=[math.radians(-90), math.radians(5)],
+    return arm, dict(t_end=5.0, q0=[math.radians(-90), math.radians(5)],
                      dt_out=0.01)
 
 
@@ -191,11 +197,15 @@ DEFAULT_CASE = "bien-2link"
 MODEL_FILE_SUFFIX = ".toml"
 
 
-def get(name):
-    """The Case called ``name``, or the model file ``name`` when it ends with ".toml"
-    (:func:`case_from_file`); ParameterError listing the names otherwise."""
-    if isinstance(name, str) and name.endswith(MODEL_FILE_SUFFIX):
-        return case_from_file(name)
+def get(name, allow_code=False):
+    """The Case called ``name``, or the model file ``name`` when it ends with ".toml" or
+    is no case's name but an existing file (read as a model file, which names the file
+    in its errors; :func:`case_from_file`); ParameterError listing the names otherwise."""
+    import os
+
+    if isinstance(name, str) and (name.endswith(MODEL_FILE_SUFFIX)
+                                  or (name not in CASES and os.path.isfile(name))):
+        return case_from_file(name, allow_code)
     if name not in CASES:
         raise ParameterError("case", name, f"is not a known case; known: {', '.join(sorted(CASES))}")
     return CASES[name]

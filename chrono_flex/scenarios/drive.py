@@ -73,7 +73,7 @@ def drive_presliding(t_end=None, frequency=2.0, amplitude=0.9):
     data, lines, metrics = {}, [], {}
     for kind in ("dynamic", "static"):
         drive = GearDrive(DriveParams.serebrenny2019(motor="current", friction=kind))
-        r = simulate_drive(drive, t_end, u=0.0, m_out=m_out, rtol=1e-7, atol=1e-12,
+        r = simulate_drive(drive, t_end, drive_input=0.0, m_out=m_out, rtol=1e-7, atol=1e-12,
                            dt_out=t_end / 4000)
         x = r.state("output_angle")
         F = r.outputs["friction_torque"]
@@ -90,13 +90,15 @@ def drive_presliding(t_end=None, frequency=2.0, amplitude=0.9):
                      f"friction max |M_F'| = {np.max(np.abs(F)):.4g} N m (Ms = {base.Ms} N m), "
                      f"loop area over the last period {loop:.3e} J")
     panels = [
-        dict(title="friction torque vs output displacement", xlabel="alpha2, rad",
-             ylabel="M_F', N m",
+        dict(title="friction torque vs output displacement",
+             xlabel=r"output displacement $\alpha_2$ (rad)",
+             ylabel="friction torque $M_F'$ (N m)",
              lines=[("x_dynamic", "F_dynamic", "dynamic (modified LuGre)", "-"),
                     ("x_static", "F_static", "static (modified Stribeck)", "-")]),
-        dict(title="applied torque and friction", xlabel="t, s", ylabel="N m",
-             lines=[("t", "M_dynamic", "M_out", ":"), ("t", "F_dynamic", "M_F' dynamic", "-"),
-                    ("t", "F_static", "M_F' static", "--")]),
+        dict(title="applied torque and friction", xlabel="time $t$ (s)", ylabel="torque (N m)",
+             lines=[("t", "M_dynamic", r"$M_\mathrm{out}$", ":"),
+                    ("t", "F_dynamic", "$M_F'$ dynamic", "-"),
+                    ("t", "F_static", "$M_F'$ static", "--")]),
     ]
     return ScenarioResult("drive-presliding", SCENARIOS["drive-presliding"][0], data, panels, lines,
                           metrics)
@@ -153,11 +155,12 @@ def drive_stribeck(t_end=None, a=20.0, b=21.0, frequency=20.0, sigma1_damping="c
              f"(accelerating - decelerating, last period) up to {width:.3e} N m; sigma1 law "
              f"{sigma1_damping!r}: the {higher} branch is higher"]
     panels = [
-        dict(title="friction torque vs speed", xlabel="Omega2, rad/s", ylabel="M_F, N m",
+        dict(title="friction torque vs speed", xlabel=r"output speed $\Omega_2$ (rad/s)",
+             ylabel="friction torque $M_F$ (N m)",
              lines=[("v", "F_sta", "static (modified Stribeck)", "k--"),
                     ("v_acc", "F_acc", "dynamic, accelerating", "-"),
                     ("v_dec", "F_dec", "dynamic, decelerating", "-")]),
-        dict(title="time series", xlabel="t, s", ylabel="N m",
+        dict(title="time series", xlabel="time $t$ (s)", ylabel="torque (N m)",
              lines=[("t", "F_dyn", "dynamic", "-"), ("t", "F_sta", "static", "--")]),
     ]
     metrics = dict(hysteresis_width=width, static_drop=float(F_sta.max() - F_sta.min()),
@@ -215,10 +218,11 @@ def lugre_stick_slip(t_end=None, mass=1.0, k=2.0, pull_speed=0.1):
              + ", ".join(f"{spring[i]:.3f}" for i in starts[:6]) + f" N (Fs = {model.Fs} N)",
              f"peak speed {np.max(v):.4g} m/s (pull speed {vp} m/s)"]
     panels = [
-        dict(title="position", xlabel="t, s", ylabel="m",
+        dict(title="position", xlabel="time $t$ (s)", ylabel="position (m)",
              lines=[("t", "x", "mass x", "-"), ("t", "pull", "spring end", ":")]),
-        dict(title="velocity", xlabel="t, s", ylabel="m/s", lines=[("t", "v", "x'", "-")]),
-        dict(title="forces", xlabel="t, s", ylabel="N",
+        dict(title="velocity", xlabel="time $t$ (s)", ylabel="velocity (m/s)",
+             lines=[("t", "v", r"$\dot x$", "-")]),
+        dict(title="forces", xlabel="time $t$ (s)", ylabel="force (N)",
              lines=[("t", "F", "friction F", "-"), ("t", "spring", "spring force", "--")]),
     ]
     metrics = dict(n_slips=int(starts.size), slip_spring_force=spring[starts].tolist(),
@@ -235,7 +239,7 @@ def drive_step(t_end=None, voltage=12.0):
     data, lines, metrics = {}, [], {}
     for kind in ("dynamic", "static"):
         drive = GearDrive(DriveParams.serebrenny2019(friction=kind))
-        r = simulate_drive(drive, t_end, u=u, rtol=1e-7, atol=1e-10, dt_out=t_end / 2000)
+        r = simulate_drive(drive, t_end, drive_input=u, rtol=1e-7, atol=1e-10, dt_out=t_end / 2000)
         o = r.outputs
         data["t"] = r.t
         for key in ("current", "output_speed", "transmitted_torque", "friction_torque", "twist"):
@@ -250,16 +254,17 @@ def drive_step(t_end=None, voltage=12.0):
                      f"end friction {o['friction_torque'][-1]:.4g} N m, "
                      f"Radau {r.info['nfev']} evaluations")
     panels = [
-        dict(title="current", xlabel="t, s", ylabel="A",
+        dict(title="current", xlabel="time $t$ (s)", ylabel="motor current $i_a$ (A)",
              lines=[("t", "current_dynamic", "dynamic", "-"),
                     ("t", "current_static", "static", "--")]),
-        dict(title="output speed", xlabel="t, s", ylabel="rad/s",
+        dict(title="output speed", xlabel="time $t$ (s)",
+             ylabel=r"output speed $\Omega_2$ (rad/s)",
              lines=[("t", "output_speed_dynamic", "dynamic", "-"),
                     ("t", "output_speed_static", "static", "--")]),
-        dict(title="torques", xlabel="t, s", ylabel="N m",
-             lines=[("t", "transmitted_torque_dynamic", "M1' dynamic", "-"),
-                    ("t", "friction_torque_dynamic", "M_F' dynamic", "-"),
-                    ("t", "friction_torque_static", "M_F' static", "--")]),
+        dict(title="torques", xlabel="time $t$ (s)", ylabel="torque (N m)",
+             lines=[("t", "transmitted_torque_dynamic", "$M_1'$ dynamic", "-"),
+                    ("t", "friction_torque_dynamic", "$M_F'$ dynamic", "-"),
+                    ("t", "friction_torque_static", "$M_F'$ static", "--")]),
     ]
     return ScenarioResult("drive-step", SCENARIOS["drive-step"][0], data, panels, lines, metrics)
 

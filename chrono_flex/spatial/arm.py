@@ -10,12 +10,19 @@ chain). Rigid bodies (:class:`~chrono_flex.spatial.params.RigidBody`) are hubs a
 payloads.
 """
 
+from dataclasses import replace
+
 import numpy as np
 
 from .. import _checks as ck
+from .._aliases import initial_coordinates
+from ..drive.coupling import check_drive
 from ..errors import ParameterError
+from ..integrators.choice import DEFAULT_METHOD
 from . import equations as mdl
 from .assembly import ExtendedAssembly
+from ..planar.model_file import read_model, write_model
+from .description import KEYS, arm_arguments, arm_to_dict
 from .modes import natural_modes
 from .params import (FixedJoint, PrismaticJoint, RevoluteJoint, RigidBody, SpatialLink,
                      gravity_vector)
@@ -35,10 +42,16 @@ class SpatialArm:
         gravity: a 3-vector (m/s^2), a magnitude along -Z, True for 9.81, or none.
         geometric_stiffening: add the axial (centrifugal and gravity) stiffening of the
             links (docs/spatial-link.md §4.3); off by default, as in the planar link.
+        drives: {body number (0-based): drive} with drive objects of
+            :mod:`chrono_flex.drive` on the revolute joints of those bodies (their output
+            inertia joins the joint's ``hub_inertia``; docs/spatial-link.md §4.5).
     """
 
+    #: The top-level keys of the arm's description (:meth:`to_dict`, model files).
+    model_keys = ("bodies", "kind", "version") + KEYS
+
     def __init__(self, bodies, joints=None, parents=None, gravity=0.0,
-                 geometric_stiffening=False):
+                 geometric_stiffening=False, drives=None):
         bodies = list(bodies) if bodies is not None else []
         if not bodies:
             raise ParameterError("bodies", bodies, "must hold at least one SpatialLink")
@@ -61,12 +74,51 @@ class SpatialArm:
             if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or not -1 <= p < k:
                 raise ParameterError(f"parents[{k}]", p,
                                      f"must be -1 (the base) or a body index below {k}")
+        self.drives = dict(drives or {})
+        for j, d in self.drives.items():
+            if isinstance(j, bool) or not isinstance(j, (int, np.integer)) \
+                    or not 0 <= j < len(joints):
+                raise ParameterError("drives", j, f"keys must be body numbers 0..{len(joints) - 1}")
+            if joints[j].kind != "revolute":
+                raise ParameterError("drives", j, "a gear drive needs a revolute joint")
+            check_drive(j, d)
+        self.joints_given = tuple(joints)
+        # the drive's output inertia J2 turns with the joint's hub
+        joints = [replace(jt, hub_inertia=jt.hub_inertia + self.drives[k].output_inertia)
+                  if k in self.drives else jt for k, jt in enumerate(joints)]
         self.bodies, self.joints, self.parents = tuple(bodies), tuple(joints), tuple(parents)
         self.gravity = gravity_vector(gravity)
         self.geometric_stiffening = ck.boolean("geometric_stiffening", geometric_stiffening)
         self.assembly = ExtendedAssembly(self.bodies, self.joints, self.parents, self.gravity,
                                          self.geometric_stiffening)
         self.model = self.assembly.red
+
+    # -- as plain data ------------------------------------------------------------------
+    def to_dict(self):
+        """The arm as plain data (:mod:`chrono_flex.spatial.description`);
+        :meth:`from_dict` rebuilds it."""
+        return arm_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data):
+        """The arm described by ``data`` (the layout of :meth:`to_dict`); errors name the
+        key (``bodies[0].EI_y``)."""
+        return cls(**arm_arguments(data))
+
+    @classmethod
+    def from_file(cls, path):
+        """The arm of a model file with ``kind = "spatial"`` (docs/model-files.md)."""
+        arm = read_model(path).arm
+        if not isinstance(arm, cls):
+            raise ParameterError("model", path, "must describe a spatial arm (kind = "
+                                 "\"spatial\")")
+        return arm
+
+    def to_file(self, path, inputs=None, simulation=None, description=None):
+        """Write the arm as a model file at ``path`` (TOML, atomically) with ``inputs`` and
+        ``simulation`` settings when given (as :meth:`PlanarArm.to_file
+        <chrono_flex.planar.arm.PlanarArm.to_file>`); return ``path``."""
+        return write_model(path, self, inputs, simulation, description)
 
     # -- sizes and coordinates ----------------------------------------------------------
     @property
@@ -94,6 +146,16 @@ class SpatialArm:
         if not bl.is_link:
             raise ParameterError("body", body, "is a rigid body (no elastic coordinates)")
         return bl.elastic_index.reshape(-1, 5)
+
+    def drive_places(self):
+        """{body number: (p, i)} of each drive: ``p`` its joint's entry in the joint-force
+        vector (n_joints,), ``i`` its coordinate's index in q."""
+        ji = list(self.joint_index)
+        out = {}
+        for k in self.drives:
+            i = self.model.layout.bodies[k].joint_index
+            out[k] = (ji.index(i), i)
+        return out
 
     def _q(self, q, name="q"):
         return ck.vector(name, q, self.nq)
@@ -150,6 +212,18 @@ class SpatialArm:
         (:class:`~chrono_flex.spatial.modes.Modes`)."""
         return natural_modes(self, n, q, joints)
 
+    def linearize(self, inputs=None, outputs=None, pose=None):
+        """The arm linearised about a static equilibrium: a
+        :class:`~chrono_flex.linear.LinearModel`. ``inputs``: "torque<j>" (default all);
+        ``outputs``: any state ("joint1", "body1.e3_dot") or "tip_x", "tip_y", "tip_z"
+        (the last link's tip; "tip<b>_x" for body b), default the joint coordinates;
+        ``pose``: q (nq,), which must be an equilibrium, or None (the static equilibrium
+        with the joints held at zero). docs/linear-models.md;
+        :mod:`chrono_flex.spatial.linearize`."""
+        from .linearize import linearize
+
+        return linearize(self, inputs, outputs, pose)
+
     def static_deflection(self, loads, q=None):
         """Elastic coordinates of the linear static deflection about q (joints held).
 
@@ -176,32 +250,46 @@ class SpatialArm:
 
     # -- simulation ---------------------------------------------------------------------
     def simulate(self, t_end, q0=None, qd0=None, torque=None, joint_motion=None,
-                 dt_out=None, t0=0.0,
-                 method="Radau", rtol=None, atol=None, max_step=np.inf, max_nfev=None,
-                 max_deflection_ratio=0.5, n_samples=21, progress=None,
-                 max_wall_time=None, step=None, rho_inf=0.8):
+                 drive_input=None, dt_out=None, t0=0.0, method=DEFAULT_METHOD, rtol=None,
+                 atol=None, max_step=np.inf, max_nfev=None, max_deflection_ratio=0.5,
+                 n_samples=21, progress=None, max_wall_time=None, step=None, rho_inf=0.8,
+                 family="chung-hulbert", elastic0=None, elastic_rates0=None):
         """Simulate from t0 to t_end; returns a :class:`~chrono_flex.result.Result`.
 
+        The keywords are those of every ``simulate`` (:mod:`chrono_flex._aliases`).
+
         Args:
-            q0, qd0: initial coordinates and rates (nq,), default at rest at q = 0.
+            q0, qd0: initial coordinates and rates: all of them (nq,), or the joints'
+                alone (n_joints,) with the elastic ones from ``elastic0``,
+                ``elastic_rates0`` (default zero: at rest at q = 0).
             torque: callable(t, q, qd) -> (n_joints,) joint torques (N m) or forces (N).
             joint_motion: callable(t) -> (theta, theta_d, theta_dd), each (n_joints,):
                 the joints prescribed, the elastic coordinates integrated and the joint
-                torques returned (excludes ``torque``; q0, qd0 give the elastic start).
+                torques returned (excludes ``torque`` and drives; q0, qd0 give the
+                elastic start).
+            drive_input: callable(t) -> (n_drives,) drive inputs (motor voltages, in the
+                order of the drives' body numbers), or None for zero; the drives' states
+                are in ``extra["drive<k+1>_states"]`` (k the body number).
             dt_out: output interval (default (t_end - t0) / 500).
-            method, rtol, atol, max_step, max_nfev, step, rho_inf, max_wall_time,
+            method: "generalized_alpha" (default, with its step control to ``rtol``,
+                default 1e-3), "Radau" (for tight tolerances), ... as for
+                :meth:`chrono_flex.planar.arm.PlanarArm.simulate`, with the same
+                integrator choice (:mod:`chrono_flex.integrators.choice`).
+            rtol, atol, max_step, max_nfev, step, rho_inf, family, max_wall_time,
             max_deflection_ratio, n_samples, progress: as for
             :meth:`chrono_flex.planar.arm.PlanarArm.simulate`.
         The result's ``tip_position`` is in space (nt, 3), ``tip_deflection`` the
         transverse tip deflection of each link, ``extra["tip_vw_phi"]`` its v, w, phi.
         """
+        q0, qd0 = initial_coordinates(self, q0, qd0, elastic0, elastic_rates0)
         return simulate_reference(self, t_end, q0=q0, qd0=qd0, torque=torque,
-                                  joint_motion=joint_motion, dt_out=dt_out,
-                                  t0=t0, method=method, rtol=rtol, atol=atol,
+                                  joint_motion=joint_motion, drive_input=drive_input,
+                                  dt_out=dt_out, t0=t0, method=method, rtol=rtol, atol=atol,
                                   max_step=max_step, max_nfev=max_nfev,
                                   max_deflection_ratio=max_deflection_ratio,
                                   n_samples=n_samples, progress=progress,
-                                  max_wall_time=max_wall_time, step=step, rho_inf=rho_inf)
+                                  max_wall_time=max_wall_time, step=step, rho_inf=rho_inf,
+                                  family=family)
 
 
 __all__ = ["SpatialArm"]

@@ -8,12 +8,14 @@ transverse tip deflection sqrt(v(L)^2 + w(L)^2) of each link in its frame (nt, n
 
 import numpy as np
 
+from ..errors import ParameterError
 from ..result import Energy, Result
 from . import equations as mdl
 
 
-def spatial_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, info=None):
-    """A :class:`~chrono_flex.result.Result` of a SpatialArm from sampled states."""
+def spatial_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, info=None, extra=None):
+    """A :class:`~chrono_flex.result.Result` of a SpatialArm from sampled states
+    (``extra``: further (nt, ...) series, the drives' states)."""
     m = arm.model
     nt, nl = t.size, len(m.links)
     kin_e, el_e, gr_e = np.empty(nt), np.empty(nt), np.empty(nt)
@@ -33,14 +35,17 @@ def spatial_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, info=None):
         cl[k], curv[k] = mdl.centerlines(m, q, n_samples)
         clr[k] = mdl.centerlines(m, q, n_samples, rigid=True)[0]
     ji = arm.joint_index
-    info = dict(info or {})
-    info.setdefault("model", "not stored: a spatial arm has no plain-data description yet")
+    info, model = dict(info or {}), None
+    try:
+        model = arm.to_dict()
+    except ParameterError as exc:
+        info["model"] = f"not stored: {exc}"
     return Result(t=t, q=Q, qd=QD, joint_angles=Q[:, ji].copy(), joint_rates=QD[:, ji].copy(),
                   tip_position=tip, tip_deflection=np.hypot(vwp[..., 0], vwp[..., 1]),
                   energy=Energy(kin_e, el_e, gr_e, w_in, w_diss), joint_torque=torques,
                   centerline=cl, centerline_rigid=clr, curvature=curv,
-                  link_thickness=np.array([m.bodies[i].thickness for i in m.links]),
-                  extra={"tip_vw_phi": vwp}, info=info, model=None)
+                  plane=None, link_thickness=np.array([m.bodies[i].thickness for i in m.links]),
+                  extra={"tip_vw_phi": vwp, **(extra or {})}, info=info, model=model)
 
 
 def deflection_ratio(arm, q):

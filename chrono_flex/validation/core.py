@@ -13,7 +13,9 @@ tolerance and where the tolerance comes from, a figure) is declared next to it::
         return Outcome(value=err, plot=lambda fig: ...)
 
 ``passed`` is ``value <= tolerance`` unless the case states ``compare="ge"`` (a rate that
-must reach a floor) or ``compare="window"`` (``tolerance = (low, high)``).
+must reach a floor) or ``compare="window"`` (``tolerance = (low, high)``). A case whose
+data are absent (the reference data of a source checkout's ``validation/`` folder) raises
+:class:`Skip` with the reason, and is reported as skipped.
 """
 
 from dataclasses import dataclass, field
@@ -22,6 +24,11 @@ import math
 
 KINDS = ("verification", "regression")
 COMPARES = ("le", "ge", "window")
+
+
+class Skip(Exception):
+    """Raised by a case that cannot run here (its data are absent); the message is the
+    reason the report gives."""
 
 
 @dataclass

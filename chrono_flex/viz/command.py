@@ -10,13 +10,16 @@ from .vtk import write_vtk_series
 def planned_outputs(out_dir, stem, gif=None, vtk=None):
     """The paths :func:`render_command` writes for a run named ``stem``, as a dict:
     "frame" (3D PNG), "gif" (or None), "vtk" (the directory, or None), "pvd" (or None),
-    "plot" (PNG); the command line checks them before the run starts."""
+    "plot" (PNG); the command line checks them before the run starts. A ``gif`` or ``vtk``
+    given as a path is taken as it is (a relative one from the current directory, as any
+    path on a command line); True puts it into ``out_dir``."""
     out_dir = os.fspath(out_dir)
-    vtk_dir = None if not vtk else os.path.join(out_dir, "vtk" if vtk is True else os.fspath(vtk))
+    vtk_dir = None if not vtk else (os.path.join(out_dir, "vtk") if vtk is True
+                                    else os.fspath(vtk))
     return {
         "frame": os.path.join(out_dir, f"{stem}_max_deflection.png"),
-        "gif": (os.path.join(out_dir, f"{stem}.gif" if gif is True else os.fspath(gif))
-                if gif else None),
+        "gif": (os.path.join(out_dir, f"{stem}.gif") if gif is True else os.fspath(gif))
+               if gif else None,
         "vtk": vtk_dir,
         "pvd": None if vtk_dir is None else os.path.join(vtk_dir, f"{stem}.pvd"),
         "plot": os.path.join(out_dir, f"{stem}_plot.png"),
@@ -28,9 +31,10 @@ def render_command(result, out_dir, scale=None, gif=None, vtk=None, n_frames=100
 
     Always: ``<stem>_max_deflection.png`` (3D frame of largest deflection) and
     ``<stem>_plot.png`` (time histories, :func:`chrono_flex.viz.plotting.plot_result`), with
-    ``stem`` the case name. ``gif``: a file name (relative names go into ``out_dir``) or
-    True for ``<stem>.gif``, animated with at most ``n_frames`` frames. ``vtk``: a directory
-    (relative: inside ``out_dir``) or True for ``<out_dir>/vtk``; the .pvd path is listed.
+    ``stem`` the case name. ``gif``: a file path (a relative one from the current directory)
+    or True for ``<out_dir>/<stem>.gif``, animated with at most ``n_frames`` frames.
+    ``vtk``: a directory (relative: from the current directory) or True for
+    ``<out_dir>/vtk``; the .pvd path is listed.
     ``scale`` None: :func:`~chrono_flex.viz.suggest_scale`. Tubes are coloured by bending
     strain when the engine gave curvature, else by |deflection|. Every file is written
     atomically (an existing one is replaced only by a complete new one).

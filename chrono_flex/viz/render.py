@@ -26,6 +26,7 @@ import numpy as np
 from .. import _checks as ck
 from .._files import atomic_path
 from ..errors import ParameterError
+from ..planar.params import Plane
 from ..stepping import Progress
 from .plotting import save_figure
 
@@ -206,7 +207,7 @@ class _Scene:
             self.norm, self.cmap = Normalize(0.0, vmax), colormaps["viridis"]
             label = "|deflection|, true size (mm)"
 
-        plane = result.plane
+        plane = result.plane or Plane()      # a spatial arm's result: the ground is z = 0
         self.n = np.asarray(plane.normal, dtype=float)
         self.ex, self.ey, self.origin = (np.asarray(v, dtype=float) for v in
                                          (plane.x_axis, plane.y_axis, plane.origin))

@@ -41,7 +41,7 @@ def _check_inputs(arm, result):
         raise ParameterError("arm", arm, "must be a chrono_flex.formulations.rrrp.RRRPArm")
     q = np.asarray(getattr(result, "q", None), dtype=float)
     if q.ndim != 2 or q.shape[1] != arm.n or q.shape[0] != len(result.t):
-        raise ParameterError("result", result, "must be a SpatialResult of this arm "
+        raise ParameterError("result", result, "must be an RRRPResult of this arm "
                                                "(q of shape (nt, 8))")
     return q
 
@@ -192,7 +192,7 @@ def render_spatial_frame(arm, result, k=None, scale=None, path=None, *, time=Non
 
     Args:
         arm: the :class:`~chrono_flex.formulations.rrrp.RRRPArm` that produced ``result``.
-        result: a :class:`~chrono_flex.formulations.rrrp.SpatialResult`.
+        result: a :class:`~chrono_flex.formulations.rrrp.RRRPResult`.
         k: output index (negative counts from the end); None (and no ``time``): the frame
             of largest deflection.
         scale: exaggeration of the elastic displacement (>= 0; 0 draws the rigid pose);

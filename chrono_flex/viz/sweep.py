@@ -13,6 +13,26 @@ import numpy as np
 from .plotting import save_figure
 
 
+#: Units of the model-file keys a sweep varies, by the key's last name (SI; "" for pure
+#: numbers). The fields' documentation in chrono_flex.planar.params states the same.
+KEY_UNITS = {
+    "length": "m", "EI": "N m$^2$", "rho_A": "kg/m", "E": "Pa", "I": "m$^4$",
+    "rho": "kg/m$^3$", "A": "m$^2$", "damping_alpha": "1/s", "damping_beta": "s",
+    "thickness": "m", "mass": "kg", "inertia": "kg m$^2$", "hub_inertia": "kg m$^2$",
+    "hub_mass": "kg", "slider_mass": "kg", "axis_angle": "rad", "link_angle": "rad",
+    "angle_offset": "rad", "gravity": "m/s$^2$", "t_end": "s", "dt_out": "s", "step": "s",
+    "max_step": "s", "n_elements": "", "n_modes": "", "rtol": "", "rho_inf": "",
+}
+
+
+def key_label(key):
+    """An axis label for a varied model-file key: the key and its unit ("payload.mass
+    (kg)"), or the key alone for a number without unit or a key not in KEY_UNITS."""
+    name = key.rsplit(".", 1)[-1].split("[", 1)[0]
+    unit = KEY_UNITS.get(name, "")
+    return f"{key} ({unit})" if unit else key
+
+
 def _is_number(v):
     return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
@@ -45,9 +65,9 @@ def plot_sweep(rows, keys, path=None, title=None):
                 name = c.replace("peak_tip_deflection", "link ").replace("_final", "")
                 ax.plot(x, scale * np.array([r[c] for r in members]), "o-",
                         label=f"{name}" + (f" ({tag})" if tag else ""))
-    for ax, ylabel in ((ax_d, "peak |tip deflection| (mm)"),
-                       (ax_q, "final joint coordinate (rad or m)")):
-        ax.set_xlabel(x_key)
+    for ax, ylabel in ((ax_d, r"peak $|w_i(L_i)|$ (mm)"),
+                       (ax_q, r"final joint coordinate $\theta_j$ (rad; m if prismatic)")):
+        ax.set_xlabel(key_label(x_key))
         ax.set_ylabel(ylabel)
         if not numeric:
             ax.set_xticks(range(len(labels)), labels)

@@ -46,7 +46,9 @@ class ViewSeries:
 
     t (nt,) times, s; rigid (nt, n, 3) undeformed centreline samples; deflection (nt, n, 3)
     deformed minus rigid; link_id (n,) link of each sample (1 = first link); color
-    (nt, n) the colouring field named ``color_name``; title.
+    (nt, n) the colouring field named ``color_name``; title; up (3,) the world's
+    vertical, against gravity: the arm plane's +Y for a result (the planar model's
+    gravity acts along -Y), world +Y for a VTK series (Chrono's convention).
     """
 
     t: np.ndarray
@@ -56,6 +58,7 @@ class ViewSeries:
     color: np.ndarray
     color_name: str
     title: str
+    up: tuple = (0.0, 1.0, 0.0)
 
     @classmethod
     def from_result(cls, result):
@@ -69,7 +72,7 @@ class ViewSeries:
             color, name = np.linalg.norm(d, axis=-1), "|deflection| (m)"
         return cls(np.asarray(result.t, float), r.reshape(nt, nl * ns, 3), d,
                    np.repeat(np.arange(1, nl + 1), ns), color, name,
-                   f"{result.title} ({result.engine})")
+                   f"{result.title} ({result.engine})", tuple(result.plane.y_axis))
 
     @classmethod
     def from_vtk(cls, pvd):
@@ -89,7 +92,12 @@ class ViewSeries:
             path = os.path.join(os.path.dirname(os.fspath(pvd)), name)
             if not os.path.isfile(path):
                 raise ParameterError("source", os.fspath(pvd), f"names {name!r}, which is missing")
-            grid = pv.read(path)
+            try:
+                grid = pv.read(path)
+            except Exception as exc:  # noqa: BLE001 - VTK's reader: any fault, named
+                raise ParameterError("source", path, f"(named by {os.path.basename(pvd)}) "
+                                     f"is not a readable VTK file ({type(exc).__name__}: "
+                                     f"{exc})") from None
             if "deflection" not in grid.point_data:
                 raise ParameterError("source", path, "has no point data 'deflection' (not "
                                                      "a series written by chrono_flex)")
@@ -176,12 +184,21 @@ class ViewSeries:
 
     def view_directions(self):
         """(normal, up): the camera looks along the normal of the best-fit plane of the
-        arm over the run (the plane of motion) with its widest extent horizontal."""
+        arm over the run (the plane of motion), made square to the world's vertical
+        ``up``, which points up on the screen: a hanging pendulum is drawn hanging. An
+        arm moving in a horizontal plane is seen from above, its plane's Y up."""
+        up = np.asarray(self.up, dtype=float)
+        up = up / np.linalg.norm(up)
         p = np.concatenate([self.rigid.reshape(-1, 3),
                             (self.rigid + self.deflection).reshape(-1, 3)])
         _, _, vt = np.linalg.svd(p - p.mean(axis=0), full_matrices=False)
-        normal = vt[2] * np.sign(vt[2][np.argmax(np.abs(vt[2]))])   # seen from its + side
-        return normal, vt[1]
+        normal = vt[2] - up * (vt[2] @ up)               # in the horizontal plane
+        if np.linalg.norm(normal) < 1e-6:                # the motion's plane is horizontal
+            normal = up
+            up = vt[1] - normal * (vt[1] @ normal)
+            return normal, up / np.linalg.norm(up)
+        normal = normal / np.linalg.norm(normal)
+        return normal * np.sign(normal[np.argmax(np.abs(normal))]), up
 
 
 class ArmViewer:
@@ -278,11 +295,21 @@ class ArmViewer:
                                      callback=step)
 
     def screenshot(self, path):
-        """Render the scene into a PNG at ``path`` (written atomically); return the path."""
-        with atomic_path(path) as tmp:
-            self.plotter.screenshot(tmp + ".png" if not tmp.endswith(".png") else tmp)
-            if not tmp.endswith(".png"):
-                os.replace(tmp + ".png", tmp)
+        """Render the scene into a PNG at ``path`` (written atomically), without the
+        sliders (a picture, not a window: the label states frame, time and scale);
+        return the path."""
+        sliders = (self.scale_slider, self.frame_slider)
+        for w in sliders:
+            w.Off()
+        try:
+            self.plotter.render()
+            with atomic_path(path) as tmp:
+                self.plotter.screenshot(tmp + ".png" if not tmp.endswith(".png") else tmp)
+                if not tmp.endswith(".png"):
+                    os.replace(tmp + ".png", tmp)
+        finally:
+            for w in sliders:
+                w.On()
         return os.fspath(path)
 
     def show(self):
@@ -301,16 +328,17 @@ def has_display():
     return True, ""
 
 
-def view(source, scale=None, screenshot=None, option="screenshot"):
-    """Open the viewer on ``source``; with ``screenshot`` a path, render off-screen to that
-    PNG instead (no window, no display needed) and return the path. ``option`` names the
-    screenshot parameter in the error raised when no window can open."""
+def view(source, scale=None, screenshot=None, option="screenshot", frame=None):
+    """Open the viewer on ``source`` at output ``frame`` (default: the frame of largest
+    deflection); with ``screenshot`` a path, render off-screen to that PNG instead (no
+    window, no display needed) and return the path. ``option`` names the screenshot
+    parameter in the error raised when no window can open."""
     if screenshot is None:
         ok, why = has_display()
         if not ok:
             raise ParameterError(option, None, f"must be given here: {why}, so no window "
                                                f"can open")
-    viewer = ArmViewer(source, scale=scale, off_screen=screenshot is not None)
+    viewer = ArmViewer(source, scale=scale, frame=frame, off_screen=screenshot is not None)
     try:
         if screenshot is not None:
             return viewer.screenshot(screenshot)

@@ -16,9 +16,10 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "chrono_flex"
 #: (module prefix, layer), the longest matching prefix wins. Bottom to top.
 LAYERS = [
     ("chrono_flex._checks", 0), ("chrono_flex.errors", 0), ("chrono_flex._compat", 0),
-    ("chrono_flex._callbacks", 0), ("chrono_flex._files", 0),
+    ("chrono_flex._callbacks", 0), ("chrono_flex._files", 0), ("chrono_flex._aliases", 0),
+    ("chrono_flex._version", 0), ("chrono_flex._interrupts", 0),
     ("chrono_flex.planar.params", 1), ("chrono_flex.planar.shapes", 1),
-    ("chrono_flex.planar.kinematics", 1), ("chrono_flex.drive", 1), ("chrono_flex.inputs", 1),
+    ("chrono_flex.planar.kinematics", 1), ("chrono_flex.drive", 1), ("chrono_flex.inputs", 1), ("chrono_flex.linear", 1),
     ("chrono_flex.spatial.params", 1), ("chrono_flex.spatial.elements", 1),
     ("chrono_flex.spatial.kinematics", 1), ("chrono_flex.spatial.closed_forms", 1),
     ("chrono_flex.planar.equations", 2), ("chrono_flex.planar.assembly", 2),
@@ -27,6 +28,7 @@ LAYERS = [
     ("chrono_flex.spatial.equations", 2), ("chrono_flex.spatial.assembly", 2),
     ("chrono_flex.result", 3), ("chrono_flex.stepping", 3), ("chrono_flex.integrators", 3),
     ("chrono_flex.planar", 4), ("chrono_flex.spatial", 4), ("chrono_flex.formulations", 4),
+    ("chrono_flex.control", 4),
     ("chrono_flex.chrono", 5),
     ("chrono_flex.scenarios", 6),
     ("chrono_flex.engines", 7),

@@ -306,7 +306,7 @@ def test_gear_drive_link_on_a_flywheel_converges_to_simulate_drive():
     integrates (J2 dOmega2/dt = tau_out)."""
     drive = GearDrive(DriveParams.serebrenny2019())
     t_end = 0.1
-    ref = simulate_drive(drive, t_end, u=smooth_voltage, dt_out=0.002, **REF_TOL)
+    ref = simulate_drive(drive, t_end, drive_input=smooth_voltage, dt_out=0.002, **REF_TOL)
     y_ref = np.column_stack([ref.state("output_angle"), ref.outputs["current"],
                              ref.outputs["tau_out"]])[1:]
     ys = [flywheel_scene(drive, h, t_end, smooth_voltage, drive.output_inertia)[0][:, :3]

@@ -24,7 +24,7 @@ from _chrono_helpers import sample, step_study
 pytestmark = pytest.mark.pychrono
 chrono = pytest.importorskip("pychrono", reason="PyChrono is not installed")
 
-REF = dict(rtol=1e-7, atol=1e-10)
+REF = dict(method="Radau", rtol=1e-7, atol=1e-10)
 T_END, DT = 0.1, 0.01
 STEPS = (5e-3, 2.5e-3, 1.25e-3)
 E = np.eye(3)

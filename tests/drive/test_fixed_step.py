@@ -65,7 +65,7 @@ def test_bound_is_sharp_for_a_stuck_output():
     p = DriveParams.serebrenny2019(friction="static")
     d = GearDrive(p)
     creep = 0.02 * p.dOmega2 / p.Ms
-    ref = simulate_drive(d, 0.01, u=0.0, m_out=0.02, rtol=1e-9, atol=1e-13)
+    ref = simulate_drive(d, 0.01, drive_input=0.0, m_out=0.02, rtol=1e-9, atol=1e-13)
     # the output creeps 4e-7 rad, inside the backlash gap: the motor side takes no part,
     # so the creep speed is exact up to the solver's rtol
     assert ref.states[-1, 5] == pytest.approx(creep, rel=1e-6)
@@ -84,7 +84,7 @@ def test_euler_is_stable_below_the_bound_and_first_order(friction):
     against Radau at rtol 1e-11."""
     d = GearDrive(DriveParams.serebrenny2019(friction=friction))
     T = 0.01
-    ref = simulate_drive(d, T, u=12.0, rtol=1e-11, atol=1e-13).states[-1]
+    ref = simulate_drive(d, T, drive_input=12.0, rtol=1e-11, atol=1e-13).states[-1]
     h0 = d.max_stable_step("euler")
     hs = np.array([h0, h0 / 2, h0 / 4])
     errs = [np.max(np.abs(simulate_fixed(d, T, h, u=12.0, method="euler").states[-1] - ref)
@@ -99,9 +99,9 @@ def test_rk4_converges_at_fourth_order_on_a_smooth_run():
     (At [S]'s parameters the backlash contact and friction kinks cap it near order 2, at
     errors ~1e-9 already.) Start in steady state at 6 V, step to 12 V."""
     d = GearDrive(DriveParams.serebrenny2019(theta_b=0.0, T_min=4e-5))
-    y0 = simulate_drive(d, 0.3, u=6.0, rtol=1e-10, atol=1e-13).states[-1]
+    y0 = simulate_drive(d, 0.3, drive_input=6.0, rtol=1e-10, atol=1e-13).states[-1]
     T = 0.005
-    ref = simulate_drive(d, T, u=12.0, x0=y0, rtol=1e-12, atol=1e-14)
+    ref = simulate_drive(d, T, drive_input=12.0, x0=y0, rtol=1e-12, atol=1e-14)
     w = ref.states[:, 5]
     assert 0.2 < w.min() and w.max() < d.friction.transition_speed   # stays in the smooth band
     scale = np.max(np.abs(ref.states), axis=0) + 1e-30

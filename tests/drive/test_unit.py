@@ -118,7 +118,7 @@ def _steady_output_speed(p, u):
 def test_steady_speed_under_constant_voltage_matches_closed_form(friction):
     p = DriveParams.serebrenny2019(friction=friction, Ms=0.0405, K_V2=0.004)
     W = _steady_output_speed(p, 12.0)
-    res = simulate_drive(GearDrive(p), 0.5, u=12.0, rtol=1e-10, atol=1e-12, dt_out=0.01)
+    res = simulate_drive(GearDrive(p), 0.5, drive_input=12.0, rtol=1e-10, atol=1e-12, dt_out=0.01)
     # 0.5 s is ~40 mechanical time constants (R J / (k_E k_M) ~ 13 ms): transient e^-40;
     # what is left is the solver's rtol
     assert res.outputs["output_speed"][-1] == pytest.approx(W, rel=1e-8)
@@ -135,7 +135,7 @@ def test_current_mode_steady_state():
     i_cmd = 0.5
     M1 = p.k_M * i_cmd * p.ratio                      # the current fixes the torque
     W = (M1 - (1 + p.K_ML * M1) * p.Mc) / p.K_V2
-    res = simulate_drive(GearDrive(p), 3.0, u=i_cmd, rtol=1e-10, atol=1e-12, dt_out=0.01)
+    res = simulate_drive(GearDrive(p), 3.0, drive_input=i_cmd, rtol=1e-10, atol=1e-12, dt_out=0.01)
     # time constant (J2 + J1 i^2) / K_V2 = 0.14 s: 3 s leaves e^-21 of the start, the rest
     # is the solver's rtol
     assert res.outputs["current"][-1] == i_cmd
@@ -145,7 +145,7 @@ def test_current_mode_steady_state():
 def test_divergence_or_nan_is_reported_with_its_time():
     drive = GearDrive(DriveParams.serebrenny2019())
     with pytest.raises(SimulationError) as e:
-        simulate_drive(drive, 0.05, u=lambda t: 12.0 if t < 0.01 else float("nan"))
+        simulate_drive(drive, 0.05, drive_input=lambda t: 12.0 if t < 0.01 else float("nan"))
     assert e.value.time == pytest.approx(0.01, abs=2e-3)
 
 

@@ -143,7 +143,7 @@ def test_yaw_momentum_conserved_under_internal_torques():
         return (0.0, 4000 * math.sin(3 * t), 1500.0 * math.cos(2 * t), -50.0)
 
     rtol = 1e-6
-    r = ARM.simulate(0.5, ETA0, ETA_D0, inputs=u, rtol=rtol, atol=1e-8, n_out=51)
+    r = ARM.simulate(0.5, ETA0, ETA_D0, torque=u, rtol=rtol, atol=1e-8, n_out=51)
     Lz = r.angular_momentum_z
     assert np.ptp(Lz) / np.max(np.abs(Lz)) < 10 * rtol
     E = r.energy   # the balance includes the work of the inputs
@@ -166,24 +166,24 @@ def test_bad_parameters_name_the_parameter(kw, name):
 def test_bad_simulate_arguments():
     with pytest.raises(ParameterError) as e:
         ARM.simulate(1.0, np.zeros(7))
-    assert e.value.parameter == "eta0"
+    assert e.value.parameter == "q0"
     with pytest.raises(ParameterError) as e:
         ARM.simulate(1.0, ETA0, method="Euler")
     assert e.value.parameter == "method"
     with pytest.raises(ParameterError) as e:
-        ARM.simulate(0.1, ETA0, inputs=lambda t, q, qd: (1.0, 2.0))
-    assert e.value.parameter == "inputs"
+        ARM.simulate(0.1, ETA0, torque=lambda t, q, qd: (1.0, 2.0))
+    assert e.value.parameter == "torque"
     with pytest.raises(ParameterError) as e:
         ARM.simulate(1.0, np.r_[ETA0[:7], 1.0])
-    assert e.value.parameter == "eta0"
+    assert e.value.parameter == "q0"
 
 
 def test_divergence_and_nan_raise_simulation_error():
     with pytest.raises(SimulationError) as e:     # a huge force throws the telescope out
-        ARM.simulate(1.0, ETA0, inputs=lambda t, q, qd: (0, 0, 0, 1e5))
+        ARM.simulate(1.0, ETA0, torque=lambda t, q, qd: (0, 0, 0, 1e5))
     assert 0 < e.value.time < 1.0
     with pytest.raises(SimulationError):
-        ARM.simulate(1.0, ETA0, inputs=lambda t, q, qd: (0, 0, 0, float("nan")))
+        ARM.simulate(1.0, ETA0, torque=lambda t, q, qd: (0, 0, 0, float("nan")))
 
 
 def test_static_deflection_zeroes_the_modal_gradient():

@@ -116,11 +116,23 @@ def test_inputs_in_the_compiled_loop_give_the_step_by_step_numbers(torque, step,
     fast = run(arm, True, monkeypatch, **kw)
     _one_step_at_a_time(monkeypatch)
     slow = run(arm, True, monkeypatch, **kw)
-    np.testing.assert_array_equal(fast.q, slow.q)
-    np.testing.assert_array_equal(fast.qd, slow.qd)
-    np.testing.assert_array_equal(fast.joint_torque, slow.joint_torque)
-    for key in ("n_steps", "retries", "rejected", "nfev", "njev", "nlu"):  # same work too
+    # The same steps (any difference here would mean another time grid or another
+    # torque) and the same work, up to a Newton iteration whose residual lands on the
+    # tolerance within round-off (seen: 47,403 against 47,404 evaluations) ...
+    for key in ("n_steps", "retries", "rejected"):
         assert fast.info[key] == slow.info[key], key
+    for key in ("nfev", "njev", "nlu"):
+        assert abs(fast.info[key] - slow.info[key]) <= 1e-3 * slow.info[key], key
+    # ... and the same numbers to round-off: the two paths are compiled separately, and
+    # on a CPU with fused multiply-add LLVM may contract a*b + c in one and not in the
+    # other, so a step's arithmetic can differ in the last bit, and the dynamics carry
+    # it on (seen: up to 3e-11 of a coordinate's scale after 100 adaptive steps). 1e-9
+    # of each quantity's scale is below the Newton tolerance (1e-8) and far below any
+    # change of grid or torque, which moves the results by the local error (1e-3 rtol).
+    for name in ("q", "qd", "joint_torque"):
+        a, b = getattr(fast, name), getattr(slow, name)
+        scale = np.ptp(b, axis=0) + np.abs(b).max(axis=0) + 1e-300
+        assert np.all(np.abs(a - b) <= 1e-9 * scale), name
     assert fast.info["n_steps"] >= 40                # many steps per call (40 outputs)
     assert np.ptp(fast.q[:, 0]) > 0.05               # the torque moves the arm
 

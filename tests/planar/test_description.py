@@ -79,7 +79,7 @@ def run():
     """A short run on the reference engine, and its arm."""
     arm = cf.PlanarArm([cf.Link(1.0, 2, EI=2.0, rho_A=0.5)], payload=cf.Payload(0.1),
                        gravity=True)
-    res = arm.simulate(0.05, joint_angles0=[-0.5], dt_out=0.01, n_samples=5)
+    res = arm.simulate(0.05, q0=[-0.5], dt_out=0.01, n_samples=5)
     return arm, res
 
 
@@ -94,7 +94,7 @@ def test_result_file_keeps_engine_settings_and_arm(run, tmp_path):
     np.testing.assert_array_equal(back.extra["probe"], res.extra["probe"])
     np.testing.assert_array_equal(back.curvature, res.curvature)
     # the stored arm simulates identically (same numbers in, same solver path)
-    again = cf.PlanarArm.from_dict(back.model).simulate(0.05, joint_angles0=[-0.5],
+    again = cf.PlanarArm.from_dict(back.model).simulate(0.05, q0=[-0.5],
                                                         dt_out=0.01, n_samples=5)
     np.testing.assert_array_equal(again.q, res.q)
     # info given to from_npz updates the stored one
@@ -153,7 +153,7 @@ def test_result_keeps_its_run_settings_and_input_profiles(tmp_path):
     from chrono_flex import inputs
 
     arm = cf.PlanarArm([cf.Link(1.0, 2, EI=2.0, rho_A=0.5)], payload=cf.Payload(0.1))
-    kw = dict(t_end=0.05, dt_out=0.01, joint_angles0=[0.2], method="Radau", rtol=1e-7,
+    kw = dict(t_end=0.05, dt_out=0.01, q0=[0.2], method="Radau", rtol=1e-7,
               n_samples=5)
     res = arm.simulate(torque=inputs.pulse(0.2, 0.1), progress=False, **kw)
     back = Result.from_npz(res.to_npz(tmp_path / "r.npz"))

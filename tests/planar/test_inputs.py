@@ -46,14 +46,14 @@ def arm1():
 
 def test_wrong_array_sizes_are_refused():
     arm = arm1()
-    with pytest.raises(cf.ParameterError, match="`joint_angles0`.*length 1"):
-        arm.simulate(0.1, joint_angles0=[0.0, 1.0])
+    with pytest.raises(cf.ParameterError, match="`q0`.*coordinates or the 1 joints'"):
+        arm.simulate(0.1, q0=[0.0, 1.0])
     with pytest.raises(cf.ParameterError, match="`q`"):
         arm.mass_matrix(np.zeros(3))
     with pytest.raises(cf.ParameterError, match="`joints`"):
         cf.PlanarArm([cf.Link(1, 1, EI=1, rho_A=1)], joints=[cf.RevoluteJoint()] * 2)
-    with pytest.raises(cf.ParameterError, match="`joint_angles0`.*finite"):
-        arm.simulate(0.1, joint_angles0=[math.nan])
+    with pytest.raises(cf.ParameterError, match="`q0`.*finite"):
+        arm.simulate(0.1, q0=[math.nan])
     with pytest.raises(cf.ParameterError, match="`t_end`"):
         arm.simulate(-1.0)
 

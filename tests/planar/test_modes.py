@@ -152,3 +152,28 @@ def test_inverse_iteration_says_when_it_has_no_answer():
     # eigenvalues 4 (mode (1, 1), the start) and 1 (mode (1, -1), orthogonal to it)
     assert np.isnan(kernels.lowest_eigenvalue(np.array([[2.5, 1.5], [1.5, 2.5]]), M))
     assert np.isnan(kernels.lowest_eigenvalue(np.diag([1.0, -2.0]), M))
+
+
+def test_modes_command_linearises_at_the_equilibrium(tmp_path, capsys):
+    # the hanging pendulum: the default pose is the static equilibrium (-90 deg, found
+    # from the run's -80 deg); its frequencies are those at rest hanging straight
+    import math
+
+    assert cli.main(["modes", "kozlowski-1link", "--n", "2", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "static equilibrium, joint coordinates (-90 deg)" in out
+    rows = [line.split() for line in out.splitlines() if re.match(r"\s+\d+\s", line)]
+    printed = np.array([[float(v) for v in r[1:]] for r in rows])
+    arm = scenarios.get("kozlowski-1link").arm_and_kwargs()[0]
+    hanging = arm.coordinates([-math.pi / 2])
+    expected = np.column_stack([arm.natural_frequencies(2, hanging, "locked"),
+                                arm.natural_frequencies(2, hanging, "free")])
+    assert np.all(printed > 0)
+    np.testing.assert_allclose(printed, expected, rtol=1e-5)     # printed to 6 digits
+    # held horizontal (the run's pose before this option): other frequencies
+    assert cli.main(["modes", "kozlowski-1link", "--n", "2", "--pose", "0",
+                     "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "joints held, links at their static deflection, joint coordinates (0 deg)" in out
+    assert cli.main(["modes", "kozlowski-1link", "--pose", "1,2", "--out", str(tmp_path)]) == 2
+    assert "`--pose` must give 1 joint coordinates" in capsys.readouterr().err

@@ -113,6 +113,8 @@ def test_validation_case_passes(name):
     """Every case passes, run exactly as ``chrono-flex validate --only NAME`` runs it."""
     rows, outcomes = runner.run_cases(core.select(name), progress=False)
     (row,) = rows
+    if row["status"] == "skipped":      # its data are absent (an installed package)
+        pytest.skip(row["message"])
     assert row["status"] == "passed", (row["value"], row["tolerance_text"], row["message"],
                                        row.get("traceback", ""))
     assert name in outcomes

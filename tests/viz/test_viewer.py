@@ -82,16 +82,20 @@ def test_a_vtk_series_and_a_npz_show_the_same_arm_as_the_result(arm, pv, tmp_pat
     pvd = write_vtk_series(arm, tmp_path / "vtk", stem="arm", n_frames=5)
     npz = arm.to_npz(tmp_path / "run.npz")
     direct = ViewSeries.load(arm)
-    for series, frames in ((ViewSeries.load(tmp_path / "vtk"), [0, 5, 10, 15, 20]),
-                           (ViewSeries.load(pvd), [0, 5, 10, 15, 20]),
-                           (ViewSeries.load(npz), range(NT))):
+    f32 = lambda a: np.asarray(a).astype(np.float32)  # noqa: E731
+    for series, frames, stored in ((ViewSeries.load(tmp_path / "vtk"), [0, 5, 10, 15, 20], f32),
+                                   (ViewSeries.load(pvd), [0, 5, 10, 15, 20], f32),
+                                   (ViewSeries.load(npz), range(NT), np.asarray)):
         frames = list(frames)
         np.testing.assert_array_equal(series.t, arm.t[frames])
         np.testing.assert_array_equal(series.link_id, direct.link_id)
-        np.testing.assert_array_equal(series.color, direct.color[frames])
-        np.testing.assert_array_equal(series.deflection, direct.deflection[frames])
-        # the series stores x and x - x_rigid: x_rigid back to the round-off of one sum
-        np.testing.assert_allclose(series.rigid, direct.rigid[frames], rtol=0, atol=1e-15)
+        # VTK series hold float32 (chrono_flex.viz.vtk), the NPZ float64
+        np.testing.assert_array_equal(series.color, stored(direct.color[frames]))
+        np.testing.assert_array_equal(series.deflection, stored(direct.deflection[frames]))
+        # the series stores x and x - x_rigid: x_rigid back to the rounding of both
+        # (float32: 6e-8 relative, of coordinates below 2 m; float64: round-off)
+        atol = 2 * 2.0 * 2.0 ** -24 if stored is f32 else 1e-15
+        np.testing.assert_allclose(series.rigid, direct.rigid[frames], rtol=0, atol=atol)
 
 
 def test_bad_sources_are_named(pv, tmp_path):
@@ -148,3 +152,35 @@ def test_without_curvature_the_arm_is_coloured_by_its_deflection(arm, pv):
     assert s.color_name == "|deflection| (m)"
     d = (arm.centerline - arm.centerline_rigid).reshape(NT, -1, 3)
     np.testing.assert_array_equal(s.color, np.linalg.norm(d, axis=-1))
+
+
+def test_a_hanging_arm_is_drawn_hanging_without_the_sliders(pv, tmp_path):
+    """An arm hanging along -Y of its plane (against gravity: +Y up) is drawn upright on
+    the screen, taller than wide, whatever its plane of motion; the screenshot at
+    --frame K shows that frame and no slider."""
+    from dataclasses import replace
+
+    from PIL import Image
+
+    from chrono_flex.viz.viewer import ArmViewer
+
+    res = two_link_result(nt=NT, ns=NS, joint_rates=(0.0, 0.0), amplitudes=(0.05, 0.03))
+    down = np.array([[0.0, 1.0, 0.0], [-1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])   # x -> -y
+    hanging = replace(res, centerline=res.centerline @ down,
+                      centerline_rigid=res.centerline_rigid @ down)
+    v = ArmViewer(hanging, scale=1.0, frame=4, off_screen=True)
+    try:
+        np.testing.assert_allclose(v.plotter.camera.up, (0.0, 1.0, 0.0), atol=1e-9)
+        assert v.frame == 4 and "frame 4 of" in v.plotter.actors["label"].GetText(3)
+        path = v.screenshot(tmp_path / "hang.png")
+    finally:
+        v.close()
+    im = np.asarray(Image.open(path).convert("RGB"), dtype=int)
+    coloured = im.max(axis=2) - im.min(axis=2) > 60
+    rows, cols = np.nonzero(coloured[:, : int(0.85 * im.shape[1])])   # left of the colour bar
+    assert np.ptp(rows) > 3 * np.ptp(cols), (np.ptp(rows), np.ptp(cols))     # upright
+    # no slider: the band where they sit (the bottom 10 %, around 8 % up) is background
+    band = im[int(0.9 * im.shape[0]):, :]
+    assert np.all(band.min(axis=2) > 200), "something is drawn where the sliders were"
+    assert main(["view", str(hanging.to_npz(tmp_path / "h.npz")), "--frame", "2",
+                 "--screenshot", str(tmp_path / "h2.png")]) == 0

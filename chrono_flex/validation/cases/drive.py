@@ -177,7 +177,7 @@ def motor_steady_state(ctx):
     I = p.K_V2 * W / (p.k_M * r)
     tau_m = p.R * (p.J1 * r * r + p.J2) / (p.k_E * p.k_M * r * r + p.R * p.K_V2)
     # (rtol 1e-10 is not used: scipy's Radau fails on this system with its constant z state)
-    res = simulate_drive(GearDrive(p), 40 * tau_m, u=u, rtol=1e-9, atol=1e-11,
+    res = simulate_drive(GearDrive(p), 40 * tau_m, drive_input=u, rtol=1e-9, atol=1e-11,
                          dt_out=tau_m / 50)
     o = res.outputs
     e_w = abs(o["output_speed"][-1] - W) / W
@@ -246,7 +246,7 @@ def motor_time_constant(ctx):
     tau_m = p.R * J / (p.k_E * p.k_M)
     quad = np.roots([p.L * J, p.R * J, p.k_E * p.k_M]).real
     t_end = 14 * tau_m
-    res = simulate_drive(GearDrive(p), t_end, u=12.0, rtol=1e-9, atol=1e-11,
+    res = simulate_drive(GearDrive(p), t_end, drive_input=12.0, rtol=1e-9, atol=1e-11,
                          dt_out=tau_m / 100)
     W = res.outputs["output_speed"]
     W_inf = 12.0 / (p.k_E * r)                     # no-load closed form

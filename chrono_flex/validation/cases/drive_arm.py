@@ -32,7 +32,7 @@ def _rigid_drive(arm, u_of_t, t_end, dt_out):
     """The [S] drive alone on J2 = the arm's whole inertia about the joint (at rest)."""
     J = float(arm.mass_matrix(np.zeros(arm.nq))[0, 0])
     drive = GearDrive(DriveParams.serebrenny2019(J2=J))
-    return simulate_drive(drive, t_end, u=lambda t: float(u_of_t(t)[0]), rtol=1e-10,
+    return simulate_drive(drive, t_end, drive_input=lambda t: float(u_of_t(t)[0]), rtol=1e-10,
                           atol=1e-13, dt_out=dt_out), J
 
 

@@ -310,7 +310,7 @@ def load_dependent_friction(ctx):
             return M1 - (1 + p.K_ML * M1) * _gauss(W, p.Mc, p.Ms, p.Omega2s) - p.K_V2 * W
 
         W = brentq(resid, 1e-6, 100.0, xtol=1e-14)
-        res = simulate_drive(drive, 1.2, u=i_cmd, omega_out0=0.8 * W, rtol=1e-9, atol=1e-12,
+        res = simulate_drive(drive, 1.2, drive_input=i_cmd, qd0=0.8 * W, rtol=1e-9, atol=1e-12,
                              dt_out=0.01)
         o = res.outputs
         Ws, M1p, MF = o["output_speed"][-1], o["transmitted_torque"][-1], o["friction_torque"][-1]

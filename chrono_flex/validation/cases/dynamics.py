@@ -43,7 +43,7 @@ def flexible_two_link():
 def energy_pendulum(ctx):
     arm = cf.PlanarArm([cf.Link(1.0, 1, EI=400.0, rho_A=2.0)], payload=cf.Payload(0.3, 0.001),
                        gravity=G)
-    r = arm.simulate(0.5, joint_angles0=[-1.2], method="Radau", rtol=1e-8, atol=1e-11, dt_out=0.005)
+    r = arm.simulate(0.5, q0=[-1.2], method="Radau", rtol=1e-8, atol=1e-11, dt_out=0.005)
     v = float(np.max(np.abs(r.energy.balance_error)) / np.max(np.abs(r.energy.kinetic)))
     return Outcome(v, _energy_plot(r, "flexible pendulum, gravity"))
 
@@ -55,7 +55,7 @@ def energy_pendulum(ctx):
       engines=("reference",))
 def angular_momentum(ctx):
     arm = flexible_two_link()
-    r = arm.simulate(1.0, joint_angles0=[0.0, 0.8], joint_rates0=[2.0, -3.0], method="Radau", rtol=1e-8,
+    r = arm.simulate(1.0, q0=[0.0, 0.8], qd0=[2.0, -3.0], method="Radau", rtol=1e-8,
                      atol=1e-11, dt_out=0.005)
     H = np.array([arm.angular_momentum(q, qd) for q, qd in zip(r.q, r.qd)])
     if np.max(np.abs(r.tip_deflection)) < 1e-4:
@@ -80,7 +80,7 @@ def angular_momentum(ctx):
              "~0.04 s", engines=("reference",), source="Kozlowski 1994")
 def mdot_terms(ctx):
     arm = flexible_two_link()
-    kw = dict(joint_angles0=[0.0, 0.8], joint_rates0=[2.0, -3.0], method="Radau", rtol=1e-8, atol=1e-11,
+    kw = dict(q0=[0.0, 0.8], qd0=[2.0, -3.0], method="Radau", rtol=1e-8, atol=1e-11,
               dt_out=0.0005)
     full = arm.simulate(0.02, **kw)
     cut = arm.simulate(0.02, form="without_mdot", **kw)
@@ -138,7 +138,7 @@ def rigid_limit_pendulum(ctx):
         ctx.note(f"EI = {EI:g}")
         arm = cf.PlanarArm([cf.Link(1.0, 1, EI=EI, rho_A=2.0)], payload=cf.Payload(0.3, 0.001),
                            gravity=G)
-        r = arm.simulate(1.0, joint_angles0=[-0.3], method="Radau", rtol=1e-7, dt_out=0.01)
+        r = arm.simulate(1.0, q0=[-0.3], method="Radau", rtol=1e-7, dt_out=0.01)
         sol = solve_ivp(rigid_pendulum_rhs(2.0, 1.0, 0.3, 0.001), (0, 1), [-0.3, 0.0],
                         t_eval=r.t, rtol=1e-11, atol=1e-12)
         errs.append(float(np.max(np.abs(r.joint_angles[:, 0] - sol.y[0]))))
@@ -171,7 +171,7 @@ def rigid_limit_double(ctx):
         ctx.note(f"EI = {EI:g}")
         lk = cf.Link(1.0, 1, EI=EI, rho_A=2.0)
         arm = cf.PlanarArm([lk, lk], payload=cf.Payload(0.3), gravity=G)
-        r = arm.simulate(0.8, joint_angles0=[-0.5, 0.7], method="Radau", rtol=1e-7, dt_out=0.01)
+        r = arm.simulate(0.8, q0=[-0.5, 0.7], method="Radau", rtol=1e-7, dt_out=0.01)
         sol = solve_ivp(rigid_double_pendulum_rhs(2.0, 2.0, 1.0, 1.0, 0.3), (0, 0.8),
                         [-0.5, 0.2, 0.0, 0.0], t_eval=r.t, rtol=1e-11, atol=1e-12)
         a1 = r.joint_angles[:, 0]

@@ -25,7 +25,7 @@ def _kozlowski_two(n, damping_beta):
 
 def _lambda_max(arm, kw):
     """Largest |eigenvalue| of the arm linearised at its initial configuration."""
-    q0 = arm.coordinates(kw["joint_angles0"])
+    q0 = arm.coordinates(kw["q0"])
     M, K, D = arm.mass_matrix(q0), arm.stiffness_matrix(), arm.damping_matrix()
     nq = arm.nq
     A = np.block([[np.zeros((nq, nq)), np.eye(nq)],
@@ -117,7 +117,7 @@ def drive_time_step(ctx):
 
     d = GearDrive(DriveParams.serebrenny2019())
     T = 0.01
-    ref = simulate_drive(d, T, u=12.0, rtol=1e-11, atol=1e-13).states[-1]
+    ref = simulate_drive(d, T, drive_input=12.0, rtol=1e-11, atol=1e-13).states[-1]
     out = {}
     for method in ("euler", "rk4"):
         h0 = d.max_stable_step(method)

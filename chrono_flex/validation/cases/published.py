@@ -356,7 +356,7 @@ def _rk4_fails(arm, kw, h, t_end, guard):
       engines=("reference",), source=K_SOURCE + ", explicit Runge-Kutta overflowing")
 def k_explicit_failure(ctx):
     arm, kw = scenarios.get("kozlowski-2link").arm_and_kwargs()
-    q0 = arm.coordinates(kw["joint_angles0"])
+    q0 = arm.coordinates(kw["q0"])
     w2, _ = eigenmodes(arm, None, q0, joints="free")
     omega_max = math.sqrt(float(np.max(w2)))
     h_star = RK4_IMAGINARY_LIMIT / omega_max

@@ -61,7 +61,7 @@ def _manoeuvre():
         g = arm.potential_gradient(rigid)[idx]  # gravity (and K_2(a)) load, rigid arms
         return arm.joint_inputs(kp * (ref - eta[idx]) - kd * eta_d[idx] + g)
 
-    return arm, arm.simulate(T_END, eta0, inputs=inputs, method="Radau", rtol=RTOL, atol=1e-9, n_out=601,
+    return arm, arm.simulate(T_END, eta0, torque=inputs, method="Radau", rtol=RTOL, atol=1e-9, n_out=601,
                              progress=False)
 
 

@@ -1,0 +1,87 @@
+"""The same controller object drives the gear drive in Chrono (GearDriveLink) and in
+simulate_drive, and the two agree within Chrono's step bound (the step study of
+tests/chrono/test_drive.py: Richardson error model from steps h, h/2, h/4, S = 3)."""
+
+import math
+
+import numpy as np
+import pytest
+
+from chrono_flex.control import PID, Encoder, Tachometer
+from chrono_flex.drive import DriveParams, GearDrive, simulate_drive
+
+from _chrono_helpers import sample, step_study
+
+pytestmark = pytest.mark.pychrono
+
+REF_TOL = dict(rtol=1e-9, atol=1e-11)   # the reference's error is far below Chrono's
+HS = (1e-3, 5e-4, 2.5e-4)
+
+
+def setpoint(t):
+    """0 -> 0.05 rad over 50 ms as (1 - cos)/2: no jump for the PD to differentiate."""
+    return 0.05 * (0.5 - 0.5 * math.cos(math.pi * t / 0.05)) if t < 0.05 else 0.05
+
+
+def pd(drive):
+    """A continuous PD on the output shaft (kp = 100 V/rad: below the gains at which the
+    play makes it oscillate, docs/control.md §4)."""
+    return PID(100.0, 0.0, 1.0, setpoint=setpoint, sensor=Encoder(drive, 2**40),
+               rate_sensor=Tachometer(drive), u_min=-24.0, u_max=24.0)
+
+
+def flywheel(drive, law, h, t_end):
+    import pychrono.core as chrono
+    from chrono_flex.chrono import GearDriveLink, configure_system
+
+    system = chrono.ChSystemNSC()
+    system.SetGravitationalAcceleration(chrono.ChVector3d(0, 0, 0))
+    configure_system(system)
+    base = chrono.ChBody()
+    base.SetFixed(True)
+    system.Add(base)
+    wheel = chrono.ChBody()
+    J2 = drive.output_inertia
+    wheel.SetMass(1.0)
+    wheel.SetInertiaXX(chrono.ChVector3d(J2, J2, J2))
+    system.Add(wheel)
+    link = GearDriveLink(system, base, wheel, chrono.ChFramed(), drive, drive_input=law)
+    return np.array(sample(system, h, t_end, 0.002, lambda: [link.angle(), link.current]))
+
+
+def test_one_pd_controller_in_chrono_and_in_simulate_drive():
+    drive = GearDrive(DriveParams.serebrenny2019())
+    law = pd(drive)
+    # during the setpoint's ramp: later the output comes to rest within the play and
+    # LuGre's stiction, where the step study leaves its asymptotic range (seen: errors
+    # 2e-4, 1e-4, 6e-6 rad at 0.1 s against 1.5e-5, 3.5e-6, 7.6e-7 at 0.04 s)
+    t_end = 0.04
+    ref = simulate_drive(drive, t_end, u=law, dt_out=0.002, **REF_TOL)
+    y_ref = np.column_stack([ref.state("output_angle"), ref.outputs["current"]])[1:]
+    ys = [flywheel(drive, law, h, t_end) for h in HS]
+    p, ratios = step_study(ys, HS, y_ref, REF_TOL["rtol"], REF_TOL["atol"])
+    assert np.all(p > 1.0), p
+    assert np.all(ratios <= 1.0), (p, ratios)
+    assert y_ref[-1, 0] > 0.01                   # the servo follows the setpoint (0.014)
+
+
+def test_one_pd_controller_on_an_arm_drive_in_chrono_and_the_reference_engine():
+    """[B]'s link on [S]'s drive (the scenario drive-bien-1link), the drive's voltage from
+    a PD on the joint encoder: simulate_chrono against the reference engine (Radau)."""
+    from chrono_flex import scenarios
+    from chrono_flex.chrono import simulate_chrono
+
+    t_end = 0.06
+    arm, kw = scenarios.get("drive-bien-1link").arm_and_kwargs(t_end=t_end)
+    kw.pop("t_end")
+    law = PID(100.0, 0.0, 1.0, setpoint=setpoint, sensor=Encoder(arm, 2**40),
+              rate_sensor=Tachometer(arm), u_min=-24.0, u_max=24.0)
+    kw.update(drive_input=law, dt_out=0.002)
+    ref = arm.simulate(t_end, method="Radau", **REF_TOL, **kw)
+    runs = [simulate_chrono(arm, t_end, step=h, progress=False, **kw) for h in HS]
+    cols = lambda r: np.column_stack([r.joint_angles[:, 0], r.extra["drive1_states"][:, 0]])  # noqa: E731
+    p, ratios = step_study([cols(r) for r in runs], HS, cols(ref), REF_TOL["rtol"],
+                           REF_TOL["atol"])
+    assert np.all(p > 1.0), p
+    assert np.all(ratios <= 1.0), (p, ratios)
+    assert ref.joint_angles[-1, 0] > 0.005          # the servo moves the link
