@@ -34,6 +34,12 @@ the reference engine's cost with the element count (fixed-step generalized-alpha
 short P2, exponent of a log-log least-squares fit) and the Chrono element / Chrono
 beams ratio at 4, 8 and 16 elements.
 
+Two lines time user laws (:func:`user_laws`): ``P3``, P1's link turned by a bang-bang
+torque that a Python controller sampled at 1 kHz computes, at the reference engine's
+default settings against Exudyn with its torque a Python user function; and Bien's
+8-element link over 10 s with a plain Python torque f(t, q, qd), at the default
+settings, in times faster than real time, each with its tip error.
+
 This module sits at the top with the command line: it may use the scenario catalogue
 and every engine; nothing imports it.
 """
@@ -45,7 +51,7 @@ import time
 import numpy as np
 
 from . import _checks as ck
-from . import engines, scenarios
+from . import engines, inputs, scenarios
 from .chrono.corotational import section_properties
 from .errors import ParameterError, SimulationError
 from .planar.arm import PlanarArm
@@ -574,6 +580,104 @@ def real_time(t_end=10.0, repeat=1):
     return out
 
 
+# -- user laws: a sampled Python controller, a plain Python torque ----------------------
+
+#: The bang-bang torque of the user-law lines: +0.1 N m for 1 s, -0.1 N m for 1 s, then
+#: none ([B]'s link, the amplitude of its torque pulse).
+BANG_BANG = (0.1, 2.0)
+
+#: The sample period of the controller line, s (1 kHz).
+CONTROLLER_PERIOD = 1e-3
+
+
+def bang_bang_link(n_elements=4, t_end=3.0):
+    """A [B] link (L = 1 m) with a 0.1 kg tip mass, no gravity, turned by the bang-bang
+    torque :data:`BANG_BANG` (an input profile: ``problem.torque``)."""
+    torque = inputs.bang_bang(*BANG_BANG)
+    return Problem("P3", "bang-bang link, tip mass, no gravity",
+                   lambda n: PlanarArm([scenarios.bien_link(1.0, n)], payload=Payload(0.1)),
+                   t_end, n_elements, dict(torque=torque), ("tip",), {"tip": 0.01}, 0.0,
+                   torque)
+
+
+def _default_run(problem, torque):
+    """(Trajectory, wall s) of the reference engine at its default settings with
+    ``torque``."""
+    start = time.perf_counter()
+    res = problem.arm().simulate(problem.t_end, torque=torque, dt_out=DT_OUT, progress=False)
+    return Trajectory.of(res), time.perf_counter() - start, res.info
+
+
+def user_laws(quick=False, tools=(), repeat=2):
+    """The two user-law lines; returns a dict:
+
+    * ``controller``: the bang-bang link (:func:`bang_bang_link`, 4 elements, 3 s; quick
+      0.5 s) with the torque a Python controller sampled at 1 kHz
+      (:func:`chrono_flex.inputs.sampled` of a function of (t, q, qd) returning the
+      bang-bang value) on the reference engine at its default settings, against Exudyn
+      (when "exudyn" is in ``tools``) with the same torque as its Python load user
+      function, at the steps of :data:`FULL` ["P1"] (quick: :data:`QUICK`); each
+      against its own converged run (Radau rtol 1e-9; Exudyn at 1e-5 s, quick 1e-4),
+      and the ratio of the wall times of the reference run and of Exudyn's cheapest run
+      within 1 % of the tip's range;
+    * ``plain``: Bien's link with 8 elements over 10 s (quick 1 s) with a plain Python
+      torque f(t, q, qd) (the bang-bang value; the engine cannot know it reads no
+      state) at the default settings, against generalized-alpha at a fixed 1e-4 s with
+      the torque as a profile (quick: 2e-4 s; second order: over the first 2 s, 1e-4 s
+      is within 6e-4 of the tip's range of 5e-5 s); wall time, times faster than
+      real time, tip error / range.
+    """
+    bb = inputs.bang_bang(*BANG_BANG)
+    out = {}
+    p = bang_bang_link(4, 0.5 if quick else 3.0)
+    law = inputs.sampled(lambda t, q, qd: bb(t), CONTROLLER_PERIOD)
+    ref = run_tool(p, "radau", 1e-9)[0]
+    runs = [_default_run(p, law) for _ in range(repeat)]
+    traj, info = runs[0][0], runs[0][2]
+    row = dict(wall=min(r[1] for r in runs), error=errors(p, traj, ref)["tip"],
+               n_steps=info["n_steps"], samples=info["n_samples_taken"], exudyn=[])
+    if "exudyn" in tools:
+        table = (QUICK if quick else FULL)["P1"]
+        fine = run_tool(p, "exudyn", table["converged"]["exudyn"])[0]
+        for h in table["exudyn"]:
+            tr, wall = run_tool(p, "exudyn", h)
+            wall = min([wall] + [run_tool(p, "exudyn", h)[1] for _ in range(repeat - 1)])
+            row["exudyn"].append((h, wall, errors(p, tr, fine)["tip"]))
+    out["controller"] = (p, row)
+    p = bang_bang_link(8, 1.0 if quick else 10.0)
+    ref = run_tool(p, "galpha", 2e-4 if quick else 1e-4)[0]
+    runs = [_default_run(p, lambda t, q, qd: bb(t)) for _ in range(repeat)]
+    traj, info = runs[0][0], runs[0][2]
+    wall = min(r[1] for r in runs)
+    out["plain"] = (p, dict(wall=wall, error=errors(p, traj, ref)["tip"],
+                            n_steps=info["n_steps"], realtime=p.t_end / wall))
+    return out
+
+
+def _format_user_laws(laws):
+    lines = []
+    p, row = laws["controller"]
+    lines.append(f"{p.key}: {p.title}, {p.t_end:g} s, {p.n_elements} elements; torque a "
+                 f"Python controller sampled at {1 / CONTROLLER_PERIOD:g} Hz")
+    lines.append(f"  reference engine, default settings: {row['wall']:.3f} s, tip err / "
+                 f"range {row['error']:.2e}, {row['n_steps']} steps, {row['samples']} "
+                 "samples")
+    ok = [r for r in row["exudyn"] if r[2] <= p.targets["tip"]]
+    for h, wall, err in row["exudyn"]:
+        lines.append(f"  Exudyn, Python user function, h {h:.2e} s: {wall:.3f} s, tip err "
+                     f"/ range {err:.2e}" + ("  *" if err <= p.targets["tip"] else ""))
+    if ok:
+        best = min(ok, key=lambda r: r[1])
+        lines.append(f"  reference engine / Exudyn (cheapest within 1 %, h {best[0]:g} s): "
+                     f"{row['wall'] / best[1]:.2f}")
+    p, row = laws["plain"]
+    lines.append(f"Bien's link, {p.n_elements} elements, {p.t_end:g} s, plain Python torque "
+                 f"f(t, q, qd), default settings: {row['wall']:.3f} s, "
+                 f"{row['realtime']:.1f} times faster than real time, tip err / range "
+                 f"{row['error']:.2e}, {row['n_steps']} steps")
+    return lines
+
+
 def _warm_up(tools):
     """One short run of every tool: numba compiles, PyChrono and Exudyn load."""
     for problem in (torque_driven_link(t_end=0.02), gravity_pendulum(t_end=0.02, n_elements=2)):
@@ -630,8 +734,10 @@ def perf_benchmark(quick=False, tools=None, repeat=1, log=None):
     if "chrono" in tools and "chrono-beam" in tools:
         ratio = chrono_ratio(*(((4, 8), 0.05) if quick else ()), repeat=repeat)
     version = exudyn_available()[1] if "exudyn" in tools else None
+    laws = user_laws(quick, tools, repeat=max(repeat, 2))
     return dict(problems=reports, scaling=scaling, ratio=ratio, real_time=realtime,
-                skipped=skipped, tools=tools, quick=quick, exudyn_version=version)
+                skipped=skipped, tools=tools, quick=quick, exudyn_version=version,
+                user_laws=laws)
 
 
 # -- the printed report ------------------------------------------------------------------
@@ -711,6 +817,8 @@ def format_report(bench):
     for label, method, rtol, wall, factor in bench["real_time"]:
         lines.append(f"  {label}: {method}, rtol {rtol:g}: {wall:.3f} s, "
                      f"{factor:.1f} times faster than real time")
+    if bench.get("user_laws") is not None:
+        lines.extend(_format_user_laws(bench["user_laws"]))
     if bench["ratio"] is not None:
         lines.append("Chrono element / Chrono beams (P2, h 1e-3 s, "
                      + ("0.05" if bench["quick"] else "0.5") + " s):")
@@ -722,5 +830,5 @@ def format_report(bench):
 __all__ = ["torque_driven_link", "gravity_pendulum", "Problem", "Trajectory", "errors",
            "meets", "run_tool", "exudyn_cable_run", "exudyn_cable_chain", "exudyn_available",
            "work_precision",
-           "element_scaling", "chrono_ratio", "real_time", "REAL_TIME_CASES", "available_tools", "perf_benchmark",
+           "element_scaling", "chrono_ratio", "real_time", "bang_bang_link", "user_laws", "REAL_TIME_CASES", "available_tools", "perf_benchmark",
            "format_report", "TOOLS", "FULL", "QUICK"]

@@ -333,6 +333,56 @@ def is_time_only(fn):
     return getattr(fn, "time_only", False) is True
 
 
+class SampledInput:
+    """A law sampled at a period with zero-order hold (a digital controller's output):
+    ``f(t, q, qd)`` is called only at the sample instants t_k = k ``period`` (the
+    multiples of the period from the run's start on), with the state there; its value
+    acts from t_k + ``delay`` until the next value acts, t_{k+1} + ``delay``. Before
+    the first value acts the input is zero.
+
+    The planar reference engine takes its steps to land on the sample and hold
+    instants and runs the compiled generalized-alpha loop between them, the input
+    constant there (docs/planar-link.md §4.4). Any object with these attributes
+    (``period``, ``delay`` and the call) is taken as one (:func:`is_sampled`).
+
+    Attributes:
+        period: the sample period, s (> 0).
+        delay: from a sample to the instant its value acts, s (>= 0; default 0).
+    """
+
+    time_only = False
+
+    def __init__(self, fn, period, delay=0.0):
+        if not callable(fn):
+            raise ParameterError("fn", fn, "must be callable(t, q, qd)")
+        self._fn = fn
+        self.period = ck.positive("period", period)
+        self.delay = ck.real("delay", delay)
+        if self.delay < 0.0:
+            raise ParameterError("delay", delay, "must be >= 0 s")
+
+    def __call__(self, t, q, qd):
+        return self._fn(t, q, qd)
+
+    def __repr__(self):
+        return f"sampled({self._fn!r}, period={self.period!r}, delay={self.delay!r})"
+
+
+def sampled(fn, period, delay=0.0):
+    """``fn`` (callable f(t, q, qd) -> one value per joint) as a :class:`SampledInput`:
+    called once per ``period`` (s), its value held (zero-order hold) from ``delay`` (s)
+    after its sample on."""
+    return SampledInput(fn, period, delay)
+
+
+def is_sampled(fn):
+    """Whether ``fn`` is a sampled law (:class:`SampledInput`, or any callable with a
+    positive number ``period`` and a ``delay``)."""
+    period = getattr(fn, "period", None)
+    return (callable(fn) and isinstance(period, (int, float, np.number))
+            and not isinstance(period, bool) and hasattr(fn, "delay"))
+
+
 #: name -> builder(**parameters) of the built-in profiles.
 PROFILES = {"step": step, "pulse": pulse, "sine": sine, "bang-bang": bang_bang,
             "spin-up": spin_up, "table": table}
@@ -368,6 +418,6 @@ def profile(spec, base_dir=None, deferred=False):
     return build(**params)
 
 
-__all__ = ["KERNEL_CODES", "PROFILES", "Profile", "TimeOnly", "bang_bang", "imported",
-           "is_time_only", "profile", "pulse", "sine", "spin_up", "step", "table",
-           "time_only"]
+__all__ = ["KERNEL_CODES", "PROFILES", "Profile", "SampledInput", "TimeOnly", "bang_bang",
+           "imported", "is_sampled", "is_time_only", "profile", "pulse", "sampled", "sine",
+           "spin_up", "step", "table", "time_only"]

@@ -49,9 +49,10 @@ def check_method(method):
 
 def build_integrator(sim, t0, t_end, x0, dt_out, method, rtol=None, atol=None,
                      max_step=np.inf, max_nfev=None, step=None, rho_inf=0.8,
-                     family="chung-hulbert", step_solver=None):
+                     family="chung-hulbert", step_solver=None, error_groups=None):
     """(integrator, settings) for ``sim`` from x0 at t0: generalized-alpha (adaptive, or
-    with the fixed ``step``; ``step_solver`` its compiled Newton solve or None), RK4 (a
+    with the fixed ``step``; ``step_solver`` its compiled Newton solve or None,
+    ``error_groups`` the position groups of its step control or None), RK4 (a
     fixed ``step``), or one of scipy's solvers (:class:`~.ivp.OdeStepper`). ``settings``
     are the choices made, for ``Result.info``. ParameterError for settings the method
     would misread: an ``atol`` or no ``rtol`` check for generalized-alpha, a ``step``
@@ -82,7 +83,7 @@ def build_integrator(sim, t0, t_end, x0, dt_out, method, rtol=None, atol=None,
             ode = GeneralizedAlpha(sim.rhs, sim.jac, t0, x0, sim.n2, first, rho_inf=rho_inf,
                                    family=family, max_nfev=max_nfev, error_rtol=rtol,
                                    max_step=max_step, forcing=forcing,
-                                   step_solver=step_solver)
+                                   step_solver=step_solver, error_groups=error_groups)
             settings = dict(step="adaptive", rtol=rtol, rho_inf=rho_inf, family=family)
         else:
             ode = GeneralizedAlpha(sim.rhs, sim.jac, t0, x0, sim.n2, step, rho_inf=rho_inf,

@@ -89,6 +89,15 @@ class GeneralizedAlpha:
             ``error_rtol`` times each coordinate's largest magnitude so far (plus
             ``error_rtol`` * 1e-6 as a floor).
         max_step: the largest step the control may take, s.
+        error_filter: whether the step control measures the local error through the
+            Newton matrix (:meth:`filtered_error`, the default) or raw
+            (:meth:`local_error`, which spends steps on modes the method damps out).
+        error_groups: None (each position is measured against its own largest
+            magnitude so far), or a group number (0, 1, ...) for each position: the
+            positions of a group share one scale, the largest magnitude so far of any of
+            them (the elastic coordinates of a link: the nodes near a clamped root, whose
+            values are a small part of the link's deflection, are then not asked for a
+            smaller error than the tip).
         forcing: optional callable(t, x) -> (M (n2, n2), F) with F = [f (n2), zd]: the
             equations in mass-matrix form M q_dd = f. Newton then works on the residual
             [M a - f, w - zd] with the matrix [M, 0; 0, I] - dF/dx dx/dy (dF/dx by
@@ -106,7 +115,8 @@ class GeneralizedAlpha:
 
     def __init__(self, rhs, jac, t0, x0, n2, step, rho_inf=0.8, family="chung-hulbert",
                  rtol=1e-8, atol=1e-10, max_iters=8, max_nfev=None, max_halvings=4,
-                 error_rtol=None, max_step=np.inf, forcing=None, step_solver=None):
+                 error_rtol=None, max_step=np.inf, forcing=None, step_solver=None,
+                 error_filter=False, error_groups=None):
         self.rhs, self.jac, self.forcing = rhs, jac, forcing
         self.step_solver = step_solver
         self.am, self.af, self.gamma, self.beta = alpha_parameters(rho_inf, family)
@@ -124,6 +134,12 @@ class GeneralizedAlpha:
                                  "below it the step control would chase the iteration's "
                                  "own error (name method='Radau' for tighter runs)")
         self.error_rtol = None if error_rtol is None else float(error_rtol)
+        self.error_filter = bool(error_filter)
+        self.error_groups = (None if error_groups is None
+                             else np.asarray(error_groups, dtype=np.int64))
+        if self.error_groups is not None and self.error_groups.shape != (int(n2),):
+            raise ParameterError("error_groups", error_groups,
+                                 f"must give a group number to each of the {n2} positions")
         self.max_step = float(max_step)
         self.h_next = min(self.step, self.max_step)
         self.n_rejected = 0
@@ -375,6 +391,31 @@ class GeneralizedAlpha:
         n2 = self.n2
         return (h * h * (self.beta - 1.0 / 6.0)) * (acc_new[:n2] - self.acc[:n2])
 
+    def filtered_error(self, h, acc_new):
+        """:meth:`local_error` seen through the method's own treatment of the modes:
+        N^-1 M e, N the Newton matrix of the step ([M, 0; 0, I] - dF/dx dx/dy, about
+        M + c beta h^2 K + c gamma h D, c = (1 - alpha_f)/(1 - alpha_m); the rhs form:
+        N^-1 e). A mode of frequency omega keeps the factor 1/(1 + c beta (omega h)^2)
+        of its estimate: the resolved band (omega h << 1) is measured as before, while
+        for the modes above 1/h, which generalized-alpha damps by rho_inf per step
+        anyway, the estimate h^2 (beta - 1/6) omega^2 dA, which grows with (omega h)^2
+        though such a mode cannot be off by more than its own amplitude, falls back to
+        about (beta - 1/6)/(c beta) dA: their amplitude change over the step. Without
+        it the control shrinks the step until the method no longer damps them, and
+        pays for resolving vibrations that are not asked for (docs/planar-link.md
+        §4.4)."""
+        e = self.local_error(h, acc_new)
+        n2 = self.n2
+        if self.step_solver is not None:
+            return self.step_solver.filtered_error(e)
+        if self.forcing is not None:
+            b = np.zeros(self._lu[0].shape[0])
+            b[:n2] = self._M @ e
+            return lu_solve(self._lu, b, check_finite=False)[:n2]
+        b = np.zeros(self._lu.shape[0])
+        b[:n2] = e
+        return (self._lu @ b)[:n2]
+
     def _adaptive(self, t_target):
         """One accepted step with the step-size control: the RMS of the local error,
         weighted by ``error_rtol`` (1e-6 + the largest |q_k| so far), must be <= 1; the
@@ -401,8 +442,11 @@ class GeneralizedAlpha:
                 retry = True
                 continue
             t_new, xn, y, acc_new = cand
-            scale = self.error_rtol * (1e-6 + np.maximum(self.q_scale, np.abs(xn[:self.n2])))
-            z = self.local_error(h, acc_new) / scale
+            scale = self.error_rtol * (1e-6 + self._group_max(
+                np.maximum(self.q_scale, np.abs(xn[:self.n2]))))
+            e = self.filtered_error(h, acc_new) if self.error_filter else \
+                self.local_error(h, acc_new)
+            z = e / scale
             err = math.sqrt(float(z @ z) / max(z.size, 1))
             factor = min(2.0, max(0.2, 0.9 * err ** (-1.0 / 3.0))) if err > 0 else 2.0
             if err <= 1.0:
@@ -413,6 +457,14 @@ class GeneralizedAlpha:
             self.n_rejected += 1
             self.h_next = factor * h
             retry = True
+
+    def _group_max(self, s):
+        """Each entry of s replaced by the largest of its group (``error_groups``)."""
+        if self.error_groups is None:
+            return s
+        g = np.zeros(self.error_groups.max() + 1)
+        np.maximum.at(g, self.error_groups, s)
+        return g[self.error_groups]
 
     def _commit(self, t_new, xn, y, acc_new):
         self.t, self.x, self.y, self.acc = t_new, xn, y, acc_new
@@ -446,6 +498,10 @@ class GeneralizedAlpha:
         t_new = self.t + h
         if self.step_solver is not None:
             return self._solve_step_compiled(t_new, h)
+        return self._solve_step_python(t_new, h)
+
+    def _solve_step_python(self, t_new, h):
+        """:meth:`_solve_step` by the Python iteration."""
         self._prepare(h)
         y = self.y.copy()                          # predictor: the last derivatives
         for attempt in range(2):
@@ -468,6 +524,10 @@ class GeneralizedAlpha:
         if status == 2:
             raise SimulationError("non-finite generalized forces (divergence, or a step the "
                                   "model cannot take)", t_new)
+        if status != 0 and getattr(self.step_solver, "reads_state", False):
+            # a state-reading input held over the compiled step whose corrections did
+            # not settle: this step by the exact iteration, the input at every iterate
+            return self._solve_step_python(t_new, h)
         if status != 0:
             return None
         return t_new, xn, y, acc_new

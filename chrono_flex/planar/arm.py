@@ -345,7 +345,7 @@ class PlanarArm:
                  atol=None, max_step=np.inf, max_nfev=None, max_deflection_ratio=0.5,
                  n_samples=21, progress=None, max_wall_time=None, step=None, rho_inf=0.8,
                  family="chung-hulbert", elastic0=None, elastic_rates0=None,
-                 form="virtual_power", **old_names):
+                 form="virtual_power", exact_callbacks=False, **old_names):
         """Simulate the arm from t0 to t_end; returns a :class:`Result`.
 
         The keywords are those of every ``simulate`` (:mod:`chrono_flex._aliases`; the
@@ -383,6 +383,13 @@ class PlanarArm:
             rho_inf: spectral radius at infinite frequency of "generalized_alpha", in
                 [0, 1] (1: trapezoidal rule, no dissipation; default 0.8).
             family: "chung-hulbert" (default) or "hht" (rho_inf in [1/2, 1]).
+            exact_callbacks: "generalized_alpha" with a ``torque`` that may read the
+                state (a plain callable, not an input profile nor
+                :func:`chrono_flex.inputs.time_only`): False (default) evaluates it
+                once per step at the state predicted for the step's end and holds it
+                through the compiled Newton solve (second order still; about the cost
+                of a time-only torque); True evaluates it at every Newton iterate, in
+                the Python iteration (the exact implicit step, several times slower).
             rtol: relative tolerance: of the step control of "generalized_alpha"
                 (default 1e-3), of scipy's solvers (default 1e-6).
             atol: absolute tolerance of scipy's solvers only (default: 1e-9 on
@@ -423,6 +430,6 @@ class PlanarArm:
                                  max_deflection_ratio=max_deflection_ratio,
                                  n_samples=n_samples, progress=progress,
                                  max_wall_time=max_wall_time, step=step, rho_inf=rho_inf,
-                                 family=family)
+                                 family=family, exact_callbacks=exact_callbacks)
         res.info["run"] = run_settings(arguments)
         return res

@@ -470,6 +470,35 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
 
 
 @kernels._jit
+def predicted_state(x, y0, acc, y_last, ratio, nq, h, am, af, gamma, beta):
+    """x_{n+1} for the first iterate y0 + ratio (y0 - y_last) of :func:`ga_solve`."""
+    m = y0.shape[0]
+    c_new = (1.0 - af) / (1.0 - am)
+    acc_const = (af * y0 - am * acc) / (1.0 - am)
+    x_const = np.empty(x.shape[0])
+    for k in range(nq):
+        x_const[k] = x[nq + k] + h * (0.5 - beta) * acc[k]
+    for k in range(m):
+        x_const[nq + k] = (1.0 - gamma) * acc[k]
+    xn = np.empty(x.shape[0])
+    acc_new = np.empty(m)
+    _predict(x, y0 + ratio * (y0 - y_last), nq, h, beta, gamma, c_new, acc_const, x_const,
+             xn, acc_new)
+    return xn
+
+
+@kernels._jit
+def filtered_error(Mj, A, piv, S, e):
+    """The local error estimate e of the positions seen through the Newton matrix N of
+    the last step: the first nq entries of N^-1 [M e, 0, 0] (Python twin and reasons:
+    ``GeneralizedAlpha.filtered_error``)."""
+    nq = e.shape[0]
+    b = np.zeros(nq + 2)
+    b[:nq] = _matvec(Mj, e)
+    return _newton_solve(A, piv, S, b)[:nq]
+
+
+@kernels._jit
 def profile_values(code, amp, par, t, out):
     """The joint forces of an input profile at time t into ``out``: the formulas of
     :mod:`chrono_flex.inputs` (codes :data:`chrono_flex.inputs.KERNEL_CODES`; ``amp``
@@ -515,9 +544,10 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, 
     time-dependent input).
     Fixed step (``adaptive`` False): equal sub-steps no longer than ``step``; a step
     whose Newton fails returns FAILED at its start, for the Python side to halve.
-    Adaptive: the step control of ``GeneralizedAlpha._adaptive`` (local error (4.14)
-    against err_rtol (1e-6 + max |q_k|), factor (0.9/err)^(1/3) within [0.2, 2], the
-    landing rules) with ``h_next`` the proposed step.
+    Adaptive (``adaptive`` 1, or 2 for the estimate filtered through the Newton matrix,
+    :func:`filtered_error`): the step control of ``GeneralizedAlpha._adaptive`` (local
+    error (4.14) against err_rtol (1e-6 + max |q_k|), factor (0.9/err)^(1/3) within
+    [0.2, 2], the landing rules) with ``h_next`` the proposed step.
 
     At most ``max_steps`` steps are tried (accepted, rejected and retried together;
     a pause comes after an accepted step, never while a step is being retried), and
@@ -579,9 +609,17 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, 
         if adaptive:
             s = 0.0
             c = h * h * (beta - 1.0 / 6.0)
+            e = np.empty(nq)
             for k in range(nq):
-                sc = err_rtol * (1e-6 + max(q_scale[k], abs(xn[k])))
-                z = c * (accn[k] - acc[k]) / sc
+                e[k] = c * (accn[k] - acc[k])
+            if adaptive == 2:
+                e = filtered_error(Mj, A, piv, S, e)
+            gmax = np.zeros(S.groups.max() + 1)
+            for k in range(nq):
+                gmax[S.groups[k]] = max(gmax[S.groups[k]], q_scale[k], abs(xn[k]))
+            for k in range(nq):
+                sc = err_rtol * (1e-6 + gmax[S.groups[k]])
+                z = e[k] / sc
                 s += z * z
             err = np.sqrt(s / max(nq, 1))
             if err > 0.0:
@@ -681,7 +719,25 @@ BANDED_FROM = 24
 #: y = (a, w) in the band and in the border; kl, ku the band's sub- and
 #: superdiagonals; W, bpiv the band's LU; ZT = (A_II^-1 A_IB)^T; ABI = A_BI; SC, spiv
 #: the Schur complement's LU; klo, khi the nonzero range of each row of K and D.
-Structure = namedtuple("Structure", "use inner border kl ku W bpiv ZT ABI SC spiv klo khi")
+#: groups: the group of each position whose members share one scale in the step
+#: control (:func:`error_groups`).
+Structure = namedtuple("Structure",
+                       "use inner border kl ku W bpiv ZT ABI SC spiv klo khi groups")
+
+
+def error_groups(model):
+    """The groups of positions that share one scale in the step control's error measure
+    (``GeneralizedAlpha``'s ``error_groups``): each joint its own, the elastic
+    coordinates of each link one group (the link's deflection)."""
+    groups = np.empty(model.nq, dtype=np.int64)
+    groups[np.asarray(model.joint_index)] = np.arange(len(model.joint_index))
+    g = len(model.joint_index)
+    for ll in model.layout.links:
+        ix = np.asarray(ll.elastic_index, dtype=np.int64)
+        if ix.size:
+            groups[ix] = g
+            g += 1
+    return groups
 
 
 def structure(model, banded=None):
@@ -725,7 +781,7 @@ def structure(model, banded=None):
     return Structure(np.array([1 if banded else 0], dtype=np.int64), inner, border, kl, ku,
                      np.zeros((ni, 2 * kl + ku + 1)), np.zeros(ni, dtype=np.int64),
                      np.zeros((nb, ni)), np.zeros((nb, ni)), np.zeros((nb, nb)),
-                     np.zeros(nb, dtype=np.int64), klo, khi)
+                     np.zeros(nb, dtype=np.int64), klo, khi, error_groups(model))
 
 
 #: Wall time, s, that one compiled call of :meth:`ChainStep.advance_outputs` aims at:
@@ -750,10 +806,19 @@ class ChainStep:
             packed arrays: the numba backend).
         torque: the joint torque, a function of time alone (callable(t) -> one value
             per joint, :func:`chrono_flex.inputs.is_time_only`), or None for none.
+        reads_state: True for a torque f(t, q, qd) that reads the state: it is
+            evaluated at the state predicted for the step's end (:meth:`held_torque`),
+            held through the step's compiled Newton solve and corrected at the
+            converged state until it no longer changes (:meth:`_solve_held`).
     """
 
-    def __init__(self, model, torque=None):
+    def __init__(self, model, torque=None, reads_state=False):
         self.model, self.torque = model, torque
+        #: whether ``torque`` is called f(t, q, qd) at the predicted end of each step
+        #: (:meth:`held_torque`) rather than f(t)
+        self.reads_state = bool(reads_state) and torque is not None
+        self._tau_scale = 1e-300
+        self.n_corrections = 0
         nq = model.nq
         n, m = 2 * nq + 2, nq + 2
         self.jidx = np.asarray(model.joint_index, dtype=np.int64)
@@ -796,6 +861,11 @@ class ChainStep:
         if self._y_last is None or not t > self._t_last:
             return y, 0.0
         return self._y_last, h / (t - self._t_last)
+
+    def filtered_error(self, e):
+        """The local error estimate e through the Newton matrix of the last step
+        (:func:`filtered_error`)."""
+        return filtered_error(self.Mj, self.A, self.piv, self.S, np.ascontiguousarray(e))
 
     @property
     def nfev(self):
@@ -840,12 +910,13 @@ class ChainStep:
         targets = np.asarray(targets, dtype=float)
         adaptive = ga.error_rtol is not None
         taus = self._no_taus
+        control = (2 if ga.error_filter else 1) if adaptive else 0
         pcode, pamp, ppar = 0, self._tau, self._no_params
         kernel = getattr(self.torque, "kernel", None)
         if kernel is not None and np.shape(kernel[1]) == self._tau.shape:
             pcode, pamp, ppar = kernel
         elif self.torque is not None:
-            if adaptive:
+            if adaptive or self.reads_state:
                 return None
             taus = self.inputs_at(fixed_grid(ga.t, targets, ga.step, self.max_steps))
             if taus is None:
@@ -863,7 +934,7 @@ class ChainStep:
             ga_outputs, mdl.packed, mdl.K, mdl.D, mdl.g_vec, mdl.geometric_stiffening, self._Q,
             self.jidx, self._tau, taus, pcode, pamp, ppar, ga.t, targets, X, ga.x, ga.y,
             ga.acc, y_last,
-            t_last, ga.step, adaptive, ga.h_next, ga.q_scale,
+            t_last, ga.step, control, ga.h_next, ga.q_scale,
             ga.error_rtol if adaptive else 0.0, ga.max_step, ga.am, ga.af, ga.gamma,
             ga.beta, ga.rtol, ga.atol, ga.max_iters, self.JF, self.Mj, self.A, self.piv,
             self.S, self.state, self.counts, self.max_steps)
@@ -888,20 +959,78 @@ class ChainStep:
         elif seconds > 2.0 * CALL_SECONDS:
             self.max_steps = max(1, self.max_steps // 2)
 
+    def held_torque(self, t_new, h, x, y, acc, y_last, ratio, ga):
+        """A state-reading torque f(t_{n+1}, q, q_d) at the state the step predicts for
+        its end: the generalized-alpha update (module docstring) of the iteration's
+        first iterate y_n + ratio (y_n - y_{n-1}). That iterate is off the converged
+        derivatives by O(h^2), so the predicted q_d by O(h^3) and q by O(h^4): the
+        torque held through the step is off the one the exact iteration converges to
+        by O(h^3) (a Lipschitz law), one order above the method's local error in the
+        velocities, and the method stays second order (tests/planar/test_user_laws.py
+        measures the rate)."""
+        nq = self.model.nq
+        xn = predicted_state(x, y, acc, y_last, ratio, nq, h, ga.am, ga.af, ga.gamma,
+                             ga.beta)
+        return call_vector("torque", self.torque, self.jidx.size, t_new, xn[:nq],
+                           xn[nq:2 * nq])
+
+    #: Corrections of a held state-reading torque per step before the step fails.
+    MAX_CORRECTIONS = 4
+
+    #: A held torque is accepted when the law at the converged end state differs from it
+    #: by at most this fraction of the largest torque seen.
+    CORRECTION_RTOL = 1e-7
+
+    def _solve_held(self, t_new, h, x, y, acc, y_last, ratio, ga):
+        """The step with a state-reading torque: held at the predicted end state
+        (:meth:`held_torque`), the compiled solve, the law at the converged state; while
+        it differs (:data:`CORRECTION_RTOL`) the solve again with that value: a fixed
+        point of the exact implicit step. The correction's response passes through the
+        Newton matrix, which damps the modes above 1/h, so it contracts where the
+        explicit prediction alone (whose joint rates carry those modes) would not. A
+        step whose corrections do not settle returns FAILED, and the integrator takes
+        it by the exact Python iteration (``GeneralizedAlpha._solve_step_compiled``)."""
+        mdl = self.model
+        nq = mdl.nq
+        tau = self.held_torque(t_new, h, x, y, acc, y_last, ratio, ga)
+        for _ in range(self.MAX_CORRECTIONS):
+            self._tau = tau
+            self._Q[:] = 0.0
+            self._Q[self.jidx] = tau
+            out = compiled_call(ga_solve, mdl.packed, mdl.K, mdl.D, mdl.g_vec,
+                                mdl.geometric_stiffening, self._Q, self.jidx, self._tau, x,
+                                y, acc, y_last, ratio, h, ga.am, ga.af, ga.gamma, ga.beta,
+                                ga.rtol, ga.atol, ga.max_iters, self.JF, self.Mj, self.A,
+                                self.piv, self.S, self.state, self.counts)
+            if out[0] != OK:
+                return out
+            xn = out[1]
+            tau = call_vector("torque", self.torque, self.jidx.size, t_new, xn[:nq],
+                              xn[nq:2 * nq])
+            self._tau_scale = max(self._tau_scale, float(np.abs(tau).max()))
+            self.n_corrections += 1
+            if np.abs(tau - self._tau).max() <= self.CORRECTION_RTOL * self._tau_scale:
+                return out
+        return FAILED, out[1], out[2], out[3]
+
     def solve(self, t_new, h, x, y, acc, ga):
         """One step's Newton solve; ``ga`` gives the method's parameters and tolerances."""
         mdl = self.model
+        y_last, ratio = self._extrapolation(ga.t, y, h)
+        if self.reads_state:
+            return self._solve_held(t_new, h, x, y, acc, y_last, ratio, ga)
         if self.torque is not None:
             self._tau = self.joint_forces(t_new)
             self._Q[:] = 0.0
             self._Q[self.jidx] = self._tau
         return compiled_call(ga_solve, mdl.packed, mdl.K, mdl.D, mdl.g_vec,
                              mdl.geometric_stiffening, self._Q, self.jidx, self._tau, x, y,
-                             acc, *self._extrapolation(ga.t, y, h), h, ga.am, ga.af,
+                             acc, y_last, ratio, h, ga.am, ga.af,
                              ga.gamma, ga.beta, ga.rtol, ga.atol, ga.max_iters, self.JF,
                              self.Mj, self.A, self.piv, self.S, self.state, self.counts)
 
 
-__all__ = ["BANDED_FROM", "ChainStep", "Structure", "available", "structure", "fixed_grid",
+__all__ = ["BANDED_FROM", "ChainStep", "Structure", "available", "error_groups",
+           "filtered_error", "structure", "fixed_grid",
            "ga_advance", "ga_outputs", "ga_solve",
            "profile_values", "OK", "FAILED", "NON_FINITE", "PAUSED", "SHRUNK"]

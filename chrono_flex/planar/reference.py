@@ -47,7 +47,8 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
                        dt_out=None, t0=0.0, method="generalized_alpha", rtol=None,
                        atol=None, form="virtual_power", max_step=np.inf, max_nfev=None,
                        max_deflection_ratio=0.5, n_samples=21, progress=None,
-                       max_wall_time=None, step=None, rho_inf=0.8, family="chung-hulbert"):
+                       max_wall_time=None, step=None, rho_inf=0.8, family="chung-hulbert",
+                       exact_callbacks=False):
     """The reference engine: :meth:`PlanarArm.simulate <chrono_flex.planar.arm.PlanarArm.simulate>`
     (same arguments, after ``arm``); returns a :class:`~chrono_flex.result.Result`."""
 
@@ -77,17 +78,39 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
         if value is not None:
             out[index] = ck.vector(name, value, size)
     t_out = output_times(t0, t_end, dt_out)
+    law = None
+    if is_sampled(torque) and not isinstance(torque, held):
+        if method not in FIXED_STEP:
+            raise ParameterError("method", method, "must be one of "
+                                 f"{', '.join(FIXED_STEP)} with a sampled torque (their "
+                                 "steps land on the sample instants; scipy's do not)")
+        law = SampledTorque(torque, nj, t0)
+        if step is not None and law.period < step:
+            raise ParameterError("period", law.period, f"of the sampled torque must not be "
+                                 f"below the step ({step:g} s): it would be sampled "
+                                 "between the steps' ends")
+        torque = law.held
     if joint_motion is not None:
         sim = _MixedProblem(arm, joint_motion, form)
     else:
         sim = _ForwardProblem(arm, torque, drive_input, form)
     x0 = sim.initial_state(q0, qd0)
     t_wall = time.perf_counter()
-    solver = compiled_step(sim, torque) if method == "generalized_alpha" else None
+    solver = (compiled_step(sim, torque, exact_callbacks) if method == "generalized_alpha"
+              else None)
+    groups = sim.error_groups() if hasattr(sim, "error_groups") else None
     ode, settings = build_integrator(sim, t0, t_end, x0, dt_out, method, rtol, atol,
-                                     max_step, max_nfev, step, rho_inf, family, solver)
+                                     max_step, max_nfev, step, rho_inf, family, solver,
+                                     error_groups=groups)
+    if solver is not None and solver.reads_state:
+        settings["torque_evaluation"] = "predicted"
+    stepper = ReferenceStepper(sim, ode) if law is None else SampledStepper(sim, ode, law)
 
     def result(rec):
+        if law is not None:
+            sim.torque = law.recorded            # the held values, as they acted
+            settings.update(sample_period=law.period, sample_delay=law.delay,
+                            n_samples_taken=law.n_samples)
         res = sim.result(rec.t, rec["x"], n_samples)
         res.info.update(engine="reference", method=method, form=form, **settings,
                         **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4))
@@ -96,7 +119,7 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
         return res
 
     try:
-        rec = run(ReferenceStepper(sim, ode), t_out, max_deflection_ratio=max_deflection_ratio,
+        rec = run(stepper, t_out, max_deflection_ratio=max_deflection_ratio,
                   progress=Progress(t_end, "reference", progress), max_wall_time=max_wall_time)
     except BudgetExceeded as exc:        # what was computed, marked partial
         exc.partial = partial_result(exc, result)
@@ -108,7 +131,10 @@ def _inputs_in_loop(torque, drive_input, method, step, max_step):
     """(torque, drive_input, max_step) ready for the loop: sampled inputs (a ``period``
     > 0, :func:`chrono_flex._callbacks.is_sampled`) wrapped in
     :class:`chrono_flex._callbacks.held` with the step bounded by the period (a period
-    below a fixed step is a ParameterError naming it), continuous controllers with states
+    below a fixed step is a ParameterError naming it), except a sampled torque under a
+    method of :data:`FIXED_STEP` (or a :class:`chrono_flex.inputs.SampledInput`, refused
+    under the others), left for :class:`SampledTorque` (the steps land on its instants,
+    the compiled steps run between them), continuous controllers with states
     refused (they are integrated by simulate_drive; here give them a period)."""
     out = []
     for name, fn in (("torque", torque), ("drive_input", drive_input)):
@@ -123,6 +149,10 @@ def _inputs_in_loop(torque, drive_input, method, step, max_step):
                 raise ParameterError("period", period, f"of the `{name}` controller is below "
                                      f"the fixed step {step:g} s (it would be sampled less "
                                      "often than it asks)")
+            if name == "torque" and (method in FIXED_STEP
+                                     or isinstance(fn, inputs.SampledInput)):
+                out.append(fn)              # sampled on the steps (SampledTorque)
+                continue
             max_step = min(max_step, period)
             fn = held(fn)
         elif int(getattr(fn, "n_states", 0) or 0) > 0:
@@ -133,21 +163,26 @@ def _inputs_in_loop(torque, drive_input, method, step, max_step):
     return out[0], out[1], max_step
 
 
-def compiled_step(sim, torque):
+def compiled_step(sim, torque, exact_callbacks=False):
     """The compiled Newton solve of generalized-alpha's steps
     (:class:`chrono_flex.planar.chain_ga.ChainStep`) for ``sim``, or None where it does
     not apply: numba absent or not the backend, :data:`COMPILED_STEP` off, a mixed
     problem, drives (their states and rates are Python), another form than
-    "virtual_power", or a torque callback not declared a function of time alone
-    (:func:`chrono_flex.inputs.is_time_only`: the input profiles and callables wrapped
-    by :func:`chrono_flex.inputs.time_only`; a plain callable may read the state, which
-    the compiled iteration holds fixed over a step)."""
+    "virtual_power", or (``exact_callbacks``) a torque callback not declared a function
+    of time alone. A torque declared so (:func:`chrono_flex.inputs.is_time_only`: the
+    input profiles, callables wrapped by :func:`chrono_flex.inputs.time_only`) is
+    evaluated at each step's end; any other callable, which may read the state, once
+    per step at the state predicted for the step's end and held through the compiled
+    iteration (:meth:`ChainStep.held_torque`: the method stays second order), unless
+    ``exact_callbacks`` asks for the Python iteration, which evaluates it at every
+    iterate."""
     if not (COMPILED_STEP and chain_ga.available() and isinstance(sim, _ForwardProblem)
             and not sim.drive_joints and sim.form == "virtual_power"):
         return None
-    if torque is not None and not inputs.is_time_only(torque):
+    reads_state = torque is not None and not inputs.is_time_only(torque)
+    if reads_state and exact_callbacks:
         return None
-    return chain_ga.ChainStep(sim.arm.model, torque)
+    return chain_ga.ChainStep(sim.arm.model, torque, reads_state=reads_state)
 
 
 class ReferenceStepper(Stepper):
@@ -196,6 +231,116 @@ class ReferenceStepper(Stepper):
         return brentq(g, t_prev, t, xtol=1e-12 * max(1.0, abs(t)))
 
 
+class _Held:
+    """The value a :class:`SampledTorque` holds, as a joint torque of time alone; to the
+    compiled loop a constant (``kernel``: the ``step`` profile from t = -inf on)."""
+
+    time_only = True
+
+    def __init__(self, n):
+        self.value = np.zeros(n)
+        self._par = np.array([-np.inf])
+
+    def __call__(self, t, *state):
+        return self.value
+
+    @property
+    def kernel(self):
+        return inputs.KERNEL_CODES["step"], self.value, self._par
+
+
+class SampledTorque:
+    """A sampled joint-torque law (:class:`chrono_flex.inputs.SampledInput`) in a run:
+    the sample instants t_k = k period (k from the first at or after t0), the values
+    waiting for their instant t_k + delay, the value acting (``held``, zero before the
+    first) and the record of what acted when (``recorded``)."""
+
+    def __init__(self, law, n, t0):
+        self.law, self.n = law, n
+        self.period = ck.positive("period", law.period)
+        self.delay = ck.real("delay", law.delay)
+        if self.delay < 0.0:
+            raise ParameterError("delay", law.delay, "must be >= 0 s")
+        self.held = _Held(n)
+        self.k = math.ceil(t0 / self.period - 1e-9)   # the next sample's number
+        self.pending = []                             # (instant, value), in order
+        self.times, self.values = [t0], [np.zeros(n)]
+        self.n_samples = 0
+
+    def _due(self, t_event, t):
+        return t_event <= t + 1e-9 * max(self.period, 1e-300) + 1e-12 * abs(t)
+
+    def fire(self, t, x, nq):
+        """At time t with the state x: take every sample and apply every value due."""
+        while True:
+            t_sample = self.k * self.period
+            if self._due(t_sample, t):
+                u = call_vector("torque", self.law, self.n, t_sample, x[:nq].copy(),
+                                x[nq:2 * nq].copy())
+                self.pending.append((t_sample + self.delay, u))
+                self.k += 1
+                self.n_samples += 1
+                continue
+            if self.pending and self._due(self.pending[0][0], t):
+                t_apply, u = self.pending.pop(0)
+                self.held.value = u
+                self.times.append(t_apply)
+                self.values.append(u)
+                continue
+            return
+
+    def next_event(self):
+        """The next sample or hold instant."""
+        t = self.k * self.period
+        return min(t, self.pending[0][0]) if self.pending else t
+
+    def recorded(self, t, *state):
+        """The value acting at time t (from its instant on)."""
+        i = int(np.searchsorted(self.times, t + 1e-12 * max(1.0, abs(t)), side="right")) - 1
+        return self.values[max(i, 0)]
+
+    recorded.time_only = True
+
+
+class SampledStepper(ReferenceStepper):
+    """:class:`ReferenceStepper` with a sampled torque: the steps land on its sample and
+    hold instants, where it is sampled and its held value changed; between them the
+    integrator runs with the value held (in compiled calls where it offers them)."""
+
+    def __init__(self, sim, ode, law):
+        super().__init__(sim, ode)
+        self.law = law
+        law.fire(ode.t, ode.current, sim.nq)
+
+    def advance(self, t_target):
+        t = self.ode.advance(min(t_target, self.law.next_event()))
+        self.law.fire(t, self.ode.current, self.sim.nq)
+        return t
+
+    def advance_outputs(self, t_targets):
+        """The outputs up to the next sample or hold instant (after running to the
+        instants before the first output, if any), or None where the integrator has
+        no compiled run through several outputs."""
+        targets = np.asarray(t_targets, dtype=float)
+        nq = self.sim.nq
+        while True:
+            t_event = self.law.next_event()
+            j = int(np.searchsorted(targets, t_event + 1e-12 * max(1.0, abs(t_event)),
+                                    side="right"))
+            if j > 0:
+                out = super().advance_outputs(targets[:j])
+                if out is not None and out[1] is None and out[0]:
+                    self.law.fire(self.ode.t, self.ode.current, nq)
+                return out
+            fn = getattr(self.ode, "advance_outputs", None)
+            out = None if fn is None else fn([t_event])
+            if out is None:
+                return None
+            if out[1] is not None:
+                return [], out[1]
+            self.law.fire(self.ode.t, self.ode.current, nq)
+
+
 class _ForwardProblem:
     """State x = [q, q_d, W_in, W_diss, drive states...]."""
 
@@ -218,6 +363,10 @@ class _ForwardProblem:
         x[self.nq:2 * self.nq] = qd0
         self.drives.initial_state(x, q0, qd0)
         return x
+
+    def error_groups(self):
+        """The position groups of the step control (:func:`chain_ga.error_groups`)."""
+        return chain_ga.error_groups(self.arm.model)
 
     def default_atol(self):
         a = np.full(self.n, 1e-9)
@@ -345,6 +494,11 @@ class _MixedProblem:
     def initial_state(self, q0, qd0):
         q, qd, _ = self._state(0.0, np.concatenate([q0[self.b], qd0[self.b]]))
         return np.concatenate([q0[self.b], qd0[self.b], [0.0, 0.0]])
+
+    def error_groups(self):
+        """The elastic coordinates' groups of the step control, one per link."""
+        groups = chain_ga.error_groups(self.arm.model)[self.b]
+        return np.unique(groups, return_inverse=True)[1]
 
     def default_atol(self):
         a = np.full(2 * self.ne + 2, 1e-9)

@@ -51,14 +51,20 @@ def test_compiled_step_follows_the_python_iteration(step, monkeypatch):
 
 
 @needs_numba
-def test_state_feedback_keeps_the_python_iteration(monkeypatch):
-    """A plain callable may read the state: the compiled step (which holds the joint
-    forces over a step) does not apply, and the run says so."""
+def test_state_feedback_is_held_over_the_compiled_step_or_iterated_on_request(monkeypatch):
+    """A plain callable may read the state: by default it is evaluated once per step at
+    the predicted end state and the compiled step holds it (the run says so);
+    ``exact_callbacks=True`` keeps the Python iteration, which evaluates it at every
+    iterate."""
     arm = cf.PlanarArm([cf.Link(0.7, 3, EI=20.0, rho_A=0.5)])
     monkeypatch.setattr(reference, "COMPILED_STEP", True)
-    res = arm.simulate(0.05, torque=lambda t, q, qd: -qd[:1], joint_rates0=[1.0],
-                       progress=False, method="generalized_alpha", step=1e-3)
-    assert res.info["newton"] == "python"
+    kw = dict(torque=lambda t, q, qd: -qd[:1], joint_rates0=[1.0], progress=False,
+              method="generalized_alpha", step=1e-3)
+    res = arm.simulate(0.05, **kw)
+    assert res.info["newton"] == "compiled"
+    assert res.info["torque_evaluation"] == "predicted"
+    res = arm.simulate(0.05, exact_callbacks=True, **kw)
+    assert res.info["newton"] == "python" and "torque_evaluation" not in res.info
 
 
 @needs_numba
