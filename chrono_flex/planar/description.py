@@ -105,6 +105,25 @@ def _build(cls, where, table, skip=()):
         raise ParameterError(f"{where}.{exc.parameter}", exc.value, exc.requirement) from None
 
 
+def drives_from_data(data, what="a joint number"):
+    """{joint: GearDrive} from the ``drives`` list of an arm's plain data (each a table
+    with ``joint``, an optional ``type = "gear"`` and DriveParams' fields);
+    ParameterError naming ``drives[k]...``. ``what`` says what ``joint`` counts (a joint
+    of a planar arm, a body of a spatial tree)."""
+    drives = {}
+    for k, t in enumerate(_list("drives", data.get("drives") or [])):
+        t = _table(f"drives[{k}]", t)
+        if t.get("type", "gear") != "gear":
+            raise ParameterError(f"drives[{k}].type", t["type"], "must be 'gear'")
+        j = t.get("joint")
+        if isinstance(j, bool) or not isinstance(j, int):
+            raise ParameterError(f"drives[{k}].joint", j, f"must be {what} (0-based)")
+        if j in drives:
+            raise ParameterError(f"drives[{k}].joint", j, "has a drive already")
+        drives[j] = GearDrive(_build(DriveParams, f"drives[{k}]", t, skip=("joint", "type")))
+    return drives
+
+
 def _list(where, value):
     if not isinstance(value, (list, tuple)):
         raise ParameterError(where, value, "must be a list of tables")
@@ -145,17 +164,7 @@ def arm_arguments(data):
     plane = None
     if data.get("plane") is not None:
         plane = _build(Plane, "plane", data["plane"])
-    drives = {}
-    for k, t in enumerate(_list("drives", data.get("drives") or [])):
-        t = _table(f"drives[{k}]", t)
-        if t.get("type", "gear") != "gear":
-            raise ParameterError(f"drives[{k}].type", t["type"], "must be 'gear'")
-        j = t.get("joint")
-        if isinstance(j, bool) or not isinstance(j, int):
-            raise ParameterError(f"drives[{k}].joint", j, "must be a joint number (0-based)")
-        if j in drives:
-            raise ParameterError(f"drives[{k}].joint", j, "has a drive already")
-        drives[j] = GearDrive(_build(DriveParams, f"drives[{k}]", t, skip=("joint", "type")))
+    drives = drives_from_data(data, "a joint number")
     return dict(links=links, joints=joints, payload=payload,
                 hub_inertia=data.get("hub_inertia", 0.0), gravity=data.get("gravity", 0.0),
                 geometric_stiffening=data.get("geometric_stiffening", False), plane=plane,

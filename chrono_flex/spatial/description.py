@@ -18,9 +18,9 @@ Missing keys take the classes' defaults; an unknown key is an error naming it
 (``bodies[1].lenght``).
 """
 
-from ..drive.gear_drive import DriveParams, GearDrive
+from ..drive.gear_drive import GearDrive
 from ..errors import ParameterError
-from ..planar.description import _build, _fields_of, _list, _table
+from ..planar.description import _build, _fields_of, _list, _table, drives_from_data
 from .params import FixedJoint, PrismaticJoint, RevoluteJoint, RigidBody, SpatialLink
 
 #: The value of ``kind`` that marks a spatial arm's description.
@@ -85,17 +85,7 @@ def arm_arguments(data):
     if data.get("joints") is not None:
         joints = [_typed(JOINT_TYPES, f"joints[{k}]", t, "revolute")
                   for k, t in enumerate(_list("joints", data["joints"]))]
-    drives = {}
-    for k, t in enumerate(_list("drives", data.get("drives") or [])):
-        t = _table(f"drives[{k}]", t)
-        if t.get("type", "gear") != "gear":
-            raise ParameterError(f"drives[{k}].type", t["type"], "must be 'gear'")
-        j = t.get("joint")
-        if isinstance(j, bool) or not isinstance(j, int):
-            raise ParameterError(f"drives[{k}].joint", j, "must be a body number (0-based)")
-        if j in drives:
-            raise ParameterError(f"drives[{k}].joint", j, "has a drive already")
-        drives[j] = GearDrive(_build(DriveParams, f"drives[{k}]", t, skip=("joint", "type")))
+    drives = drives_from_data(data, "a body number")
     gravity = data.get("gravity", 0.0)
     return dict(bodies=bodies, joints=joints, parents=data.get("parents"),
                 gravity=tuple(gravity) if isinstance(gravity, list) else gravity,
