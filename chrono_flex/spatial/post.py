@@ -11,6 +11,7 @@ import numpy as np
 from ..errors import ParameterError
 from ..result import Energy, Result
 from . import equations as mdl
+from .kernels import packed_model, tree_forces
 
 
 def spatial_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, info=None, extra=None):
@@ -25,9 +26,13 @@ def spatial_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, info=None, e
     clr = np.empty_like(cl)
     curv = np.empty((nt, nl, n_samples))
     last = m.links[-1]
+    packed = packed_model(m)
     for k in range(nt):
         q, qd = Q[k], QD[k]
-        kin_e[k] = mdl.kinetic_energy(m, q, qd)
+        if packed is None:
+            kin_e[k] = mdl.kinetic_energy(m, q, qd)
+        else:                    # T = 1/2 q_d . M q_d by the compiled force-only pass
+            kin_e[k] = 0.5 * qd @ tree_forces(packed, q, qd, m.g_vec, False, qd)[0]
         el_e[k] = mdl.elastic_potential(m, q)
         gr_e[k] = mdl.gravity_potential(m, q)
         tip[k] = mdl.tip_frames(m, q)[last].p

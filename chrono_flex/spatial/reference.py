@@ -7,6 +7,13 @@ State x = [q, q_d, W_in, W_diss, drive states...]: a drive on a revolute joint i
 coupled as on the planar arm (:mod:`chrono_flex.drive.coupling`); the input work and the
 dissipated energy are integrated as states, so the energy balance is checked to the
 integrator's tolerance.
+
+Where numba is the kernel backend (:func:`chrono_flex.planar.kernels.backend`) the terms
+come from the compiled kernels (:mod:`chrono_flex.spatial.kernels`) and
+generalized-alpha's steps of the forward problem without drives from the compiled
+Newton solve (:mod:`chrono_flex.spatial.tree_ga`), as on the planar arm
+(:func:`chrono_flex.planar.reference.compiled_step`); ``CHRONO_FLEX_KERNELS=numpy`` (or
+:data:`COMPILED` False) keeps the numpy equations and the Python iteration.
 """
 
 import time
@@ -19,10 +26,31 @@ from ..drive.coupling import JointDrives
 from ..errors import BudgetExceeded, ParameterError
 from ..integrators.choice import DEFAULT_METHOD, build_integrator, check_method, check_times
 from ..integrators.ivp import fd_jacobian
+from ..inputs import is_time_only
+from ..planar.chain_ga import available as compiled_available
 from ..planar.reference import ReferenceStepper
 from ..stepping import Progress, output_times, partial_result, run
 from . import equations as mdl
+from . import kernels as sk
+from . import tree_ga
 from .post import deflection_ratio, spatial_result
+
+#: Whether the compiled kernels and step may serve where they apply (tests compare).
+COMPILED = True
+
+
+def compiled_step(sim, method, torque):
+    """The compiled Newton solve of generalized-alpha's steps
+    (:func:`chrono_flex.spatial.tree_ga.tree_step`) for ``sim``, or None where it does
+    not apply: numba absent or not the backend, :data:`COMPILED` off, another method, a
+    mixed problem or drives. A torque not declared a function of time alone
+    (:func:`chrono_flex.inputs.is_time_only`) is evaluated once per step at the state
+    predicted for its end (as on the planar arm: ChainStep.held_torque)."""
+    if not (COMPILED and method == "generalized_alpha" and compiled_available()
+            and isinstance(sim, _ForwardProblem) and not sim.drives):
+        return None
+    return tree_ga.tree_step(sim.arm.model, torque,
+                             reads_state=torque is not None and not is_time_only(torque))
 
 
 def simulate_reference(arm, t_end, q0=None, qd0=None, torque=None, joint_motion=None,
@@ -57,8 +85,13 @@ def simulate_reference(arm, t_end, q0=None, qd0=None, torque=None, joint_motion=
         e = arm.elastic_index
         x0 = np.concatenate([q0[e], qd0[e], [0.0, 0.0]])
     t_wall = time.perf_counter()
+    solver = compiled_step(sim, method, torque)
     ode, settings = build_integrator(sim, t0, t_end, x0, dt_out, method, rtol, atol,
-                                     max_step, max_nfev, step, rho_inf, family)
+                                     max_step, max_nfev, step, rho_inf, family, solver,
+                                     error_groups=tree_ga.error_groups(arm.model)
+                                     if joint_motion is None else None)
+    if solver is not None and solver.reads_state:
+        settings["torque_evaluation"] = "predicted"
 
     def result(rec):
         X = rec["x"]
@@ -93,6 +126,7 @@ class _ForwardProblem:
         self.arm, self.torque, self.drive_input, self.nq = arm, torque, drive_input, arm.nq
         self.drives = JointDrives(arm.drives, arm.drive_places(), 2 * arm.nq + 2)
         self.n, self.n2 = self.drives.stop, arm.nq
+        self.packed = sk.packed_model(arm.model) if COMPILED else None
 
     def initial_state(self, q0, qd0):
         x = np.zeros(self.n)
@@ -120,8 +154,13 @@ class _ForwardProblem:
         tau, rates = self.joint_forces(t, q, qd, x)
         Q = np.zeros(nq)
         Q[arm.joint_index] = tau
-        M, f = mdl.forcing(arm.model, q, qd, Q)
-        return M, np.concatenate([f, [tau @ qd[arm.joint_index], qd @ arm.model.D @ qd],
+        m = arm.model
+        if self.packed is not None:       # the compiled terms (spatial.kernels)
+            M, r = sk.tree_terms(self.packed, q, qd, m.g_vec, m.geometric_stiffening)
+            f = Q - r - m.K @ q - m.D @ qd
+        else:
+            M, f = mdl.forcing(m, q, qd, Q)
+        return M, np.concatenate([f, [tau @ qd[arm.joint_index], qd @ m.D @ qd],
                                   *rates])
 
     def rhs(self, t, x):
@@ -137,6 +176,10 @@ class _ForwardProblem:
 
     def max_deflection_ratio(self, t, x):
         return deflection_ratio(self.arm, x[:self.nq])
+
+    def max_deflection_ratios(self, X):
+        """:meth:`max_deflection_ratio` at the states X (nt, n)."""
+        return np.array([deflection_ratio(self.arm, x[:self.nq]) for x in X])
 
     def samples(self, t, X):
         """(Q, QD, joint forces, input work, dissipated energy) at the samples."""
