@@ -504,4 +504,47 @@ def packed_model(model):
     return model._packed
 
 
-__all__ = ["Packed", "pack", "packed_model", "tree_forces", "tree_terms"]
+
+
+
+@_jit
+def _tree_frames(P, Q):
+    """Positions (nt, 2, nb, 3) and rotations (nt, 2, nb, 3, 3) of the root (0) and
+    attachment (1) frames of every body at each row of Q (nt, nq): the frames of
+    :func:`_tree_pass`, without the terms."""
+    nt, nq = Q.shape
+    nb = P.parent.shape[0]
+    pos = np.zeros((nt, 2, nb, 3))
+    rot = np.zeros((nt, 2, nb, 3, 3))
+    zero = np.zeros(nq)
+    for t in range(nt):
+        q = Q[t].copy()
+        fJp, fJw = np.zeros((nb, 3, nq)), np.zeros((nb, 3, nq))
+        fa = np.zeros((nb, 3, 3))                  # ap, aw, w of each attachment frame
+        for b in range(nb):
+            pa = P.parent[b]
+            if pa < 0:
+                p, ap, aw, w = np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(3)
+                Jp, Jw, R = np.zeros((3, nq)), np.zeros((3, nq)), np.eye(3)
+            else:
+                p, R = pos[t, 1, pa].copy(), rot[t, 1, pa].copy()
+                ap, aw, w = fa[pa, 0].copy(), fa[pa, 1].copy(), fa[pa, 2].copy()
+                Jp, Jw = fJp[pa].copy(), fJw[pa].copy()
+            _child_frame(P, b, q, zero, p, Jp, ap, R, Jw, aw, w)
+            pos[t, 0, b], rot[t, 0, b] = p, R
+            if P.is_link[b] == 1:
+                _tip_frame(P, b, q, zero, p, Jp, ap, R, Jw, aw, w)
+            pos[t, 1, b], rot[t, 1, b] = p, R
+            fJp[b], fJw[b] = Jp, Jw
+            fa[b, 0], fa[b, 1], fa[b, 2] = ap, aw, w
+    return pos, rot
+
+
+def tree_frames(packed, Q):
+    """(positions (nt, 2, nb, 3), rotations (nt, 2, nb, 3, 3)) of the root (index 0) and
+    attachment (1) frames of every body at the rows of Q (nt, nq) (needs numba; the
+    numpy twin is :func:`chrono_flex.spatial.kinematics.tree_frames`)."""
+    return _tree_frames(packed, np.ascontiguousarray(np.atleast_2d(Q), dtype=float))
+
+
+__all__ = ["Packed", "pack", "packed_model", "tree_forces", "tree_frames", "tree_terms"]

@@ -33,7 +33,7 @@ from ..stepping import Progress, output_times, partial_result, run
 from . import equations as mdl
 from . import kernels as sk
 from . import tree_ga
-from .post import deflection_ratio, spatial_result
+from .post import deflection_ratio, deflection_ratios, spatial_result
 
 #: Whether the compiled kernels and step may serve where they apply (tests compare).
 COMPILED = True
@@ -179,7 +179,7 @@ class _ForwardProblem:
 
     def max_deflection_ratios(self, X):
         """:meth:`max_deflection_ratio` at the states X (nt, n)."""
-        return np.array([deflection_ratio(self.arm, x[:self.nq]) for x in X])
+        return deflection_ratios(self.arm, X[:, :self.nq])
 
     def samples(self, t, X):
         """(Q, QD, joint forces, input work, dissipated energy) at the samples."""

@@ -94,3 +94,35 @@ def test_compiled_terms_see_every_term():
     assert np.abs(r1 - r0).max() > 1e-6 * np.abs(r0).max()
     _, r2 = sk.tree_terms(sk.pack(arm.model), q, qd, np.zeros(3), False)
     assert np.abs(r2 - r0).max() > 1e-3 * np.abs(r0).max()
+
+
+@pytest.mark.parametrize("kernels", ["numba", "numpy"])
+def test_result_series_equal_the_equations_sample_by_sample(kernels, monkeypatch):
+    """The result's series, computed over all samples at once (chrono_flex.spatial.post:
+    compiled frames, or numpy's), against the equations' functions at each sample."""
+    from chrono_flex.spatial import post
+
+    if kernels == "numpy":
+        monkeypatch.setattr(post, "packed_model", lambda model: None)
+    arm = tree_arm()
+    m = arm.model
+    nt = 4
+    Q, QD = 0.3 * rng.normal(size=(nt, arm.nq)), rng.normal(size=(nt, arm.nq))
+    res = post.spatial_result(arm, np.arange(nt) * 0.1, Q, QD, np.zeros((nt, arm.n_joints)),
+                              np.zeros(nt), np.zeros(nt), 7)
+    for k in range(nt):
+        cl, curv = mdl.centerlines(m, Q[k], 7)
+        # round-off: the same products in another order
+        np.testing.assert_allclose(res.centerline[k], cl, rtol=0, atol=1e-13)
+        np.testing.assert_allclose(res.curvature[k], curv, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(res.centerline_rigid[k],
+                                   mdl.centerlines(m, Q[k], 7, rigid=True)[0], rtol=0,
+                                   atol=1e-13)
+        np.testing.assert_allclose(res.tip_position[k], mdl.tip_frames(m, Q[k])[m.links[-1]].p,
+                                   rtol=0, atol=1e-13)
+        np.testing.assert_allclose(res.extra["tip_vw_phi"][k], mdl.tip_coordinates(m, Q[k]),
+                                   rtol=0, atol=1e-14)
+        e = res.energy
+        assert e.kinetic[k] == pytest.approx(mdl.kinetic_energy(m, Q[k], QD[k]), rel=1e-12)
+        assert e.gravity[k] == pytest.approx(mdl.gravity_potential(m, Q[k]), rel=1e-12)
+        assert e.elastic[k] == pytest.approx(mdl.elastic_potential(m, Q[k]), rel=1e-12)
