@@ -137,8 +137,8 @@ def _mm(A, B):
 
 @_jit
 def _cross(a, b):
-    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
-                     a[0] * b[1] - a[1] * b[0]])
+    return np.array((a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                     a[0] * b[1] - a[1] * b[0]))
 
 
 @_jit
@@ -158,7 +158,7 @@ def _rotation(a, t):
     """Rot(a, t) (Rodrigues; :func:`chrono_flex.spatial.params.rotation`)."""
     c, s = np.cos(t), np.sin(t)
     R = np.empty((3, 3))
-    ax = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+    ax = np.array(((0.0, -a[2], a[1]), (a[2], 0.0, -a[0]), (-a[1], a[0], 0.0)))
     for i in range(3):
         for j in range(3):
             R[i, j] = (1 - c) * a[i] * a[j] + s * ax[i, j] + (c if i == j else 0.0)
@@ -219,17 +219,17 @@ def _tip_frame(P, b, q, qd, p, Jp, ap, R, Jw, aw, w):
         thd[0] += P.tdNv[b, k] * qd[i]
         thd[1] -= P.tdNw[b, k] * qd[i]
         thd[2] += P.tNphi[b, k] * qd[i]
-    Rs = _mv(R, np.array([P.length[b], vL, wL]))
-    Rsd = _mv(R, np.array([0.0, vd, wd]))
+    Rs = _mv(R, np.array((P.length[b], vL, wL)))
+    Rsd = _mv(R, np.array((0.0, vd, wd)))
     p += Rs
     _cross_columns(Jw, Rs, Jp, 1.0)
     ap += _cross(aw, Rs) + _cross(w, _cross(w, Rs)) + 2.0 * _cross(w, Rsd)
     ca, sa, cb, sb = np.cos(th[0]), np.sin(th[0]), np.cos(th[1]), np.sin(th[1])
     cc, sc = np.cos(th[2]), np.sin(th[2])
-    Rz = np.array([[ca, -sa, 0.0], [sa, ca, 0.0], [0.0, 0.0, 1.0]])
-    Ry = np.array([[cb, 0.0, sb], [0.0, 1.0, 0.0], [-sb, 0.0, cb]])
-    Rx = np.array([[1.0, 0.0, 0.0], [0.0, cc, -sc], [0.0, sc, cc]])
-    T = np.array([[0.0, -sa, ca * cb], [0.0, ca, sa * cb], [1.0, 0.0, -sb]])
+    Rz = np.array(((ca, -sa, 0.0), (sa, ca, 0.0), (0.0, 0.0, 1.0)))
+    Ry = np.array(((cb, 0.0, sb), (0.0, 1.0, 0.0), (-sb, 0.0, cb)))
+    Rx = np.array(((1.0, 0.0, 0.0), (0.0, cc, -sc), (0.0, sc, cc)))
+    T = np.array(((0.0, -sa, ca * cb), (0.0, ca, sa * cb), (1.0, 0.0, -sb)))
     RT = _mm(R, T)
     for k in range(WIDTH):
         i = e0 + lo + k
@@ -240,7 +240,7 @@ def _tip_frame(P, b, q, qd, p, Jp, ap, R, Jw, aw, w):
             Jw[r, i] += (RT[r, 0] * P.tdNv[b, k] - RT[r, 1] * P.tdNw[b, k]
                          + RT[r, 2] * P.tNphi[b, k])
     wrel = _mv(RT, thd)
-    ez = np.array([0.0, 0.0, 1.0])
+    ez = np.array((0.0, 0.0, 1.0))
     t2, t3 = T[:, 1].copy(), T[:, 2].copy()
     rate = thd[0] * thd[1] * _cross(ez, t2) + thd[2] * _cross(thd[0] * ez + thd[1] * t2, t3)
     aw += _cross(w, wrel) + _mv(R, rate)
@@ -346,9 +346,9 @@ def _link(P, b, q, qd, g, stiff, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r):
     F[3] += Ip * awl[0]
     F[4] += S * w2
     F[5] -= S * w1
-    C = np.array([[m, 0.0, 0.0, 0.0, c2, -c1], [0.0, m, 0.0, -c2, 0.0, c0],
-                  [0.0, 0.0, m, c1, -c0, 0.0], [0.0, -c2, c1, J00 + Ip, J01, J02],
-                  [c2, 0.0, -c0, J01, J11, J12], [-c1, c0, 0.0, J02, J12, J22]])
+    C = np.array(((m, 0.0, 0.0, 0.0, c2, -c1), (0.0, m, 0.0, -c2, 0.0, c0),
+                  (0.0, 0.0, m, c1, -c0, 0.0), (0.0, -c2, c1, J00 + Ip, J01, J02),
+                  (c2, 0.0, -c0, J01, J11, J12), (-c1, c0, 0.0, J02, J12, J22)))
     for n in range(nc):
         k = cols[n]
         r[k] += (U[0, k] * F[0] + U[1, k] * F[1] + U[2, k] * F[2] + U[3, k] * F[3]
@@ -547,4 +547,24 @@ def tree_frames(packed, Q):
     return _tree_frames(packed, np.ascontiguousarray(np.atleast_2d(Q), dtype=float))
 
 
-__all__ = ["Packed", "pack", "packed_model", "tree_forces", "tree_frames", "tree_terms"]
+@_jit
+def _kinetic_energies(P, Q, QD):
+    out = np.empty(Q.shape[0])
+    no_g = np.zeros(3)
+    for k in range(Q.shape[0]):
+        qd = QD[k].copy()
+        Mqd = _tree_pass(P, Q[k].copy(), qd, no_g, False, False, qd)[1]
+        s = 0.0
+        for j in range(qd.shape[0]):
+            s += qd[j] * Mqd[j]
+        out[k] = 0.5 * s
+    return out
+
+
+def kinetic_energies(packed, Q, QD):
+    """T = 1/2 q_d^T M(q) q_d at every row of Q, QD (nt, nq), by the force-only pass."""
+    return _kinetic_energies(packed, np.ascontiguousarray(Q, dtype=float),
+                             np.ascontiguousarray(QD, dtype=float))
+
+
+__all__ = ["Packed", "kinetic_energies", "pack", "packed_model", "tree_forces", "tree_frames", "tree_terms"]

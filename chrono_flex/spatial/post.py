@@ -18,7 +18,7 @@ from ..errors import ParameterError
 from ..result import Energy, Result
 from . import equations as mdl
 from . import kinematics as kin
-from .kernels import packed_model, tree_forces, tree_frames
+from .kernels import kinetic_energies, packed_model, tree_frames
 
 
 def frames(model, Q):
@@ -40,7 +40,7 @@ def _points(pos, rot, i, x, Nv, Nw, E):
     """Points r = p + R [x, Nv e, Nw e] of link i at the abscissae x for the elastic
     coordinates E (nt, ne): (nt, len(x), 3)."""
     s = np.stack(np.broadcast_arrays(x[None, :], E @ Nv.T, E @ Nw.T), -1)
-    return pos[:, 0, i, None, :] + np.einsum("tij,tsj->tsi", rot[:, 0, i], s)
+    return pos[:, 0, i, None, :] + s @ np.swapaxes(rot[:, 0, i], 1, 2)
 
 
 def centerlines(model, Q, n_samples, pos, rot):
@@ -95,8 +95,7 @@ def spatial_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, info=None, e
     if packed is None:
         kin_e = np.array([mdl.kinetic_energy(m, q, qd) for q, qd in zip(Q, QD)])
     else:                        # T = 1/2 q_d . M q_d by the compiled force-only pass
-        kin_e = np.array([0.5 * qd @ tree_forces(packed, q, qd, m.g_vec, False, qd)[0]
-                          for q, qd in zip(Q, QD)])
+        kin_e = kinetic_energies(packed, Q, QD)
     el_e = 0.5 * np.einsum("ti,ij,tj->t", Q, m.K, Q)
     pos, rot = frames(m, Q)
     gr_e = gravity_potentials(m, Q, pos, rot)

@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from .. import _checks as ck
-from .._callbacks import call_vector
+from .._callbacks import call_vector, call_vector_series
 from ..drive.coupling import JointDrives
 from ..errors import BudgetExceeded, ParameterError
 from ..integrators.choice import DEFAULT_METHOD, build_integrator, check_method, check_times
@@ -184,8 +184,13 @@ class _ForwardProblem:
     def samples(self, t, X):
         """(Q, QD, joint forces, input work, dissipated energy) at the samples."""
         nq = self.nq
-        tau = np.array([self.joint_forces(tk, x[:nq], x[nq:2 * nq], x)[0]
-                        for tk, x in zip(t, X)])
+        tau = None
+        if not self.drives and (self.torque is None or is_time_only(self.torque)):
+            tau = (np.zeros((t.size, self.arm.n_joints)) if self.torque is None
+                   else call_vector_series(self.torque, self.arm.n_joints, t))
+        if tau is None:           # state by state (faults reported with their time)
+            tau = np.array([self.joint_forces(tk, x[:nq], x[nq:2 * nq], x)[0]
+                            for tk, x in zip(t, X)])
         return X[:, :nq], X[:, nq:2 * nq], tau, X[:, 2 * nq], X[:, 2 * nq + 1]
 
     def extra(self, X):
