@@ -35,11 +35,14 @@ from ..planar.kernels import _jit, _mv, backend
 
 Packed = namedtuple("Packed", "nq parent jkind jidx offset axis mount is_link e0 ne length "
                               "npts px pwA pwIp pw plo pNv pNw pNphi pdNv pdNw m0 m1 mout "
-                              "tlo tNv tNw tdNv tdNw tNphi "
+                              "tlo tNv tNw tdNv tdNw tNphi Mee "
                               "item_body item_tip item_rot item_mass item_I g_model")
 
 #: Columns of one point's shape values: the ten dofs of its element.
 WIDTH = 10
+
+#: Half-bandwidth of a link's elastic mass M_ee: two nodes of five dofs in an element.
+BAND = WIDTH - 1
 
 
 def _sparse(rows):
@@ -93,6 +96,20 @@ def pack(model):
         tlo[i] = lo[0]
         for A, V in zip(tN, vals):
             A[i] = V[0]
+    # the constant elastic block M_ee = sum w (rho_A (Nv^T Nv + Nw^T Nw) + rho_Ip Nphi^T
+    # Nphi), row a in Mee[b, a, c] for column a - BAND + c
+    nmax = int(max(max(bl.elastic_index.size for bl in lay), 1))
+    Mee = np.zeros((nb, nmax, 2 * BAND + 1))
+    for i, qu in enumerate(model.quad):
+        if qu is None:
+            continue
+        A = (qu.Nv.T @ (qu.w_rho_A[:, None] * qu.Nv) + qu.Nw.T @ (qu.w_rho_A[:, None] * qu.Nw)
+             + qu.Nphi.T @ (qu.w_rho_Ip[:, None] * qu.Nphi))
+        rows, cols = np.nonzero(A)
+        if rows.size and np.abs(rows - cols).max() > BAND:
+            raise ParameterError("basis", int(np.abs(rows - cols).max()),
+                                 f"M_ee wider than its band {BAND}")
+        Mee[i, rows, cols - rows + BAND] = A[rows, cols]
     its = model.items
     item_I = np.zeros((len(its), 3, 3))
     for k, it in enumerate(its):
@@ -113,7 +130,7 @@ def pack(model):
         np.array([bl.elastic_index.size for bl in lay], dtype=np.int64),
         np.array([bl.basis.length if bl.is_link else 0.0 for bl in lay]),
         npts, px, pwA, pwIp, pw, plo, *pN, m0, m1, np.asarray(model.outboard_mass, float),
-        tlo, *tN,
+        tlo, *tN, Mee,
         np.array([it.body for it in its], dtype=np.int64),
         np.array([it.where != "root" for it in its], dtype=np.int64),
         np.array([it.kind == "rotor" for it in its], dtype=np.int64),
@@ -334,14 +351,14 @@ def _link(P, b, q, qd, g, stiff, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r):
             G[5, a] += wA * s0 * nv
             if stiff:
                 fe[a] += wN * (P.pdNv[b, pt, k] * sv + P.pdNw[b, pt, k] * sw)
-            if full or prod:      # the constant elastic block E^T M_ee E, point by point
-                for l in range(hi):
-                    mab = (wA * (nv * P.pNv[b, pt, l] + nw * P.pNw[b, pt, l])
-                           + wIp * nph * P.pNphi[b, pt, l])
-                    if full:
-                        M[lo + k, lo + l] += mab
-                    if prod:
-                        Ma[lo + k] += mab * a_in[lo + l]
+    if full or prod:              # the constant elastic block E^T M_ee E (packed)
+        for a in range(ne):
+            for c in range(max(0, BAND - a), min(2 * BAND + 1, ne - a + BAND)):
+                mab = P.Mee[b, a, c]
+                if full:
+                    M[e0 + a, e0 + a - BAND + c] += mab
+                if prod:
+                    Ma[e0 + a] += mab * a_in[e0 + a - BAND + c]
     # the sections' spin: h += Ip (t . aw) j_t + S Jw^T (w x t), t = R e_x
     F[3] += Ip * awl[0]
     F[4] += S * w2
