@@ -35,7 +35,8 @@ LAYERS = [
     ("chrono_flex.viz", 8), ("chrono_flex.bench", 8),
     ("chrono_flex.bench_perf", 8), ("chrono_flex.validation", 8),
     ("chrono_flex.campaign", 8),
-    ("chrono_flex.cli", 9), ("chrono_flex.__main__", 9),
+    ("chrono_flex.cli", 9), ("chrono_flex.cli_common", 9), ("chrono_flex.cli_tools", 9),
+    ("chrono_flex.__main__", 9),
 ]
 
 #: Upward imports that are allowed, each a convenience method of a lower object that
