@@ -15,7 +15,6 @@ from .errors import ParameterError
 DEFAULT_MODES = 4
 
 
-
 def cmd_modes(args):
     from .planar.modes import JOINTS, eigenmodes, natural_modes
     from .viz.modes import plot_modes
@@ -24,14 +23,15 @@ def cmd_modes(args):
     case = _model_case(args.model)          # an unknown model or a bad file: named first
     arm, kw = case.build()
     name = case.name
-    q, pose_text = _modes_pose(arm, kw, args.pose)
+    planar = hasattr(arm, "equilibrium")    # else a spatial arm or tree, or the RRRP arm
+    q, pose_text = (_modes_pose if planar else _spatial_pose)(arm, kw, args.pose)
     out = check_output_dir("--out", args.out or os.path.join("out", name))
     path = check_output_file("--out", os.path.join(out, f"{name}_modes.png"))
     existed = _existing(path)
     if args.n is not None:
         ck.positive_int("--n", args.n)
-    rows = []
-    for joints in JOINTS:
+    rows, note = ([], None) if planar else _spatial_modes(arm, q, args.n)
+    for joints in JOINTS if planar else ():
         n = args.n
         if n is None:                               # up to DEFAULT_MODES, as many as there are
             n = min(DEFAULT_MODES, eigenmodes(arm, None, q, joints=joints)[0].size)
@@ -42,7 +42,7 @@ def cmd_modes(args):
         cells = [f"{m.frequencies[k]:14.6g}" if m is not None and k < len(m.frequencies)
                  else f"{'-':>14}" for m in rows]
         print(f"{k + 1:>4}  " + "  ".join(cells))
-    print("locked: each link clamped at its hub; free: joints turn (slide) freely, "
+    print(note or "locked: each link clamped at its hub; free: joints turn (slide) freely, "
           "rigid-body modes left out" + ("; gravity included" if arm.gravity else "")
           + ("; the drives add their output inertia J2 to the hubs, not their gear "
              "stiffness" if arm.drives else ""))
@@ -94,6 +94,82 @@ def _modes_pose(arm, kw, pose):
                       else f"{round(a, 8) + 0.0:.4g} m"
                       for a, jt in zip(angles, arm.joints))
     return eq.q, f"{what}, joint coordinates ({shown})"
+
+
+def _spatial_pose(arm, kw, pose):
+    """(q, text) of `modes --pose` for a spatial arm or tree, or the RRRP arm: the run's
+    initial coordinates ("equilibrium", "initial") or the joint coordinates "a,b,..."
+    (degrees; m at a prismatic joint), the joints held and the links at their static
+    deflection under gravity. A spatial arm's equilibrium with free joints is not
+    searched: at rest without gravity its initial pose is one; under gravity the joints
+    are held."""
+    import math
+
+    import numpy as np
+
+    rrrp = not hasattr(arm, "joint_index")
+    q = np.array(kw["q0"] if rrrp else (np.zeros(arm.nq) if kw.get("q0") is None
+                                         else kw["q0"]), dtype=float)
+    kinds = (["revolute"] * 3 + ["prismatic"] if rrrp
+             else [jt.kind for jt in arm.joints if jt.kind != "fixed"])
+    index = [0, 1, 2, 7] if rrrp else list(arm.joint_index)
+    if pose not in ("equilibrium", "initial"):
+        try:
+            values = [float(v) for v in pose.split(",")]
+        except ValueError:
+            raise ParameterError("--pose", pose, "must be 'equilibrium', 'initial' or "
+                                 "joint coordinates 'a,b,...'") from None
+        if len(values) != len(kinds):
+            raise ParameterError("--pose", pose, f"must give {len(kinds)} joint coordinates")
+        q[index] = [math.radians(v) if k == "revolute" else v for v, k in zip(values, kinds)]
+    gravity = True if rrrp else bool(np.any(arm.gravity))
+    if gravity:
+        q = arm.static_deflection(q) if rrrp else arm.static_deflection({}, q)
+    what = ("joints held, links at their static deflection" if gravity
+            else "at rest (an equilibrium: no gravity)")
+    shown = ", ".join(f"{round(math.degrees(a), 6) + 0.0:.4g} deg" if k == "revolute"
+                      else f"{round(a, 8) + 0.0:.4g} m" for a, k in zip(q[index], kinds))
+    return q, f"{what}, joint coordinates ({shown})"
+
+
+def _spatial_modes(arm, q, n):
+    """(rows, note) of `modes` for a spatial arm or tree (joints locked and free:
+    :func:`chrono_flex.spatial.modes.natural_modes`) or the RRRP arm (joints locked:
+    :func:`chrono_flex.formulations.rrrp_fem.am_modes`), with their shapes."""
+    import numpy as np
+
+    from .spatial.modes import JOINTS, natural_modes, with_shapes
+
+    if not hasattr(arm, "joint_index"):          # the RRRP arm
+        from .formulations.rrrp_fem import am_modes
+
+        def lines(x, ns):
+            c = arm.centerlines(x, n_samples=ns)
+            return np.stack([c["arm1"], c["arm2"], c["arm3"]])
+
+        modes = am_modes(arm, q, min(DEFAULT_MODES, 4) if n is None else n)
+        return [with_shapes(modes, lines), None], (
+            "locked: the three joints and the extension a held, gravity included; free: "
+            "not computed (under gravity the arm has no equilibrium with free joints)")
+    from .spatial import equations
+
+    rows = []
+    for joints in JOINTS:
+        for k in ([n] if n is not None else range(DEFAULT_MODES, 0, -1)):
+            try:                          # up to DEFAULT_MODES, as many as there are
+                modes = natural_modes(arm, k, q, joints=joints)
+                break
+            except ParameterError:
+                if n is not None:
+                    raise
+                modes = None
+        rows.append(modes and with_shapes(
+            modes, lambda x, ns: equations.centerlines(arm.model, x, ns)[0]))
+    return rows, ("locked: each link clamped at its hub; free: joints turn (slide) "
+                  "freely, rigid-body modes left out"
+                  + ("; gravity included" if np.any(arm.gravity) else "")
+                  + ("; the drives add their output inertia J2 to the hubs" if arm.drives
+                     else ""))
 
 
 def cmd_view(args):
