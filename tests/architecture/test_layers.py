@@ -45,6 +45,7 @@ ALLOWED = {
     ("chrono_flex.result", "chrono_flex.viz.plotting"): "Result.plot()",
     ("chrono_flex.drive.simulate", "chrono_flex.viz.plotting"): "DriveResult.plot()",
     ("chrono_flex.scenarios.drive", "chrono_flex.viz.plotting"): "ScenarioResult.plot()",
+    ("chrono_flex.formulations.screw", "chrono_flex.viz.plotting"): "WeakCouplingResult.plot()",
 }
 
 
