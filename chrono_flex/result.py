@@ -155,6 +155,17 @@ class Result:
         return f"{self.n_links}-link arm"
 
     @property
+    def joint_kinds(self):
+        """"revolute" or "prismatic" for each joint of ``joint_angles``, from the model
+        (its fixed joints left out; the RRRP arm's fourth joint slides)."""
+        model = self.model or {}
+        kinds = (["revolute"] * 3 + ["prismatic"] if model.get("kind") == "rrrp" else
+                 [str(j.get("type", "")) for j in model.get("joints") or ()
+                  if j.get("type") != "fixed"])
+        return ["prismatic" if j < len(kinds) and "prismatic" in kinds[j] else "revolute"
+                for j in range(self.joint_angles.shape[1])]
+
+    @property
     def n_links(self):
         return self.tip_deflection.shape[1]
 
@@ -205,9 +216,7 @@ class Result:
         generalized coordinates from ``info["coordinate_units"]``, a drive's states from
         ``info["extra_units"]``, sensor channels from ``info["units"]``; "?" where the
         engine declared none (a spatial arm's elastic coordinates mix m and rad)."""
-        joints = (self.model or {}).get("joints") or []
-        prismatic = [j < len(joints) and "prismatic" in str(joints[j].get("type", ""))
-                     for j in range(self.joint_angles.shape[1])]
+        prismatic = [k == "prismatic" for k in self.joint_kinds]
         q_units = list(self.info.get("coordinate_units") or ())
         extra_units = self.info.get("extra_units") or {}
         units = {}

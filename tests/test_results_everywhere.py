@@ -142,3 +142,7 @@ def test_spatial_and_rrrp_results_name_their_arm():
     rrrp = RRRPArm().simulate(0.01, q0=[0.0, 0.3, -0.3, 0, 0, 0, 0, 2.6], dt_out=0.005,
                               progress=False)
     assert rrrp.title == "RRRP arm" and "'RRRP arm'" in repr(rrrp)
+    assert rrrp.joint_kinds == ["revolute"] * 3 + ["prismatic"]      # a slides
+    units = rrrp.units()
+    assert units["joint4"] == "m" and units["joint4_torque"] == "N"
+    assert units["joint3"] == "rad" and units["joint3_torque"] == "N m"
