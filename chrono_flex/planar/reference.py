@@ -3,9 +3,10 @@ scipy's adaptive solvers through the shared stepping loop (:mod:`chrono_flex.ste
 
 Two problems are integrated:
 
-* forward dynamics, state x = [q, q_d, W_in, W_diss, drive states...]:
-  M(q) q_dd = Q - h + Q_g - K q - D q_d (docs/planar-link.md section 4), the joint
-  forces from the torque callback and the drives (docs/drive.md);
+* forward dynamics, state x = [q, q_d, W_in, W_diss, drive states..., controller
+  states...]: M(q) q_dd = Q - h + Q_g - K q - D q_d (docs/planar-link.md section 4), the
+  joint forces from the torque callback and the drives (docs/drive.md), the states of
+  continuous controllers integrated with the arm's (docs/control.md §1.2);
 * the mixed problem, joints prescribed: state x = [e, e_d, W_in, W_diss], elastic
   coordinates integrated and joint torques returned.
 
@@ -20,7 +21,8 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .. import _checks as ck
-from .._callbacks import call_vector, call_vector_series, held, is_sampled, takes_state
+from .._callbacks import (ControllerBlock, call_vector, call_vector_series, has_states, held,
+                          is_sampled, takes_state)
 from .._interrupts import watched
 from ..drive.coupling import JointDrives
 from ..errors import BudgetExceeded, ParameterError
@@ -134,8 +136,8 @@ def _inputs_in_loop(torque, drive_input, method, step, max_step):
     below a fixed step is a ParameterError naming it), except a sampled torque under a
     method of :data:`FIXED_STEP` (or a :class:`chrono_flex.inputs.SampledInput`, refused
     under the others), left for :class:`SampledTorque` (the steps land on its instants,
-    the compiled steps run between them), continuous controllers with states
-    refused (they are integrated by simulate_drive; here give them a period)."""
+    the compiled steps run between them); continuous controllers with states are left
+    as they are (:class:`_ForwardProblem` appends their states)."""
     out = []
     for name, fn in (("torque", torque), ("drive_input", drive_input)):
         if fn is None:
@@ -155,10 +157,6 @@ def _inputs_in_loop(torque, drive_input, method, step, max_step):
                 continue
             max_step = min(max_step, period)
             fn = held(fn)
-        elif int(getattr(fn, "n_states", 0) or 0) > 0:
-            raise ParameterError(name, fn, "is a continuous controller with states, which "
-                                 "this engine does not integrate: give it a period "
-                                 "(sampled), or run the drive with simulate_drive")
         out.append(fn)
     return out[0], out[1], max_step
 
@@ -167,7 +165,8 @@ def compiled_step(sim, torque, exact_callbacks=False):
     """The compiled Newton solve of generalized-alpha's steps
     (:class:`chrono_flex.planar.chain_ga.ChainStep`) for ``sim``, or None where it does
     not apply: numba absent or not the backend, :data:`COMPILED_STEP` off, a mixed
-    problem, drives (their states and rates are Python), another form than
+    problem, drives or controllers with states (their states and rates are Python),
+    another form than
     "virtual_power", or (``exact_callbacks``) a torque callback not declared a function
     of time alone. A torque declared so (:func:`chrono_flex.inputs.is_time_only`: the
     input profiles, callables wrapped by :func:`chrono_flex.inputs.time_only`) is
@@ -177,7 +176,7 @@ def compiled_step(sim, torque, exact_callbacks=False):
     ``exact_callbacks`` asks for the Python iteration, which evaluates it at every
     iterate."""
     if not (COMPILED_STEP and chain_ga.available() and isinstance(sim, _ForwardProblem)
-            and not sim.drive_joints and sim.form == "virtual_power"):
+            and not sim.drive_joints and not sim.controllers and sim.form == "virtual_power"):
         return None
     reads_state = torque is not None and not inputs.is_time_only(torque)
     if reads_state and exact_callbacks:
@@ -342,7 +341,10 @@ class SampledStepper(ReferenceStepper):
 
 
 class _ForwardProblem:
-    """State x = [q, q_d, W_in, W_diss, drive states...]."""
+    """State x = [q, q_d, W_in, W_diss, drive states..., controller states...]: a
+    continuous controller with states (``torque`` or ``drive_input``) as a
+    :class:`~chrono_flex._callbacks.ControllerBlock`, its states integrated with the
+    arm's by the same integrator."""
 
     def __init__(self, arm, torque, drive_input, form):
         self.arm, self.torque, self.drive_input, self.form = arm, torque, drive_input, form
@@ -354,7 +356,13 @@ class _ForwardProblem:
         self.drives = JointDrives(arm.drives, {j: (j, arm.joint_index[j]) for j in arm.drives},
                                   2 * nq + 2)
         self.drive_joints, self.drive_slices = self.drives.keys, self.drives.slices
-        self.n = self.drives.stop
+        self.controllers, k = {}, self.drives.stop
+        for name, fn, n in (("torque", torque, arm.n_joints),
+                            ("drive_input", drive_input, len(self.drives))):
+            if has_states(fn):
+                self.controllers[name] = ControllerBlock(name, fn, n, k)
+                k = self.controllers[name].stop
+        self.n = k
         self.n2 = nq              # second-order coordinates: q
 
     def initial_state(self, q0, qd0):
@@ -362,6 +370,8 @@ class _ForwardProblem:
         x[:self.nq] = q0
         x[self.nq:2 * self.nq] = qd0
         self.drives.initial_state(x, q0, qd0)
+        for c in self.controllers.values():
+            x[c.slice] = c.x0
         return x
 
     def error_groups(self):
@@ -373,18 +383,32 @@ class _ForwardProblem:
         a[self.nq:2 * self.nq] = 1e-7
         a[2 * self.nq:2 * self.nq + 2] = 1e-6
         self.drives.atol(a)
+        for c in self.controllers.values():
+            a[c.slice] = 1e-8
         return a
 
     def _joint_forces(self, t, q, qd, x, with_drive_rates=False):
+        """(tau (n_joints,), the rates of the drive and controller states, in the
+        order of their slices)."""
         arm = self.arm
         tau = np.zeros(arm.n_joints)
-        if self.torque is not None:
+        ctrl_rates = []
+        if "torque" in self.controllers:
+            u, dxc = self.controllers["torque"].evaluate(t, x, q, qd)
+            tau += u
+            ctrl_rates.append(dxc)
+        elif self.torque is not None:
             tau += call_vector("torque", self.torque, arm.n_joints, t, q, qd)
         rates = []
         if self.drive_joints:
-            rates = self.drives.add_torques(t, x, q, qd, tau, self.drive_input,
-                                            reads_state=self.input_reads_state)
-        return tau, rates
+            drive_input, reads = self.drive_input, self.input_reads_state
+            if "drive_input" in self.controllers:
+                u, dxc = self.controllers["drive_input"].evaluate(t, x, q, qd)
+                drive_input, reads = (lambda *_: u), False
+                ctrl_rates.append(dxc)
+            rates = self.drives.add_torques(t, x, q, qd, tau, drive_input,
+                                            reads_state=reads)
+        return tau, rates + ctrl_rates
 
     def rhs(self, t, x):
         nq, arm = self.nq, self.arm
@@ -401,9 +425,12 @@ class _ForwardProblem:
             dx[nq:2 * nq] = np.linalg.solve(M, f)
         dx[2 * nq] = tau @ qd[arm.joint_index]
         dx[2 * nq + 1] = qd @ arm.model.D @ qd
-        for s, r in zip(self.drive_slices, rates):
+        for s, r in zip(self._slices(), rates):
             dx[s] = r
         return dx
+
+    def _slices(self):
+        return self.drive_slices + [c.slice for c in self.controllers.values()]
 
     def forcing(self, t, x):
         """(M, [f, zd]): the equations in mass-matrix form for generalized-alpha's Newton
@@ -418,7 +445,7 @@ class _ForwardProblem:
         F[:nq] = f
         F[nq] = tau @ qd[arm.joint_index]
         F[nq + 1] = qd @ arm.model.D @ qd
-        for s, r in zip(self.drive_slices, rates):
+        for s, r in zip(self._slices(), rates):
             F[s.start - nq:s.stop - nq] = r
         return M, F
 
@@ -441,7 +468,7 @@ class _ForwardProblem:
         nq = self.nq
         if self.torque is None and not self.drive_joints:
             return np.zeros((len(t), self.arm.n_joints))
-        if not self.drive_joints and inputs.is_time_only(self.torque):
+        if not self.drive_joints and not self.controllers and inputs.is_time_only(self.torque):
             out = call_vector_series(self.torque, self.arm.n_joints, t)
             if out is not None:
                 return out
@@ -453,6 +480,8 @@ class _ForwardProblem:
         Q, QD = X[:, :nq], X[:, nq:2 * nq]
         torques = self._torques(t, X)
         extra = self.drives.extra(X, {j: f"drive{j + 1}_states" for j in self.drive_joints})
+        extra.update({f"{name}_controller_states": X[:, c.slice]
+                      for name, c in self.controllers.items()})
         return arm_result(arm, t, Q, QD, torques, X[:, 2 * nq], X[:, 2 * nq + 1], n_samples,
                           extra)
 
