@@ -2,9 +2,9 @@
 units (docs/control.md §2).
 
 A sensor is attached to a plant, a :class:`~chrono_flex.drive.GearDrive` (state
-x = [i, alpha1, Omega1, z, alpha2, Omega2]) or a
-:class:`~chrono_flex.planar.arm.PlanarArm` (state q, qd), and has a sample period, a
-quantum (encoder counts), seeded Gaussian noise and a delay:
+x = [i, alpha1, Omega1, z, alpha2, Omega2]), a :class:`~chrono_flex.planar.arm.PlanarArm`
+or a :class:`~chrono_flex.spatial.arm.SpatialArm` (state q, qd), and has a sample period,
+a quantum (encoder counts), seeded Gaussian noise and a delay:
 
     value      the physical quantity at t (:meth:`Sensor.value`, exact)
     measured   quantise(value) + noise, quantise(v) = quantum floor(v / quantum)
@@ -30,6 +30,7 @@ import numpy as np
 from .. import _checks as ck
 from ..errors import ParameterError
 from ..planar import kinematics as kin
+from ..spatial import kinematics as skin
 
 
 def surface_strain(curvature, half_thickness):
@@ -54,7 +55,12 @@ def _kind(plant):
         return "drive"
     if hasattr(plant, "joint_index") and hasattr(plant, "model"):
         return "arm"
-    raise ParameterError("plant", plant, "must be a GearDrive or a PlanarArm")
+    raise ParameterError("plant", plant, "must be a GearDrive, a PlanarArm or a SpatialArm")
+
+
+def _is_spatial(plant):
+    return hasattr(plant, "model") and hasattr(plant.model, "layout") \
+        and hasattr(plant.model.layout, "bodies")
 
 
 class Sensor:
@@ -117,14 +123,29 @@ class Sensor:
         return j % nj
 
     def _link(self, link):
+        """The link's number: in a spatial arm its body number (-1: the last link)."""
+        if _is_spatial(self.plant):
+            bodies = self.plant.model.layout.bodies
+            if int(link) == -1:
+                return int(self.plant.model.links[-1])
+            i = int(link)
+            if not 0 <= i < len(bodies) or not bodies[i].is_link:
+                raise ParameterError("link", link, "must be the body number of a link "
+                                     f"(links: {list(self.plant.model.links)})")
+            return i
         nl = len(self.plant.links)
         i = int(link)
         if not -nl <= i < nl:
             raise ParameterError("link", link, f"must be a link number 0..{nl - 1}")
         return i % nl
 
+    def _link_params(self, link):
+        if _is_spatial(self.plant):
+            return self.plant.model.layout.bodies[link].body
+        return self.plant.links[link]
+
     def _station(self, station, link):
-        L = self.plant.links[link].length
+        L = self._link_params(link).length
         if station is None:
             return L
         s = ck.real("station", station)
@@ -199,21 +220,32 @@ class CurrentSensor(Sensor):
 
 
 class _PointSensor(Sensor):
-    """A material point of an arm's link at a station (m from the root; None: the tip)."""
+    """A material point of an arm's link at a station (m from the root; None: the tip):
+    (x, y) in a planar arm's plane, (x, y, z) in space for a spatial arm."""
 
     size = 2
 
     def __init__(self, plant, name, link=-1, station=None, **kw):
         super().__init__(plant, name, **kw)
         if self.kind != "arm":
-            raise ParameterError("plant", plant, "must be a PlanarArm")
+            raise ParameterError("plant", plant, "must be a PlanarArm or a SpatialArm")
+        self.spatial = _is_spatial(plant)
         self.link = self._link(link)
         self.station = self._station(station, self.link)
-        lk = plant.model.layout.links[self.link]
+        layout = plant.model.layout
+        lk = (layout.bodies if self.spatial else layout.links)[self.link]
         self._shapes = lk.basis.values(np.array([self.station]))
+        if self.spatial:
+            self.size = 3
 
     def _point(self, q, qd):
         layout = self.plant.model.layout
+        if self.spatial:            # (root frame, r, J, a) from the tree's kinematics
+            roots, _ = skin.tree_frames(layout, q, qd)
+            Nv, _, _, Nw = self._shapes[:4]
+            r, J, a = skin.points(roots[self.link], layout.bodies[self.link],
+                                  np.array([self.station]), Nv, Nw, q, qd)
+            return roots[self.link], r[0], J[0], a[0]
         roots, _ = kin.chain_frames(layout, q, qd)
         lk = layout.links[self.link]
         r, J, a, *_ = kin.points(roots[self.link], lk, np.array([self.station]),
@@ -222,7 +254,8 @@ class _PointSensor(Sensor):
 
 
 class TipPosition(_PointSensor):
-    """Position (x, y) in the arm plane of a link's point, m (default: the last tip)."""
+    """Position (x, y) in the arm plane of a link's point, m (default: the last tip); in
+    space, (x, y, z), on a spatial arm (``link`` its body number)."""
 
     unit = "m"
 
@@ -234,7 +267,8 @@ class TipPosition(_PointSensor):
 
 
 class TipVelocity(_PointSensor):
-    """Velocity (x, y) in the arm plane of a link's point, m/s (J(q) qd)."""
+    """Velocity (x, y) in the arm plane of a link's point, m/s (J(q) qd); (x, y, z) on a
+    spatial arm."""
 
     unit = "m/s"
 
@@ -257,6 +291,9 @@ class Accelerometer(_PointSensor):
 
     def __init__(self, plant, link=-1, station=None, name="accelerometer", **kw):
         super().__init__(plant, name, link, station, **kw)
+        if self.spatial:
+            raise ParameterError("plant", plant, "must be a PlanarArm (the accelerometer "
+                                 "reads the planar link's frame)")
         self.g = np.asarray(plant.model.g_vec, dtype=float)
 
     def value(self, t, q, qd, qdd=None):
@@ -271,26 +308,57 @@ class Accelerometer(_PointSensor):
 class StrainGauge(Sensor):
     """Surface bending strain (dimensionless) at ``station`` (m from the root) of a
     link: :func:`surface_strain` of the curvature w''(s) = N''(s) e of the link's shape
-    basis, half-thickness ``half_thickness`` (default the link's thickness / 2)."""
+    basis, half-thickness ``half_thickness`` (default the link's thickness / 2).
+
+    On a spatial arm (``link`` a body number) the gauge sits on the section's surface in
+    the bending ``direction`` n = (n_y, n_z) of the link's frame, "y" = (1, 0) (the
+    bending v, in the plane of a z-axis joint) or "z" = (0, 1) (w), or any unit pair; the
+    curvature is kappa = n_y v'' + n_z w''. A planar arm bends in its plane alone."""
 
     unit = "1"
 
-    def __init__(self, plant, link=0, station=0.0, half_thickness=None, name=None, **kw):
+    def __init__(self, plant, link=0, station=0.0, half_thickness=None, direction=None,
+                 name=None, **kw):
         super().__init__(plant, name or "strain", **kw)
         if self.kind != "arm":
-            raise ParameterError("plant", plant, "must be a PlanarArm")
+            raise ParameterError("plant", plant, "must be a PlanarArm or a SpatialArm")
+        spatial = _is_spatial(plant)
         self.link = self._link(link)
         self.station = self._station(station, self.link)
-        lk = plant.links[self.link]
+        lk = self._link_params(self.link)
         h2 = lk.thickness / 2 if half_thickness is None else half_thickness
         self.half_thickness = ck.positive("half_thickness", h2)
-        layout = plant.model.layout.links[self.link]
-        self._d2N = layout.basis.values(np.array([self.station]))[2][0]
+        layout = (plant.model.layout.bodies if spatial else plant.model.layout.links)[self.link]
+        values = layout.basis.values(np.array([self.station]))
+        if spatial:
+            n = _direction(direction)
+            self._d2N = n[0] * values[2][0] + n[1] * values[5][0]      # v'' and w''
+        else:
+            if direction is not None:
+                raise ParameterError("direction", direction, "is for spatial arms (a "
+                                     "planar link bends in its plane)")
+            self._d2N = values[2][0]
+        self.direction = direction
         self._slice = layout.elastic_slice
 
     def value(self, t, q, qd=None):
         return float(surface_strain(self._d2N @ np.asarray(q)[self._slice],
                                     self.half_thickness))
+
+
+def _direction(direction):
+    """(n_y, n_z) of a strain gauge's bending direction: "y", "z" or a unit pair."""
+    named = {None: (1.0, 0.0), "y": (1.0, 0.0), "z": (0.0, 1.0)}
+    if isinstance(direction, str) or direction is None:
+        if direction not in named:
+            raise ParameterError("direction", direction, 'must be "y", "z" or a unit '
+                                 "vector (n_y, n_z) in the section")
+        return np.array(named[direction])
+    n = np.asarray(direction, dtype=float)
+    if n.shape != (2,) or not np.all(np.isfinite(n)) or abs(np.hypot(*n) - 1.0) > 1e-9:
+        raise ParameterError("direction", direction, 'must be "y", "z" or a unit vector '
+                             "(n_y, n_z) in the section")
+    return n
 
 
 # ---------------------------------------------------------------------------------------

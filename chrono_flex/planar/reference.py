@@ -21,10 +21,9 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .. import _checks as ck
-from .._callbacks import (ControllerBlock, call_vector, call_vector_series, has_states, held,
-                          is_sampled, takes_state)
+from .._callbacks import call_vector, call_vector_series, held, is_sampled
 from .._interrupts import watched
-from ..drive.coupling import JointDrives
+from ..drive.coupling import ArmInputs, JointDrives
 from ..errors import BudgetExceeded, ParameterError
 from ..integrators.choice import (FIXED_STEP, GA_RTOL, build_integrator, check_method,
                                   check_times)
@@ -67,7 +66,7 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
             raise ParameterError(name, fn, "must be callable")
     if drive_input is not None and not arm.drives:
         raise ParameterError("drive_input", drive_input, "is given but the arm has no drives")
-    torque, drive_input, max_step = _inputs_in_loop(torque, drive_input, method, step,
+    torque, drive_input, max_step = inputs_in_loop(torque, drive_input, method, step,
                                                     max_step)
     check_n_samples(n_samples)
     nj, ne = arm.n_joints, arm.elastic_index.size
@@ -80,18 +79,7 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
         if value is not None:
             out[index] = ck.vector(name, value, size)
     t_out = output_times(t0, t_end, dt_out)
-    law = None
-    if is_sampled(torque) and not isinstance(torque, held):
-        if method not in FIXED_STEP:
-            raise ParameterError("method", method, "must be one of "
-                                 f"{', '.join(FIXED_STEP)} with a sampled torque (their "
-                                 "steps land on the sample instants; scipy's do not)")
-        law = SampledTorque(torque, nj, t0)
-        if step is not None and law.period < step:
-            raise ParameterError("period", law.period, f"of the sampled torque must not be "
-                                 f"below the step ({step:g} s): it would be sampled "
-                                 "between the steps' ends")
-        torque = law.held
+    law, torque = sampled_torque(torque, method, step, nj, t0)
     if joint_motion is not None:
         sim = _MixedProblem(arm, joint_motion, form)
     else:
@@ -129,7 +117,25 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
     return result(rec)
 
 
-def _inputs_in_loop(torque, drive_input, method, step, max_step):
+def sampled_torque(torque, method, step, nj, t0):
+    """(law, torque): a sampled torque left by :func:`inputs_in_loop` as a
+    :class:`SampledTorque` (the steps land on its instants) and the held value the
+    engine applies, or (None, torque) for any other."""
+    if not (is_sampled(torque) and not isinstance(torque, held)):
+        return None, torque
+    if method not in FIXED_STEP:
+        raise ParameterError("method", method, "must be one of "
+                             f"{', '.join(FIXED_STEP)} with a sampled torque (their "
+                             "steps land on the sample instants; scipy's do not)")
+    law = SampledTorque(torque, nj, t0)
+    if step is not None and law.period < step:
+        raise ParameterError("period", law.period, f"of the sampled torque must not be "
+                             f"below the step ({step:g} s): it would be sampled "
+                             "between the steps' ends")
+    return law, law.held
+
+
+def inputs_in_loop(torque, drive_input, method, step, max_step):
     """(torque, drive_input, max_step) ready for the loop: sampled inputs (a ``period``
     > 0, :func:`chrono_flex._callbacks.is_sampled`) wrapped in
     :class:`chrono_flex._callbacks.held` with the step bounded by the period (a period
@@ -341,37 +347,35 @@ class SampledStepper(ReferenceStepper):
 
 
 class _ForwardProblem:
-    """State x = [q, q_d, W_in, W_diss, drive states..., controller states...]: a
-    continuous controller with states (``torque`` or ``drive_input``) as a
-    :class:`~chrono_flex._callbacks.ControllerBlock`, its states integrated with the
-    arm's by the same integrator."""
+    """State x = [q, q_d, W_in, W_diss, drive states..., controller states...]: the
+    joint forces and the appended states of :class:`~chrono_flex.drive.coupling.ArmInputs`
+    (a continuous controller with states integrated with the arm's by the same
+    integrator)."""
 
     def __init__(self, arm, torque, drive_input, form):
-        self.arm, self.torque, self.drive_input, self.form = arm, torque, drive_input, form
-        # u(t) or u(t, q, qd): the convention of the torque (chrono_flex._callbacks)
-        self.input_reads_state = (drive_input is not None
-                                  and takes_state("drive_input", drive_input, 2))
+        self.arm, self.drive_input, self.form = arm, drive_input, form
         nq = arm.nq
         self.nq = nq
         self.drives = JointDrives(arm.drives, {j: (j, arm.joint_index[j]) for j in arm.drives},
                                   2 * nq + 2)
-        self.drive_joints, self.drive_slices = self.drives.keys, self.drives.slices
-        self.controllers, k = {}, self.drives.stop
-        for name, fn, n in (("torque", torque, arm.n_joints),
-                            ("drive_input", drive_input, len(self.drives))):
-            if has_states(fn):
-                self.controllers[name] = ControllerBlock(name, fn, n, k)
-                k = self.controllers[name].stop
-        self.n = k
+        self.inputs = ArmInputs(torque, drive_input, self.drives, arm.n_joints)
+        self.drive_joints, self.controllers = self.drives.keys, self.inputs.controllers
+        self.n = self.inputs.stop
         self.n2 = nq              # second-order coordinates: q
+
+    @property
+    def torque(self):
+        return self.inputs.torque
+
+    @torque.setter
+    def torque(self, fn):           # the sampled torque's record, after the run
+        self.inputs.torque = fn
 
     def initial_state(self, q0, qd0):
         x = np.zeros(self.n)
         x[:self.nq] = q0
         x[self.nq:2 * self.nq] = qd0
-        self.drives.initial_state(x, q0, qd0)
-        for c in self.controllers.values():
-            x[c.slice] = c.x0
+        self.inputs.initial_state(x, q0, qd0)
         return x
 
     def error_groups(self):
@@ -382,33 +386,12 @@ class _ForwardProblem:
         a = np.full(self.n, 1e-9)
         a[self.nq:2 * self.nq] = 1e-7
         a[2 * self.nq:2 * self.nq + 2] = 1e-6
-        self.drives.atol(a)
-        for c in self.controllers.values():
-            a[c.slice] = 1e-8
+        self.inputs.atol(a)
         return a
 
-    def _joint_forces(self, t, q, qd, x, with_drive_rates=False):
-        """(tau (n_joints,), the rates of the drive and controller states, in the
-        order of their slices)."""
-        arm = self.arm
-        tau = np.zeros(arm.n_joints)
-        ctrl_rates = []
-        if "torque" in self.controllers:
-            u, dxc = self.controllers["torque"].evaluate(t, x, q, qd)
-            tau += u
-            ctrl_rates.append(dxc)
-        elif self.torque is not None:
-            tau += call_vector("torque", self.torque, arm.n_joints, t, q, qd)
-        rates = []
-        if self.drive_joints:
-            drive_input, reads = self.drive_input, self.input_reads_state
-            if "drive_input" in self.controllers:
-                u, dxc = self.controllers["drive_input"].evaluate(t, x, q, qd)
-                drive_input, reads = (lambda *_: u), False
-                ctrl_rates.append(dxc)
-            rates = self.drives.add_torques(t, x, q, qd, tau, drive_input,
-                                            reads_state=reads)
-        return tau, rates + ctrl_rates
+    def _joint_forces(self, t, q, qd, x):
+        """(tau (n_joints,), the rates of the drive and controller states)."""
+        return self.inputs.joint_forces(t, x, q, qd)
 
     def rhs(self, t, x):
         nq, arm = self.nq, self.arm
@@ -425,12 +408,9 @@ class _ForwardProblem:
             dx[nq:2 * nq] = np.linalg.solve(M, f)
         dx[2 * nq] = tau @ qd[arm.joint_index]
         dx[2 * nq + 1] = qd @ arm.model.D @ qd
-        for s, r in zip(self._slices(), rates):
+        for s, r in zip(self.inputs.slices, rates):
             dx[s] = r
         return dx
-
-    def _slices(self):
-        return self.drive_slices + [c.slice for c in self.controllers.values()]
 
     def forcing(self, t, x):
         """(M, [f, zd]): the equations in mass-matrix form for generalized-alpha's Newton
@@ -445,7 +425,7 @@ class _ForwardProblem:
         F[:nq] = f
         F[nq] = tau @ qd[arm.joint_index]
         F[nq + 1] = qd @ arm.model.D @ qd
-        for s, r in zip(self._slices(), rates):
+        for s, r in zip(self.inputs.slices, rates):
             F[s.start - nq:s.stop - nq] = r
         return M, F
 
@@ -479,11 +459,8 @@ class _ForwardProblem:
         nq, arm = self.nq, self.arm
         Q, QD = X[:, :nq], X[:, nq:2 * nq]
         torques = self._torques(t, X)
-        extra = self.drives.extra(X, {j: f"drive{j + 1}_states" for j in self.drive_joints})
-        extra.update({f"{name}_controller_states": X[:, c.slice]
-                      for name, c in self.controllers.items()})
         return arm_result(arm, t, Q, QD, torques, X[:, 2 * nq], X[:, 2 * nq + 1], n_samples,
-                          extra)
+                          self.inputs.extra(X))
 
 
 class _MixedProblem:
@@ -563,4 +540,5 @@ class _MixedProblem:
         return arm_result(self.arm, t, Q, QD, tau, X[:, -2], X[:, -1], n_samples)
 
 
-__all__ = ["FIXED_STEP", "FORMS", "GA_RTOL", "ReferenceStepper", "simulate_reference"]
+__all__ = ["FIXED_STEP", "FORMS", "GA_RTOL", "ReferenceStepper", "SampledStepper",
+           "inputs_in_loop", "sampled_torque", "simulate_reference"]
