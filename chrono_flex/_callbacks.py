@@ -143,6 +143,13 @@ def is_sampled(fn):
     return isinstance(period, (int, float)) and not isinstance(period, bool) and period > 0
 
 
+def reads_drive_states(fn):
+    """Whether ``fn`` (a controller) reads the motor side of an arm's drives: an
+    attribute ``reads_drive_states`` that is True. An arm engine then calls it with the
+    drives' states z after q and qd, ``fn(t, q, qd, z)``."""
+    return getattr(fn, "reads_drive_states", False) is True
+
+
 def sample_index(t, period, offset=0.0):
     """The index k of the latest instant k period + offset at or before t (k >= 0, or
     -1 before the first); ties within 1e-9 of a period count as reached, so that an
@@ -168,6 +175,7 @@ class held:
 
     def __init__(self, fn, initial=None):
         self.fn = fn
+        self.reads_drive_states = reads_drive_states(fn)
         self.period = float(fn.period)
         self.delay = float(getattr(fn, "delay", 0.0) or 0.0)
         self.initial = initial
@@ -331,5 +339,6 @@ def loop_input(name, fn):
 
 
 __all__ = ["MAX_MAGNITUDE", "ControllerBlock", "call_vector", "call_vector_series",
-           "has_states", "held", "is_sampled", "loop_input", "read_only", "sample_index",
+           "has_states", "held", "is_sampled", "loop_input", "read_only", "reads_drive_states",
+           "sample_index",
            "stepped", "takes_state"]

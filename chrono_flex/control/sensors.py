@@ -70,6 +70,9 @@ class Sensor:
     unit = ""
     size = 1
     needs_accelerations = False
+    #: Whether it reads a drive's states on an arm (the motor side): its value then takes
+    #: (t, q, qd, z), z the drives' states in the order of their joints.
+    needs_drive_states = False
 
     def __init__(self, plant, name, period=0.0, noise=0.0, delay=0.0, quantum=0.0, seed=0):
         self.plant = plant
@@ -108,6 +111,8 @@ class Sensor:
             raise ParameterError("sensors", self, "needs accelerations, which the engines "
                                  "do not hand to a controller: record it from a result "
                                  "(chrono_flex.control.record)")
+        if self.kind == "arm" and not self.needs_drive_states:
+            state = state[:2]               # (q, qd) without the drives' states
         if self.period == 0.0 or self._last is None or \
                 t >= self._last[0] + self.period * (1 - 1e-9):
             v = self.value(t, *state)
@@ -121,6 +126,37 @@ class Sensor:
         if not -nj <= j < nj:
             raise ParameterError("joint", joint, f"must be a joint number 0..{nj - 1}")
         return j % nj
+
+    def _motor_side(self, joint, state_name):
+        """On an arm with drives: the index in z (the drives' states in the order of their
+        joints) of the state ``state_name`` of the drive on joint ``joint``."""
+        j = self._joint(joint)
+        arm = self.plant
+        drives = getattr(arm, "drives", None) or {}
+        places = (arm.drive_places() if hasattr(arm, "drive_places")
+                  else {k: (k, None) for k in drives})
+        offset = 0
+        for key in sorted(drives):
+            d = drives[key]
+            if places[key][0] == j:
+                names = tuple(getattr(d, "state_names", ()))
+                if state_name not in names:
+                    raise ParameterError("joint", joint, f"carries a drive without a "
+                                         f"{state_name!r} state ({d!r})")
+                self.needs_drive_states = True
+                self.drive = d
+                return offset + names.index(state_name)
+            offset += int(d.n_states)
+        raise ParameterError("joint", joint, "has no drive: a motor-side sensor reads the "
+                             "drive on its joint (joints with drives: "
+                             f"{sorted(places[k][0] for k in drives)})")
+
+    def _drive_value(self, state):
+        if len(state) < 3:
+            raise ParameterError("sensors", self, "reads a drive's motor side, which this "
+                                 "engine does not hand to the loop (the arm reference "
+                                 "engines do)")
+        return float(state[2][self.index])
 
     def _link(self, link):
         """The link's number: in a spatial arm its body number (-1: the last link)."""
@@ -160,7 +196,7 @@ class Encoder(Sensor):
 
     side="link": the output shaft of a drive (alpha2) or joint ``joint`` of an arm;
     side="motor": the motor shaft of a drive (alpha1, before the gear: counts per motor
-    revolution)."""
+    revolution), also of the drive on joint ``joint`` of an arm with drives."""
 
     unit = "rad"
 
@@ -170,20 +206,20 @@ class Encoder(Sensor):
         super().__init__(plant, name or f"encoder_{side}", quantum=2 * math.pi / counts, **kw)
         self.counts, self.side = counts, side
         if self.kind == "arm":
-            if side == "motor":
-                raise ParameterError("side", side, "needs a drive's motor shaft: attach the "
-                                     "encoder to the GearDrive")
-            self.index = int(plant.joint_index[self._joint(joint)])
+            self.index = (self._motor_side(joint, "motor_angle") if side == "motor"
+                          else int(plant.joint_index[self._joint(joint)]))
         else:
             self.index = 4 if side == "link" else 1
 
     def value(self, t, *state):
+        if self.needs_drive_states:
+            return self._drive_value(state)
         return float(state[0][self.index])
 
 
 class Tachometer(Sensor):
     """Shaft speed, rad/s: side="link" (output speed Omega2, or an arm joint's rate) or
-    "motor" (Omega1 of a drive)."""
+    "motor" (Omega1 of a drive, also of the drive on joint ``joint`` of an arm)."""
 
     unit = "rad/s"
 
@@ -192,30 +228,38 @@ class Tachometer(Sensor):
         super().__init__(plant, name or f"tacho_{side}", **kw)
         if self.kind == "arm":
             if side == "motor":
-                raise ParameterError("side", side, "needs a drive's motor shaft: attach the "
-                                     "tachometer to the GearDrive")
-            self.index, self.arg = int(plant.joint_index[self._joint(joint)]), 1
+                self.index, self.arg = self._motor_side(joint, "motor_speed"), 2
+            else:
+                self.index, self.arg = int(plant.joint_index[self._joint(joint)]), 1
         else:
             self.index, self.arg = (5 if side == "link" else 2), 0
 
     def value(self, t, *state):
+        if self.needs_drive_states:
+            return self._drive_value(state)
         return float(state[self.arg][self.index])
 
 
 class CurrentSensor(Sensor):
-    """Motor current of a drive, A (voltage mode: the state i)."""
+    """Motor current of a drive, A (voltage mode: the state i): of a GearDrive, or of the
+    drive on joint ``joint`` of an arm with drives."""
 
     unit = "A"
 
-    def __init__(self, plant, name="current", **kw):
+    def __init__(self, plant, name="current", joint=0, **kw):
         super().__init__(plant, name, **kw)
-        if self.kind != "drive":
-            raise ParameterError("plant", plant, "must be a GearDrive (a motor current)")
-        if plant.params.motor != "voltage":
+        if self.kind == "arm":
+            self.index = self._motor_side(joint, "current")
+            drive = self.drive
+        else:
+            drive = plant
+        if getattr(getattr(drive, "params", None), "motor", "voltage") != "voltage":
             raise ParameterError("plant", plant, "is current-controlled: its current is the "
                                  "input, not a state to measure")
 
     def value(self, t, *state):
+        if self.needs_drive_states:
+            return self._drive_value(state)
         return float(state[0][0])
 
 
@@ -365,13 +409,20 @@ def _direction(direction):
 # recording
 
 
-def _states_of(result):
-    """(t, callable(k) -> state args, kind) of a Result or DriveResult."""
+def _states_of(result, drive_states=False):
+    """(t, state arrays, kind) of a Result or DriveResult; with ``drive_states``, an arm's
+    drives' states (``extra["drive<k>_states"]`` in the order of k) as a third array."""
     t = np.asarray(result.t, dtype=float)
     if hasattr(result, "states"):
         X = np.asarray(result.states, dtype=float)
         return t, (X,), "drive"
-    return t, (np.asarray(result.q, dtype=float), np.asarray(result.qd, dtype=float)), "arm"
+    arrays = (np.asarray(result.q, dtype=float), np.asarray(result.qd, dtype=float))
+    if drive_states:
+        keys = sorted((int(k[5:-7]), k) for k in result.extra
+                      if k.startswith("drive") and k.endswith("_states") and k[5:-7].isdigit())
+        z = [np.asarray(result.extra[k], dtype=float).reshape(t.size, -1) for _, k in keys]
+        arrays += (np.concatenate(z, axis=1) if z else np.zeros((t.size, 0)),)
+    return t, arrays, "arm"
 
 
 def _interp(t, arrays, tk):
@@ -394,7 +445,8 @@ def record(result, sensors):
     {name: (nt,) or (nt, size) array}.
     """
     sensors = list(sensors) if isinstance(sensors, (list, tuple)) else [sensors]
-    t, arrays, kind = _states_of(result)
+    t, arrays, kind = _states_of(result, any(getattr(s, "needs_drive_states", False)
+                                             for s in sensors))
     if t.size < 2:
         raise ParameterError("result", result, "must hold at least two output times")
     dt = float(np.min(np.diff(t)))
@@ -417,7 +469,8 @@ def record(result, sensors):
                                      f"smaller dt_out)")
             tk = t[0] + s.period * np.arange(int(math.floor((t[-1] - t[0]) / s.period
                                                             + 1e-9)) + 1)
-        rows = arrays if s.period == 0.0 else _interp(t, arrays, tk)
+        mine = arrays if kind == "drive" or s.needs_drive_states else arrays[:2]
+        rows = mine if s.period == 0.0 else _interp(t, mine, tk)
         if s.needs_accelerations:
             rows = list(rows) + [_accelerations(s.plant, result, rows, tk)]
         values = np.array([s.measured(s.value(tk[k], *(r[k] for r in rows)))

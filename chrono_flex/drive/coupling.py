@@ -11,7 +11,8 @@ joint forces (torque callback, drives, continuous controllers with states) throu
 
 import numpy as np
 
-from .._callbacks import ControllerBlock, call_vector, has_states, takes_state
+from .._callbacks import (ControllerBlock, call_vector, has_states, reads_drive_states,
+                          takes_state)
 from ..errors import ParameterError
 
 #: What an object needs to be used as a drive on a joint.
@@ -43,7 +44,7 @@ class JointDrives:
         self.drives = [drives[k] for k in self.keys]
         self.places = [places[k] for k in self.keys]
         self.slices = []
-        k = start
+        self.start = k = start
         for d in self.drives:
             self.slices.append(slice(k, k + d.n_states))
             k += d.n_states
@@ -127,24 +128,39 @@ class ArmInputs:
         for c in self.controllers.values():
             a[c.slice] = 1e-8
 
+    def _state(self, fn, x, q, qd):
+        """The state arguments of an input: (q, qd), and the drives' states z (in the
+        order of their joints) for one whose sensors read a drive's motor side
+        (:func:`~chrono_flex._callbacks.reads_drive_states`)."""
+        if reads_drive_states(fn):
+            return q, qd, x[self.drives.start:self.drives.stop]
+        return q, qd
+
     def joint_forces(self, t, x, q, qd):
         """(tau (n_joints,), the rates of the states in the order of :attr:`slices`) at
         time t and the engine's state x (joint coordinates q, rates qd)."""
         tau = np.zeros(self.n_joints)
         ctrl_rates = []
         if "torque" in self.controllers:
-            u, dxc = self.controllers["torque"].evaluate(t, x, q, qd)
+            c = self.controllers["torque"]
+            u, dxc = c.evaluate(t, x, *self._state(c.ctrl, x, q, qd))
             tau += u
             ctrl_rates.append(dxc)
         elif self.torque is not None:
-            tau += call_vector("torque", self.torque, self.n_joints, t, q, qd)
+            tau += call_vector("torque", self.torque, self.n_joints, t,
+                               *self._state(self.torque, x, q, qd))
         rates = []
         if len(self.drives):
             fn, reads = self.drive_input, self.reads_state
             if "drive_input" in self.controllers:
-                u, dxc = self.controllers["drive_input"].evaluate(t, x, q, qd)
+                c = self.controllers["drive_input"]
+                u, dxc = c.evaluate(t, x, *self._state(c.ctrl, x, q, qd))
                 fn, reads = (lambda *_: u), False
                 ctrl_rates.append(dxc)
+            elif reads_drive_states(fn):
+                u = call_vector("drive_input", fn, len(self.drives), t,
+                                *self._state(fn, x, q, qd))
+                fn, reads = (lambda *_: u), False
             rates = self.drives.add_torques(t, x, q, qd, tau, fn, reads_state=reads)
         return tau, rates + ctrl_rates
 

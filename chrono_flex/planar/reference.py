@@ -21,7 +21,7 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .. import _checks as ck
-from .._callbacks import call_vector, call_vector_series, held, is_sampled
+from .._callbacks import call_vector, call_vector_series, held, is_sampled, reads_drive_states
 from .._interrupts import watched
 from ..drive.coupling import ArmInputs, JointDrives
 from ..errors import BudgetExceeded, ParameterError
@@ -94,6 +94,8 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
                                      error_groups=groups)
     if solver is not None and solver.reads_state:
         settings["torque_evaluation"] = "predicted"
+    if law is not None and reads_drive_states(law.law):
+        law.drive_states = slice(sim.drives.start, sim.drives.stop)
     stepper = ReferenceStepper(sim, ode) if law is None else SampledStepper(sim, ode, law)
 
     def result(rec):
@@ -271,6 +273,7 @@ class SampledTorque:
         self.pending = []                             # (instant, value), in order
         self.times, self.values = [t0], [np.zeros(n)]
         self.n_samples = 0
+        self.drive_states = None        # slice of the drives' states, for a law reading them
 
     def _due(self, t_event, t):
         return t_event <= t + 1e-9 * max(self.period, 1e-300) + 1e-12 * abs(t)
@@ -280,8 +283,10 @@ class SampledTorque:
         while True:
             t_sample = self.k * self.period
             if self._due(t_sample, t):
-                u = call_vector("torque", self.law, self.n, t_sample, x[:nq].copy(),
-                                x[nq:2 * nq].copy())
+                state = (x[:nq].copy(), x[nq:2 * nq].copy())
+                if self.drive_states is not None:       # a motor-side sensor's drive states
+                    state += (x[self.drive_states].copy(),)
+                u = call_vector("torque", self.law, self.n, t_sample, *state)
                 self.pending.append((t_sample + self.delay, u))
                 self.k += 1
                 self.n_samples += 1

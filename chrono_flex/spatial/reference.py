@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from .. import _checks as ck
-from .._callbacks import call_vector
+from .._callbacks import call_vector, reads_drive_states
 from ..drive.coupling import ArmInputs, JointDrives
 from ..errors import BudgetExceeded, ParameterError
 from ..integrators.choice import DEFAULT_METHOD, build_integrator, check_method, check_times
@@ -81,6 +81,8 @@ def simulate_reference(arm, t_end, q0=None, qd0=None, torque=None, joint_motion=
         return res
 
     try:
+        if law is not None and reads_drive_states(law.law):
+            law.drive_states = slice(sim.drives.start, sim.drives.stop)
         stepper = ReferenceStepper(sim, ode) if law is None else SampledStepper(sim, ode, law)
         rec = run(stepper, output_times(t0, t_end, dt_out),
                   max_deflection_ratio=max_deflection_ratio,

@@ -208,8 +208,8 @@ def test_errors_name_what_is_wrong():
         simulate_drive(d, 0.01, u=lambda t, x: [1.0, 2.0])
     with pytest.raises(ParameterError, match="torque"):
         arm.simulate(0.01, torque=lambda t, q, qd: [1.0, 2.0])
-    with pytest.raises(ParameterError, match="side"):
-        Encoder(arm, 100, side="motor")
+    with pytest.raises(ParameterError, match="joint"):
+        Encoder(arm, 100, side="motor")                      # an arm without drives
     with pytest.raises(ParameterError, match="sensors"):
         PID(1.0, sensor=CurrentSensor(d, noise=0.1))           # noise in a continuous loop
     with pytest.raises(ParameterError, match="sensors"):
