@@ -9,7 +9,7 @@ import numpy as np
 
 from chrono_flex.drive import DriveParams, GearDrive, simulate_drive
 
-from ..core import Outcome, case, rel_err
+from ..core import Outcome, case, labels, rel_err, tidy
 from .drive import P, SOURCE
 
 # ---------------------------------------------------------------------------------------
@@ -68,18 +68,12 @@ def flexible_link_energy(ctx):
         ax1.plot(t, E.elastic * 1e3, label="elastic (link bending)")
         ax1.plot(t, (E.mechanical + E.dissipated) * 1e3, "k--", lw=0.8,
                  label="mechanical + dissipated")
-        ax1.set_xlabel("t, s")
-        ax1.set_ylabel("energy, mJ")
-        ax1.set_title("drive-bien-1link: +-1.5 V pulse", fontsize=9)
+        labels(ax1, "t, s", "energy, mJ", "drive-bien-1link: +-1.5 V pulse")
         ax2.plot(t, E.balance_error / scale, label="balance error / energy scale")
         ax2.axhline(1e-5, color="r", ls="--", label="tolerance")
         ax2.axhline(-1e-5, color="r", ls="--")
-        ax2.set_xlabel("t, s")
-        ax2.set_ylabel("relative balance error")
-        ax2.set_title("energy balance error vs time", fontsize=9)
-        for a in (ax1, ax2):
-            a.grid(True, alpha=0.3)
-            a.legend(fontsize=7)
+        labels(ax2, "t, s", "relative balance error", "energy balance error vs time")
+        tidy((ax1, ax2))
 
     return Outcome(err, plot=plot, details=rows,
                    data=dict(balance_error=float(np.max(np.abs(E.balance_error))), scale=scale))
@@ -158,20 +152,14 @@ def flexible_link_vs_rigid(ctx):
         if flex is not None:
             ax1.plot(flex.t, flex.joint_angles[:, 0], "C0", lw=0.8,
                      label="flexible link (the case), shown")
-        ax1.set_xlabel("t, s")
-        ax1.set_ylabel("joint angle, rad")
-        ax1.set_title("joint follows the drive", fontsize=9)
+        labels(ax1, "t, s", "joint angle, rad", "joint follows the drive")
         for factor, col in ((1e4, "C2"), (1e6, "C1")):
             tt, a, _ = out[factor]
             ax2.semilogy(tt, np.abs(a - a_rigid) + 1e-12, col, lw=0.8,
                          label=f"|joint - rigid|, E x {factor:g}")
         ax2.axhline(2e-5 * scale, color="r", ls="--", label="tolerance (E x 1e6)")
-        ax2.set_xlabel("t, s")
-        ax2.set_ylabel("angle difference, rad")
-        ax2.set_title("difference vs time (shrinks ~1/EI)", fontsize=9)
-        for a in (ax1, ax2):
-            a.grid(True, which="both", alpha=0.3)
-            a.legend(fontsize=7)
+        labels(ax2, "t, s", "angle difference, rad", "difference vs time (shrinks ~1/EI)")
+        tidy((ax1, ax2), which="both")
 
     return Outcome(value, plot=plot, details=rows,
                    data=dict(err_1e4=float(e4), err_1e6=float(e6), J=J))

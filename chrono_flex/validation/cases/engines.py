@@ -48,7 +48,7 @@ import math
 
 import numpy as np
 
-from ..core import Outcome, case, observed_rate
+from ..core import Outcome, case, labels, observed_rate
 
 #: Safety factor on Richardson estimates (tests/chrono/test_element.py: S = 3 covers
 #: estimates made before the asymptotic range; there the modelled error was within 1.4x).
@@ -478,16 +478,14 @@ def energy_drift(ctx):
             ax.plot(r.t, x - x[0], label=k)
         ax.plot(r.t, r.energy.mechanical - r.energy.mechanical[0], "k", lw=1.5,
                 label="total")
-        ax.set_xlabel("t (s)")
-        ax.set_ylabel("energy - its value at t = 0 (J)")
+        labels(ax, "t (s)", "energy - its value at t = 0 (J)")
         ax.set_title(f"Chrono scene, h = {sc.step / 2:g} s", fontsize=8)
         ax.legend(fontsize=7)
         ax.grid(alpha=0.3)
         bx = fig.add_subplot(1, 2, 2)
         for r, x, h in zip(runs, drift, (sc.step, sc.step / 2)):
             bx.semilogy(r.t, np.maximum(x, 1e-16), label=f"h = {h:g} s")
-        bx.set_xlabel("t (s)")
-        bx.set_ylabel("|E(t) - E(0)| (J)")
+        labels(bx, "t (s)", "|E(t) - E(0)| (J)")
         bx.set_title(f"drift; observed order {p:.2f}", fontsize=8)
         bx.legend(fontsize=7)
         bx.grid(alpha=0.3, which="both")
@@ -571,8 +569,7 @@ def beam_frequency(ctx):
         ax.loglog(ns, np.maximum(err_ref, 1e-16), "s--",
                   label="reference eigenvalue, consistent Hermite mass")
         ax.loglog(ns, err[0] * (ns / ns[0]) ** -2.0, "k:", lw=0.8, label="slope -2")
-        ax.set_xlabel("elements n")
-        ax.set_ylabel("|f1 - f1_exact| / f1_exact")
+        labels(ax, "elements n", "|f1 - f1_exact| / f1_exact")
         ax.set_xticks(ns)
         ax.set_xticklabels([str(int(n)) for n in ns])
         ax.tick_params(axis="x", which="minor", labelbottom=False)

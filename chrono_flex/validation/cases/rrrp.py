@@ -21,7 +21,7 @@ import functools
 
 import numpy as np
 
-from ..core import Outcome, case, step_error
+from ..core import Outcome, case, labels, step_error
 
 A_STATIC = 2.3
 START = np.array([0.0, 0.2, -0.2, 2.3])
@@ -118,16 +118,14 @@ def fem_vs_assumed_modes(ctx):
         ax.plot(c.t, D, "k-", lw=1.5, label="|r_B,FEM - r_B,AM|")
         ax.plot(c.t, c.bound, "k:", label="bound B(t), eq. (6.3)")
         ax.set_ylim(0, 2.0 * max(D.max(), uF.max()))
-        ax.set_xlabel("t (s)")
-        ax.set_ylabel("m")
+        labels(ax, "t (s)", "m")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
         bx = fig.add_subplot(1, 2, 2)
         for j, name in enumerate("XYZ"):
             bx.plot(c.t, c.u_fem[:, j], f"C{j}-", label=f"u_{name} FEM")
             bx.plot(c.t, c.u_am[:, j], f"C{j}--", label=f"u_{name} AM")
-        bx.set_xlabel("t (s)")
-        bx.set_ylabel("elastic displacement of B (m)")
+        labels(bx, "t (s)", "elastic displacement of B (m)")
         bx.grid(alpha=0.3)
         bx.legend(fontsize=6)
 

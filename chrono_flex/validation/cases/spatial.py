@@ -27,7 +27,7 @@ import functools
 
 import numpy as np
 
-from ..core import Outcome, case
+from ..core import Outcome, case, labels
 
 RTOL = 1e-7
 T_END, T_MOVE = 4.0, 3.0
@@ -97,8 +97,7 @@ def energy(ctx):
         ax.plot(r.t, E.input_work, label="input work W")
         ax.plot(r.t, E.balance_error * (0.1 * scale / max(drift, 1e-300)), "k:",
                 label=f"balance drift x {0.1 * scale / max(drift, 1e-300):.2g}")
-        ax.set_xlabel("t (s)")
-        ax.set_ylabel("energy (J)")
+        labels(ax, "t (s)", "energy (J)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6)
         bx = fig.add_subplot(1, 2, 2, projection="3d")
@@ -110,8 +109,7 @@ def energy(ctx):
             n = arm.params.n_gauss
             bx.plot(*np.vstack([[0, 0, 0], pts[:n]]).T, color="0.4", lw=1.5)
             bx.plot(*np.vstack([pts[-2], pts[n:2 * n], pts[-1]]).T, color="0.2", lw=1.5)
-        bx.set_xlabel("X (m)")
-        bx.set_ylabel("Y (m)")
+        labels(bx, "X (m)", "Y (m)")
         bx.set_zlabel("Z (m)")
         bx.legend(fontsize=6)
 
@@ -194,8 +192,7 @@ def lambda_fit(ctx):
         ax.plot(aa, fit.lam(aa), "C0--", label="quadratic through them")
         ax.plot(a, with_tip.exponents, "s", mfc="none", label="FE, with m_B at the tip")
         ax.axhline(1.5, color="0.6", lw=0.8, ls=":")
-        ax.set_xlabel("extension a (m)")
-        ax.set_ylabel("lambda")
+        labels(ax, "extension a (m)", "lambda")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
 

@@ -25,7 +25,7 @@ import math
 
 import numpy as np
 
-from ..core import Outcome, case
+from ..core import Outcome, case, labels
 
 OMEGAS = (4.0, 6.0, 10.0)
 T_SPIN = 15.0
@@ -141,8 +141,7 @@ def _plot(Omega, lin, t_fail, st, beams=()):
             bx.set_yscale("symlog", linthresh=1e-3)
         bx.axvline(t_x, color="0.5", lw=0.8, ls="-.",
                    label=f"spin rate = omega_1 (t = {t_x:.2f} s)")
-        bx.set_xlabel("t (s)")
-        bx.set_ylabel("difference (m)")
+        labels(bx, "t (s)", "difference (m)")
         bx.grid(alpha=0.3)
         bx.legend(fontsize=6)
     return plot
