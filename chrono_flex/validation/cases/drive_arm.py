@@ -8,9 +8,12 @@ import math
 import numpy as np
 
 from chrono_flex.drive import DriveParams, GearDrive, simulate_drive
+from chrono_flex import engines, scenarios
 
 from ..core import Outcome, case, labels, rel_err, tidy
 from .drive import P, SOURCE
+from ...engines import run_case
+from ...planar.arm import PlanarArm
 
 # ---------------------------------------------------------------------------------------
 # the drive on a flexible link
@@ -22,8 +25,6 @@ _RUNS = {}
 def _flexible_reference():
     """run_case("drive-bien-1link") on the reference engine, shared by two cases."""
     if "ref" not in _RUNS:
-        from chrono_flex.engines import run_case
-
         _RUNS["ref"] = run_case("drive-bien-1link", method="Radau", progress=False)
     return _RUNS["ref"]
 
@@ -84,8 +85,6 @@ def _stiff_arm(factor):
     first bending mode (beta = 2/omega1): the rigid-link limit of the same arm."""
     import dataclasses
 
-    from chrono_flex import scenarios
-    from chrono_flex.planar.arm import PlanarArm
 
     base = scenarios.get("drive-bien-1link").arm_and_kwargs()[0]
     (link,) = base.links
@@ -111,8 +110,6 @@ def _stiff_arm(factor):
              "the arm's Radau rtol 1e-6 adds ~1e-6; 2e-5 bounds the 1e6 run",
       engines=("reference",), source=SOURCE)
 def flexible_link_vs_rigid(ctx):
-    from chrono_flex import scenarios
-
     arm0, kw = scenarios.get("drive-bien-1link").arm_and_kwargs()
     u_of_t, t_end, dt = kw["drive_input"], kw["t_end"], kw["dt_out"]
     rigid, J = _rigid_drive(arm0, u_of_t, t_end, dt)
@@ -185,8 +182,6 @@ CHRONO_STEPS = (1e-3, 5e-4)
              "7 % -> 2 % and 1e-4 -> 5e-5 for 1e-3 -> 5e-4 s); 5 % bounds the 5e-4 s run",
       engines=("chrono", "reference"), needs_pychrono=True, source=SOURCE)
 def flexible_link_chrono(ctx):
-    from chrono_flex import engines
-
     def run(engine, **kw):
         return engines.run_case("drive-bien-1link", engine=engine, t_end=CHRONO_T_END,
                                 progress=False, **kw)
