@@ -110,7 +110,9 @@ def test_one_continuous_pi_with_its_integral_on_a_link_in_chrono_and_the_referen
 
     t_end, hs = 0.4, (2e-3, 1e-3, 5e-4)
     ref = arm.simulate(t_end, torque=law(), method="Radau", **REF_TOL, dt_out=0.01)
-    cols = lambda res: np.column_stack([res.joint_angles[:, 0], res.joint_torque[:, 0]])  # noqa: E731
+    def cols(res):
+        return np.column_stack([res.joint_angles[:, 0], res.joint_torque[:, 0]])
+
     runs = [simulate_chrono(arm, t_end, torque=law(), step=h, dt_out=0.01, progress=False)
             for h in hs]
     p, ratios = step_study([cols(res) for res in runs], hs, cols(ref), REF_TOL["rtol"],
