@@ -150,3 +150,18 @@ def test_a_sample_period_below_chronos_step_is_named():
     law = PID(1.0, 0.0, 0.0, sensor=Encoder(arm, 100), period=1e-4)
     with pytest.raises(ParameterError, match="period"):
         simulate_chrono(arm, 0.01, torque=law, step=1e-3, progress=False)
+
+
+def test_a_motor_side_sensor_in_chrono_is_named():
+    """Chrono's items hand the loop (t, q, qd), not the drives' states: a controller with
+    a motor-side sensor on an arm's drive stops the run naming the sensor."""
+    import chrono_flex as cf
+    from chrono_flex.chrono import simulate_chrono
+    from chrono_flex.errors import ParameterError
+
+    link = cf.Link(length=1.0, n_elements=2, EI=1.04, rho_A=0.196, thickness=0.01)
+    arm = cf.PlanarArm(links=[link], joints=[cf.RevoluteJoint()],
+                       drives={0: GearDrive(DriveParams.serebrenny2019())})
+    law = PID(0.5, 0.0, 0.0, sensor=Encoder(arm, 2**20, side="motor"))
+    with pytest.raises(ParameterError, match="sensors"):
+        simulate_chrono(arm, 0.01, drive_input=law, progress=False)
