@@ -444,9 +444,10 @@ def _item(P, t, Jp, ap, R, Jw, aw, w, g, M, a_in, Ma, r):
 
 
 @_jit
-def _tree_pass(P, q, qd, g, stiff, full, a_in):
-    """(M or an empty matrix, M a_in or zeros, r) of the tree at (q, q_d): the frames
-    from the base to the leaves, each link's :func:`_link`, the lumped items."""
+def _tree_pass(P, q, qd, g, stiff, full, a_in, terms):
+    """(M or an empty matrix, M a_in or zeros, r, positions (2, nb, 3), rotations (2, nb,
+    3, 3)) of the tree at (q, q_d): the frames from the base to the leaves (root: 0,
+    attachment: 1), each link's :func:`_link` and the lumped items (when ``terms``)."""
     nq = P.nq
     nb = P.parent.shape[0]
     M = np.zeros((nq, nq)) if full else np.zeros((0, 0))
@@ -469,28 +470,29 @@ def _tree_pass(P, q, qd, g, stiff, full, a_in):
         _child_frame(P, b, q, qd, p, Jp, ap, R, Jw, aw, w)
         for f in range(2):
             if f == 1 and P.is_link[b] == 1:
-                _link(P, b, q, qd, g, stiff, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r)
+                if terms:
+                    _link(P, b, q, qd, g, stiff, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r)
                 _tip_frame(P, b, q, qd, p, Jp, ap, R, Jw, aw, w)
             fp[f, b], fap[f, b], faw[f, b], fw[f, b] = p, ap, aw, w
             fJp[f, b], fJw[f, b], fR[f, b] = Jp, Jw, R
-    for t in range(P.item_body.shape[0]):
+    for t in range(P.item_body.shape[0] if terms else 0):
         f, b = P.item_tip[t], P.item_body[t]
         _item(P, t, fJp[f, b], fap[f, b], fR[f, b], fJw[f, b], faw[f, b], fw[f, b], g, M,
               a_in, Ma, r)
-    return M, Ma, r
+    return M, Ma, r, fp, fR
 
 
 @_jit
 def _tree_terms(P, q, qd, g, stiff):
     """(M, r) at (q, q_d): the full pass (the signature of the planar chain kernel)."""
-    M, _, r = _tree_pass(P, q, qd, g, stiff, True, np.zeros(0))
+    M, _, r, _, _ = _tree_pass(P, q, qd, g, stiff, True, np.zeros(0), True)
     return M, r
 
 
 @_jit
 def _tree_forces(P, q, qd, g, stiff, a_in):
     """(M a_in, r) at (q, q_d) without forming M (zeros for M a_in when a_in is empty)."""
-    _, Ma, r = _tree_pass(P, q, qd, g, stiff, False, a_in)
+    _, Ma, r, _, _ = _tree_pass(P, q, qd, g, stiff, False, a_in, True)
     return Ma, r
 
 
@@ -525,63 +527,39 @@ def packed_model(model):
 
 
 @_jit
-def _tree_frames(P, Q):
+def _tree_frames(P, Q, QD):
     """Positions (nt, 2, nb, 3) and rotations (nt, 2, nb, 3, 3) of the root (0) and
-    attachment (1) frames of every body at each row of Q (nt, nq): the frames of
-    :func:`_tree_pass`, without the terms."""
+    attachment (1) frames of every body at each row of Q (nt, nq), from
+    :func:`_tree_pass`; with rows in QD also the kinetic energy T = 1/2 q_d . M q_d at
+    each (the same pass), else zeros."""
     nt, nq = Q.shape
     nb = P.parent.shape[0]
     pos = np.zeros((nt, 2, nb, 3))
     rot = np.zeros((nt, 2, nb, 3, 3))
-    zero = np.zeros(nq)
-    for t in range(nt):
-        q = Q[t].copy()
-        fJp, fJw = np.zeros((nb, 3, nq)), np.zeros((nb, 3, nq))
-        fa = np.zeros((nb, 3, 3))                  # ap, aw, w of each attachment frame
-        for b in range(nb):
-            pa = P.parent[b]
-            if pa < 0:
-                p, ap, aw, w = np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(3)
-                Jp, Jw, R = np.zeros((3, nq)), np.zeros((3, nq)), np.eye(3)
-            else:
-                p, R = pos[t, 1, pa].copy(), rot[t, 1, pa].copy()
-                ap, aw, w = fa[pa, 0].copy(), fa[pa, 1].copy(), fa[pa, 2].copy()
-                Jp, Jw = fJp[pa].copy(), fJw[pa].copy()
-            _child_frame(P, b, q, zero, p, Jp, ap, R, Jw, aw, w)
-            pos[t, 0, b], rot[t, 0, b] = p, R
-            if P.is_link[b] == 1:
-                _tip_frame(P, b, q, zero, p, Jp, ap, R, Jw, aw, w)
-            pos[t, 1, b], rot[t, 1, b] = p, R
-            fJp[b], fJw[b] = Jp, Jw
-            fa[b, 0], fa[b, 1], fa[b, 2] = ap, aw, w
-    return pos, rot
-
-
-def tree_frames(packed, Q):
-    """(positions (nt, 2, nb, 3), rotations (nt, 2, nb, 3, 3)) of the root (index 0) and
-    attachment (1) frames of every body at the rows of Q (nt, nq) (needs numba; the
-    numpy twin is :func:`chrono_flex.spatial.kinematics.tree_frames`)."""
-    return _tree_frames(packed, np.ascontiguousarray(np.atleast_2d(Q), dtype=float))
-
-
-@_jit
-def _kinetic_energies(P, Q, QD):
-    out = np.empty(Q.shape[0])
+    T = np.zeros(nt)
     no_g = np.zeros(3)
-    for k in range(Q.shape[0]):
-        qd = QD[k].copy()
-        Mqd = _tree_pass(P, Q[k].copy(), qd, no_g, False, False, qd)[1]
+    for t in range(nt):
+        kinetic = QD.shape[0] == nt
+        qd = QD[t].copy() if kinetic else np.zeros(nq)
+        _, Mqd, _, fp, fR = _tree_pass(P, Q[t].copy(), qd, no_g, False, False,
+                                       qd if kinetic else np.zeros(0), kinetic)
+        pos[t], rot[t] = fp, fR
         s = 0.0
-        for j in range(qd.shape[0]):
+        for j in range(nq if kinetic else 0):
             s += qd[j] * Mqd[j]
-        out[k] = 0.5 * s
-    return out
+        T[t] = 0.5 * s
+    return pos, rot, T
 
 
-def kinetic_energies(packed, Q, QD):
-    """T = 1/2 q_d^T M(q) q_d at every row of Q, QD (nt, nq), by the force-only pass."""
-    return _kinetic_energies(packed, np.ascontiguousarray(Q, dtype=float),
-                             np.ascontiguousarray(QD, dtype=float))
+def tree_frames(packed, Q, QD=None):
+    """(positions (nt, 2, nb, 3), rotations (nt, 2, nb, 3, 3), kinetic energies (nt,))
+    of the root (index 0) and attachment (1) frames of every body at the rows of Q
+    (nt, nq), the kinetic energies at the rates QD (zeros without them) (needs numba;
+    the numpy twins are :func:`chrono_flex.spatial.kinematics.tree_frames` and
+    :func:`chrono_flex.spatial.equations.kinetic_energy`)."""
+    Q = np.ascontiguousarray(np.atleast_2d(Q), dtype=float)
+    QD = np.zeros((0, Q.shape[1])) if QD is None else np.ascontiguousarray(QD, dtype=float)
+    return _tree_frames(packed, Q, QD)
 
 
-__all__ = ["Packed", "kinetic_energies", "pack", "packed_model", "tree_forces", "tree_frames", "tree_terms"]
+__all__ = ["pack", "packed_model", "tree_forces", "tree_frames", "tree_terms"]

@@ -18,22 +18,26 @@ from ..errors import ParameterError
 from ..result import Energy, Result
 from . import equations as mdl
 from . import kinematics as kin
-from .kernels import kinetic_energies, packed_model, tree_frames
+from .kernels import packed_model, tree_frames
 
 
-def frames(model, Q):
-    """(positions (nt, 2, nb, 3), rotations (nt, 2, nb, 3, 3)) of the root (index 0) and
-    attachment (1) frames of every body at the rows of Q (nt, nq)."""
+def frames(model, Q, QD=None):
+    """(positions (nt, 2, nb, 3), rotations (nt, 2, nb, 3, 3), kinetic energies (nt,)
+    or None without QD) of the root (index 0) and attachment (1) frames of every body
+    at the rows of Q (nt, nq)."""
     packed = packed_model(model)
     if packed is not None:
-        return tree_frames(packed, Q)
+        pos, rot, T = tree_frames(packed, Q, QD)
+        return pos, rot, None if QD is None else T
+    T = None if QD is None else np.array([mdl.kinetic_energy(model, q, qd)
+                                         for q, qd in zip(Q, QD)])
     nt, nb = Q.shape[0], len(model.bodies)
     pos, rot = np.empty((nt, 2, nb, 3)), np.empty((nt, 2, nb, 3, 3))
     for k, q in enumerate(Q):
         for f, fr in enumerate(kin.tree_frames(model.layout, q)):
             pos[k, f] = [x.p for x in fr]
             rot[k, f] = [x.R for x in fr]
-    return pos, rot
+    return pos, rot, T
 
 
 def _points(pos, rot, i, x, Nv, Nw, E):
@@ -91,20 +95,15 @@ def spatial_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, info=None, e
     (``extra``: further (nt, ...) series, the drives' states)."""
     m = arm.model
     nt = t.size
-    packed = packed_model(m)
-    if packed is None:
-        kin_e = np.array([mdl.kinetic_energy(m, q, qd) for q, qd in zip(Q, QD)])
-    else:                        # T = 1/2 q_d . M q_d by the compiled force-only pass
-        kin_e = kinetic_energies(packed, Q, QD)
+    pos, rot, kin_e = frames(m, Q, QD)
     el_e = 0.5 * np.einsum("ti,ij,tj->t", Q, m.K, Q)
-    pos, rot = frames(m, Q)
     gr_e = gravity_potentials(m, Q, pos, rot)
     tip = pos[:, 1, m.links[-1]].copy()
     vwp = tip_coordinates(m, Q).reshape(nt, len(m.links), 3)
     cl, curv = centerlines(m, Q, n_samples, pos, rot)
     Qr = Q.copy()
     Qr[:, m.elastic_index] = 0.0
-    clr = centerlines(m, Qr, n_samples, *frames(m, Qr))[0]
+    clr = centerlines(m, Qr, n_samples, *frames(m, Qr)[:2])[0]
     ji = arm.joint_index
     info, model = dict(info or {}), None
     try:
