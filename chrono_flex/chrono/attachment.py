@@ -20,7 +20,7 @@ station's pose) sits in the hooks at the end of :class:`Welds`.
 import numpy as np
 
 from ..errors import ParameterError
-from ..planar import floating
+from ..planar import floating, floating_kernels
 from .system import NEWTON_ATTR, REGISTRY_ATTR, quat_to_matrix, weld_tolerance_floor
 
 
@@ -412,20 +412,36 @@ class Welds:
 
     def _weld_matrices(self, q, parent, bodies):
         """The welds' K and R over the load's velocity coordinates
-        (:func:`chrono_flex.planar.floating.attachment_jacobians`)."""
+        (:func:`chrono_flex.planar.floating.attachment_jacobians`; from the compiled G of
+        :func:`chrono_flex.planar.floating_kernels.attachment_g` where there is one)."""
         nw, nb, nq = self._nw, self._n_body, self.nq
         K, R = np.zeros((nw, nw)), np.zeros((nw, nw))
         placement = self._placement_state(parent) if self._moving else self._placement_state()
         damped = False
+        g_of = getattr(self._weld_physics, "attachment_g", None)
         for att in self.attachments:
             b0 = self._nw_arm + 6 * att.index
+            kin = att._kin if att._kin_key is not None else None
+            damped = damped or att.damping != (0.0, 0.0)
+            G = (None if g_of is None else
+                 g_of(self.model, q, att.link, att.s, placement, bodies[att.index], att.offset,
+                      kinematics=kin))
+            if G is not None:
+                cols = np.r_[0:6, nb:nb + nq, b0:b0 + 6] if self._moving else \
+                    np.r_[nb:nb + nq, b0:b0 + 6]
+                if not self._moving:
+                    G = G[:, 6:]
+                k_p, k_r, c_p, c_r = att.gains
+                ix = np.ix_(cols, cols)
+                K[ix] += G.T @ (np.array([k_p, k_p, k_p, k_r, k_r, k_r])[:, None] * G)
+                R[ix] += G.T @ (np.array([c_p, c_p, c_p, c_r, c_r, c_r])[:, None] * G)
+                continue
             idx = {"q": slice(nb, nb + nq), "body": slice(b0, b0 + 6)}
             if self._moving:
                 idx["parent"] = slice(0, 6)
             Kb, Rb = self._weld_physics.attachment_jacobians(
                 self.model, q, att.link, att.s, placement, bodies[att.index], att.offset,
-                att.gains, kinematics=att._kin if att._kin_key is not None else None)
-            damped = damped or att.damping != (0.0, 0.0)
+                att.gains, kinematics=kin)
             for (a, b), blk in Kb.items():
                 if a in idx and b in idx:
                     K[idx[a], idx[b]] += blk
@@ -490,8 +506,8 @@ class Welds:
 
     # -- the model's side of the welds (a spatial arm overrides these) -----------------
     #: the module of the weld's pure functions: station, station_motion,
-    #: attachment_terms, attachment_jacobians
-    _weld_physics = floating
+    #: attachment_terms, attachment_jacobians (compiled where numba is present)
+    _weld_physics = floating_kernels
 
     def _link_lengths(self):
         """Lengths of the links a body can be welded to, in the order of ``link``."""

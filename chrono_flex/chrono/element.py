@@ -35,7 +35,7 @@ Any free body of the scene can be welded to the link at any station, both ways, 
 
 import numpy as np
 
-from ..planar import floating
+from ..planar import floating, floating_kernels
 from ..planar import equations as mdl
 from .. import _checks as ck
 from .._callbacks import held, is_sampled, takes_state
@@ -236,8 +236,8 @@ class FlexibleLink(Welds, LoadEvaluation):
         """(M, f) of the arm over [body velocities (when it moves), q_dot]."""
         if body is None:
             return floating.plane_terms(self.model, q, qd, self._ground_P.T @ g, Q)
-        return floating.spatial_terms(self.model, q, qd, body[0], body[1], body[2], body[3],
-                                      self._o, self._P, g, Q)
+        return floating_kernels.moving_terms(self.model, q, qd, body[1], body[3], self._o,
+                                             self._P, g, Q)
 
     # -- building -----------------------------------------------------------------------
     def _build_load(self):
