@@ -379,7 +379,7 @@ def station(model, q, qd, link, s, shapes=None):
 
 
 def _floats(*arrays):
-    return [np.asarray(a, dtype=float) for a in arrays]
+    return [np.ascontiguousarray(a, dtype=float) for a in arrays]
 
 
 def attachment_terms(model, q, qd, link, s, placement, body, offset, frame_rot, gains,
