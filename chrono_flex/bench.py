@@ -129,7 +129,7 @@ def _compute_q_cost(arm, repeat=200):
     t0 = time.perf_counter()
     for k in range(repeat):
         link._injected_key = None
-        link._compute_q(link.load, x, w)
+        link.compute_q(link.load, x, w)
     return (time.perf_counter() - t0) / repeat
 
 

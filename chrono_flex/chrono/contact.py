@@ -177,13 +177,13 @@ def element_contact(owner, material, thickness, stations=None, link=-1,
     system = owner.system
     check_system(system, "link")
     check_material(system, material)
-    lengths = owner._link_lengths()
+    lengths = owner.link_lengths()
     n_links = len(lengths)
     if not isinstance(link, (int, np.integer)) or not -n_links <= link < n_links:
         raise ParameterError("link", link, f"must index one of the {n_links} links")
     k = int(link) % n_links
     L = lengths[k]
-    b, lk = owner._contact_link(k)
+    b, lk = owner.contact_link(k)
     n_el = len(b.elements) if getattr(b, "elements", None) else 1
     le = L / n_el
     thickness = check_size("thickness", thickness, le, "section thickness")
@@ -202,7 +202,7 @@ def element_contact(owner, material, thickness, stations=None, link=-1,
     if stiffness_ratio is not None:
         kw["stiffness_ratio"] = stiffness_ratio
     for s, (lo, hi) in zip(stations, spans):
-        p, A = owner._station_pose(k, s)
+        p, A = owner.station_pose(k, s)
         body = chrono.ChBody()
         body.SetMass(mass)
         J = mass * max((hi - lo) ** 2, thickness ** 2) / 12.0

@@ -45,9 +45,9 @@ from ._detect import require_pychrono
 from .attachment import Welds, body_inertia, body_state, start_body_acceleration
 from .directors import PositionFunction, flexible_link_load_class
 from .element_load import LoadEvaluation, _quat_times_axis_rotation  # noqa: F401 (old path)
-from .system import REGISTRY_ATTR, matrix_to_quat, vector
+from .system import REGISTRY_ATTR, CallbackState, matrix_to_quat, vector
 
-class FlexibleLink(Welds, LoadEvaluation):
+class FlexibleLink(Welds, LoadEvaluation, CallbackState):
     """A planar flexible-link arm (docs/planar-link.md) as a Chrono item, on the ground or a body.
 
     Args:
@@ -187,7 +187,7 @@ class FlexibleLink(Welds, LoadEvaluation):
         self._step_time = None
         self._steps_since_jacobian = 0
         self.n_compute_q = 0
-        self.n_jacobians = 0           # K and R built (see _compute_jacobian)
+        self.n_jacobians = 0           # K and R built (see compute_jacobian)
         self._last_state = None        # (x, w, f) of the last ComputeQ
         self._chrono_differences = True
         self.n_retries = 0             # failed Newton attempts retried with a halved step
@@ -438,7 +438,7 @@ class FlexibleLink(Welds, LoadEvaluation):
         self.tip_body.SetPosDt(chrono.ChVector3d(*self.tip_velocity()))
         t = self.system.GetChTime()
         for att in self.attachments:
-            att._after_step(t)
+            att.after_step(t)
 
     # -- reading the state --------------------------------------------------------------
     def q(self):
@@ -485,7 +485,7 @@ class FlexibleLink(Welds, LoadEvaluation):
                 np.asarray(b.GetPosDt().to_numpy(), dtype=float),
                 np.asarray(b.GetAngVelLocal().to_numpy(), dtype=float))
 
-    def _placement(self):
+    def placement(self):
         """(body position, rotation, plane origin, plane axes) of the plane now."""
         body = self._body_state()
         if body is None:
@@ -493,14 +493,15 @@ class FlexibleLink(Welds, LoadEvaluation):
         return body[0], body[1], self._o, self._P
 
     def _tip_pose(self):
-        return floating.tip_pose(self.model, self.q(), *self._placement())
+        r, _, phi, _ = floating_kernels.tip_kinematics(self.model, self.q(), self.qd())
+        return floating.plane_pose(r, phi, *self.placement())
 
     def centerlines(self, n_samples=21, rigid=False):
         """World points (nl, ns, 3) of the links' centrelines now: the shape functions of
         :func:`chrono_flex.planar.equations.centerlines` (as the reference engine's Result), placed
         in the plane and on the parent body; ``rigid=True``: zero elastic deformation."""
         pts, _ = mdl.centerlines(self.model, self.q(), n_samples, rigid=rigid)
-        pos, A, o, P = self._placement()
+        pos, A, o, P = self.placement()
         return pos + (o + pts @ P.T) @ A.T
 
     def tip_frame(self):
@@ -513,14 +514,14 @@ class FlexibleLink(Welds, LoadEvaluation):
     def tip_velocity(self):
         """World velocity of the tip (3,), m/s."""
         q, qd = self.q(), self.qd()
-        _, tips = mdl.kin.chain_frames(self.model.layout, q, qd)
-        p_dot_plane = tips[-1].Jp @ qd
+        r, J, _, _ = floating_kernels.tip_kinematics(self.model, q, qd)
+        p_dot_plane = J @ qd
         body = self._body_state()
         P = self._P if body is not None else self._ground_P
         if body is None:
             return P @ p_dot_plane
         _, A, v, w = body
-        s = self._o + P @ tips[-1].p
+        s = self._o + P @ r
         return v + A @ (np.cross(w, s) + P @ p_dot_plane)
 
     def mass_matrix(self):
@@ -545,7 +546,7 @@ class FlexibleLink(Welds, LoadEvaluation):
             wv = np.concatenate([body[2], body[3], qd])
             kinetic = 0.5 * wv @ M @ wv
         elastic = float(mdl.elastic_potential(self.model, q))
-        gravity = floating.gravity_potential(self.model, q, *self._placement(), g)
+        gravity = floating.gravity_potential(self.model, q, *self.placement(), g)
         return float(kinetic), elastic, gravity
 
 

@@ -18,6 +18,27 @@ class LoadEvaluation:
     """The element's load callbacks (see the module docstring)."""
 
     # -- the callback -------------------------------------------------------------------
+    def begin_update(self, time, missing):
+        """Called by the load's Update at ``time`` before Chrono's own Update (after
+        :meth:`~chrono_flex.chrono.system.CallbackState.note_update`): decides whether
+        this Update rebuilds K and R (``jacobian``; ``missing``: the load has no Jacobian
+        matrices yet) and who differences them (:attr:`differences`), and reads the
+        system's gravity. Returns True when the link forms K and R itself
+        (:meth:`compute_jacobian`) after Chrono's Update."""
+        self._stiff_now = self._wants_jacobian(time, missing)
+        self._chrono_differences = self._stiff_now and self.differences == "chrono"
+        try:
+            self._gravity = self._system_gravity()
+        except BaseException as exc:          # noqa: BLE001 - re-raised after the step
+            self.record_error(exc, time)
+        return self._stiff_now and not self._chrono_differences
+
+    @property
+    def chrono_differences(self):
+        """Whether Chrono differences K and R in the current Update (the load's
+        ``IsStiff``): 2n + 2 ComputeQ calls (:attr:`differences` "chrono")."""
+        return self._chrono_differences
+
     def _wants_jacobian(self, time, missing):
         """Whether this Update rebuilds K and R (see ``jacobian``): at the first Update of
         every N-th step. A new time means a new step (every Update within a step carries
@@ -116,7 +137,10 @@ class LoadEvaluation:
             raise FloatingPointError("non-finite generalized forces (the state has diverged)")
         return M, f, (q, qd, body, bodies)
 
-    def _compute_q(self, load, state_x, state_w):
+    def compute_q(self, load, state_x, state_w):
+        """The load's ComputeQ: the generalized forces at Chrono's state vectors into
+        ``load.load_Q``, and M(x) into its Jacobians once per Update (with the welds' K
+        and R kept current)."""
         self.n_compute_q += 1
         x = np.asarray(state_x.GetVectorData(self._nx))
         w = np.asarray(state_w.GetVectorData(self._nw))
@@ -145,12 +169,12 @@ class LoadEvaluation:
     #: Chrono's difference step for K and R (ChLoadCustomMultiple::ComputeJacobian).
     JACOBIAN_DELTA = 1e-8
 
-    #: How K and R are differenced: "arrays" (default, :meth:`_compute_jacobian`) or
+    #: How K and R are differenced: "arrays" (default, :meth:`compute_jacobian`) or
     #: "chrono" (Chrono's own loop, 2n + 2 ComputeQ calls; kept for comparison: the
     #: benchmark runs both side by side).
     differences = "arrays"
 
-    def _compute_jacobian(self, load):
+    def compute_jacobian(self, load):
         """K = -dQ/dx and R = -dQ/dv of the load at the state of the last ComputeQ, by
         the same one-sided differences as Chrono's ``ChLoadCustomMultiple::
         ComputeJacobian`` (step ``JACOBIAN_DELTA``; positions incremented as Chrono

@@ -245,7 +245,6 @@ def _body_terms(P, X, MW, NQ, npts, K, D, stiff, q, qd, Q, A, w, o, Pax, g):
                        fq, g_b)
     mtot = acc_s[0]
     ASV = A @ SVq
-    Ams = A @ ms
     Amacc = A @ macc
     for a in range(3):
         M[a, a] = mtot
@@ -378,6 +377,15 @@ def station(model, q, qd, link, s, shapes=None):
                     int(link), float(s), N[0], dN[0])
 
 
+def tip_kinematics(model, q, qd):
+    """(r (2,), J (2, nq), phi, J_phi (nq,)) of the deformed tip of the last link in the
+    plane (position, velocity Jacobian, tangent angle and its Jacobian): :func:`station`
+    at the last link's length."""
+    last = model.n_links - 1
+    N, dN, _ = model.tip_shapes[last]
+    return station(model, q, qd, last, model.bases[last].length, (N, dN))
+
+
 def _floats(*arrays):
     return [np.ascontiguousarray(a, dtype=float) for a in arrays]
 
@@ -464,5 +472,5 @@ def moving_terms(model, q, qd, body_rot, body_omega_local, plane_origin_local,
                                   plane_origin_local, plane_axes_local, gravity_world, Q)
 
 
-__all__ = ["Points", "attachment_g", "attachment_jacobians", "attachment_terms", "moving_terms", "pack_points",
+__all__ = ["Points", "tip_kinematics", "attachment_g", "attachment_jacobians", "attachment_terms", "moving_terms", "pack_points",
            "spatial_terms", "station", "station_motion"]

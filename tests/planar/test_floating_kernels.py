@@ -111,3 +111,15 @@ def test_weld_station_terms_and_jacobians_equal_the_numpy_reference(link, s):
     nq = model.nq
     assert close(Kfull[6:6 + nq, 6:6 + nq], K0[("q", "q")])
     assert close(Kfull[:6, 6 + nq:], K0[("parent", "body")])
+
+
+def test_tip_kinematics_are_the_chain_s_tip_frame():
+    from chrono_flex.planar import kinematics
+
+    model = packed_model()
+    rng = np.random.default_rng(11)
+    q, qd = rng.normal(size=model.nq) * 0.3, rng.normal(size=model.nq)
+    r, J, phi, Jphi = fk.tip_kinematics(model, q, qd)
+    tip = kinematics.chain_frames(model.layout, q, qd)[1][-1]
+    assert close(r, tip.p) and close(J, tip.Jp) and close([phi], [tip.psi])
+    assert close(Jphi, tip.Jpsi)
