@@ -54,7 +54,7 @@ def body_kinetic_energy(body):
 def body_state_from(x, w):
     """The same from a body's 7 entries of Chrono's state x and 6 of w (docs/chrono.md
     eq. (2.1))."""
-    return x[0:3], quat_to_matrix(*x[3:7]), w[0:3], w[3:6]
+    return x[0:3], quat_to_matrix(*x[3:7].tolist()), w[0:3], w[3:6]
 
 
 def system_address(item):
@@ -417,29 +417,22 @@ class Welds:
 
     def _weld_matrices(self, q, parent, bodies):
         """The welds' K and R over the load's velocity coordinates
-        (:func:`chrono_flex.planar.floating.attachment_jacobians`; from the compiled G of
-        :func:`chrono_flex.planar.floating_kernels.attachment_g` where there is one)."""
+        (:func:`chrono_flex.planar.floating.attachment_jacobians`; added by the compiled
+        :func:`chrono_flex.planar.floating_kernels.add_weld_matrices` where there is one)."""
         nw, nb, nq = self._nw, self._n_body, self.nq
         K, R = np.zeros((nw, nw)), np.zeros((nw, nw))
         placement = self.placement_state(parent) if self._moving else self.placement_state()
         damped = False
-        g_of = getattr(self.weld_physics, "attachment_g", None)
+        add = getattr(self.weld_physics, "add_weld_matrices", None)
         for att in self.attachments:
             b0 = self._nw_arm + 6 * att.index
             kin = att.station_kinematics()
             damped = damped or att.damping != (0.0, 0.0)
-            G = (None if g_of is None else
-                 g_of(self.model, q, att.link, att.s, placement, bodies[att.index], att.offset,
-                      kinematics=kin))
-            if G is not None:
-                cols = np.concatenate([np.arange(6 if self._moving else 0),
-                                       np.arange(nb, nb + nq), np.arange(b0, b0 + 6)])
-                if not self._moving:
-                    G = G[:, 6:]
-                k_p, k_r, c_p, c_r = att.gains
-                ix = np.ix_(cols, cols)
-                K[ix] += G.T @ (np.array([k_p, k_p, k_p, k_r, k_r, k_r])[:, None] * G)
-                R[ix] += G.T @ (np.array([c_p, c_p, c_p, c_r, c_r, c_r])[:, None] * G)
+            cols = np.concatenate([np.arange(6 if self._moving else 0),
+                                   np.arange(nb, nb + nq), np.arange(b0, b0 + 6)])
+            if add is not None and add(self.model, q, att.link, att.s, placement,
+                                       bodies[att.index], att.offset, att.gains, cols, K, R,
+                                       kinematics=kin):
                 continue
             idx = {"q": slice(nb, nb + nq), "body": slice(b0, b0 + 6)}
             if self._moving:

@@ -65,7 +65,7 @@ class LoadEvaluation:
         Chrono's state vectors."""
         nq, nx, nw = self.nq, self._nx_arm, self._nw_arm
         if self._moving:
-            body = (x[0:3], quat_to_matrix(*x[3:7]), w[0:3], w[3:6])
+            body = (x[0:3], quat_to_matrix(*x[3:7].tolist()), w[0:3], w[3:6])
             q, qd = x[7:7 + nq], w[6:6 + nq]
             z = w[6 + nq:nw]
         else:

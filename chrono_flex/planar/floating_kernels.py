@@ -367,6 +367,37 @@ def _weld_g(r, J, Jphi, AB, o, Pax, Ab, d):
     return G
 
 
+@_jit
+def _add_weld_matrices(G, g0, gains, cols, K, R):
+    """K[cols, cols] += G'^T diag(k_p, k_p, k_p, k_r, k_r, k_r) G' and R likewise with
+    (c_p, c_r), G' the columns g0, g0 + 1, ... of G: the weld's matrices
+    (:func:`attachment_jacobians`) scattered into the load's."""
+    n = cols.shape[0]
+    for a in range(n):
+        for b in range(n):
+            kk, rr = 0.0, 0.0
+            for r in range(6):
+                gg = G[r, g0 + a] * G[r, g0 + b]
+                kk += gains[0 if r < 3 else 1] * gg
+                rr += gains[2 if r < 3 else 3] * gg
+            K[cols[a], cols[b]] += kk
+            R[cols[a], cols[b]] += rr
+
+
+def add_weld_matrices(model, q, link, s, placement, body, offset, gains, cols, K, R,
+                      kinematics=None):
+    """Add the weld's K and R (:func:`attachment_jacobians`) into the load's K and R at
+    ``cols`` (the load's columns of [parent, q_dot, body], or of [q_dot, body] for a
+    parent at rest: 6 + nq + 6 or nq + 6 of them), compiled. Returns False (and adds
+    nothing) without packed arrays."""
+    G = attachment_g(model, q, link, s, placement, body, offset, kinematics)
+    if G is None:
+        return False
+    _add_weld_matrices(G, G.shape[1] - cols.shape[0], np.asarray(gains, dtype=float),
+                       cols, K, R)
+    return True
+
+
 def station(model, q, qd, link, s, shapes=None):
     """:func:`chrono_flex.planar.floating.station`, compiled when the model carries
     packed arrays."""
@@ -472,5 +503,5 @@ def moving_terms(model, q, qd, body_rot, body_omega_local, plane_origin_local,
                                   plane_origin_local, plane_axes_local, gravity_world, Q)
 
 
-__all__ = ["Points", "tip_kinematics", "attachment_g", "attachment_jacobians", "attachment_terms", "moving_terms", "pack_points",
+__all__ = ["Points", "add_weld_matrices", "tip_kinematics", "attachment_g", "attachment_jacobians", "attachment_terms", "moving_terms", "pack_points",
            "spatial_terms", "station", "station_motion"]

@@ -111,6 +111,13 @@ def test_weld_station_terms_and_jacobians_equal_the_numpy_reference(link, s):
     nq = model.nq
     assert close(Kfull[6:6 + nq, 6:6 + nq], K0[("q", "q")])
     assert close(Kfull[:6, 6 + nq:], K0[("parent", "body")])
+    # and scattered into a load's matrices at given columns (here: q and body only)
+    K, R = np.zeros((nq + 8, nq + 8)), np.zeros((nq + 8, nq + 8))
+    cols = np.arange(2, nq + 8)
+    assert fk.add_weld_matrices(model, q, link, s, placement, body, offset, gains, cols, K, R)
+    assert close(K[2:2 + nq, 2:2 + nq], K0[("q", "q")])
+    assert close(R[2 + nq:, 2:2 + nq], R0[("body", "q")])
+    assert not K[:2].any() and not R[:, :2].any()
 
 
 def test_tip_kinematics_are_the_chain_s_tip_frame():
