@@ -522,7 +522,7 @@ class FlexibleLink(Welds, LoadEvaluation, CallbackState):
             return P @ p_dot_plane
         _, A, v, w = body
         s = self._o + P @ r
-        return v + A @ (np.cross(w, s) + P @ p_dot_plane)
+        return v + A @ (floating_kernels.cross3(w, s) + P @ p_dot_plane)
 
     def mass_matrix(self):
         """The arm's mass matrix over the load's velocity coordinates at the current state."""

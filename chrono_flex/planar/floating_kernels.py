@@ -52,33 +52,48 @@ def _add_point(m, r0, r1, J, a0, a1, qd, w, o, Pax, acc_s, ms, SVq, Iww, Mwq, ma
                fW, fq, g_b):
     """Add one mass point (mass m, planar r, J (2, nq), a) to the body's sums
     (:func:`chrono_flex.planar.floating.spatial_terms`: s = o + P r, P J, the convective
-    acceleration c = omega x (omega x s) + 2 omega x (P J q_dot) + P a)."""
+    acceleration c = omega x (omega x s) + 2 omega x (P J q_dot) + P a). Scalars only:
+    no array is allocated per point."""
     nq = qd.shape[0]
-    s = o + Pax[:, 0] * r0 + Pax[:, 1] * r1
+    s0 = o[0] + Pax[0, 0] * r0 + Pax[0, 1] * r1
+    s1 = o[1] + Pax[1, 0] * r0 + Pax[1, 1] * r1
+    s2 = o[2] + Pax[2, 0] * r0 + Pax[2, 1] * r1
     jq0, jq1 = 0.0, 0.0
     for k in range(nq):
         jq0 += J[0, k] * qd[k]
         jq1 += J[1, k] * qd[k]
-    vrel = Pax[:, 0] * jq0 + Pax[:, 1] * jq1
-    ws = np.array([w[1] * s[2] - w[2] * s[1], w[2] * s[0] - w[0] * s[2],
-                   w[0] * s[1] - w[1] * s[0]])
-    wv = np.array([w[1] * vrel[2] - w[2] * vrel[1], w[2] * vrel[0] - w[0] * vrel[2],
-                   w[0] * vrel[1] - w[1] * vrel[0]])
-    c = np.array([w[1] * ws[2] - w[2] * ws[1], w[2] * ws[0] - w[0] * ws[2],
-                  w[0] * ws[1] - w[1] * ws[0]]) + 2.0 * wv
-    acc = c + Pax[:, 0] * a0 + Pax[:, 1] * a1
+    v0 = Pax[0, 0] * jq0 + Pax[0, 1] * jq1
+    v1 = Pax[1, 0] * jq0 + Pax[1, 1] * jq1
+    v2 = Pax[2, 0] * jq0 + Pax[2, 1] * jq1
+    w0, w1, w2 = w[0], w[1], w[2]
+    ws0, ws1, ws2 = w1 * s2 - w2 * s1, w2 * s0 - w0 * s2, w0 * s1 - w1 * s0
+    c0 = w1 * ws2 - w2 * ws1 + 2.0 * (w1 * v2 - w2 * v1)
+    c1 = w2 * ws0 - w0 * ws2 + 2.0 * (w2 * v0 - w0 * v2)
+    c2 = w0 * ws1 - w1 * ws0 + 2.0 * (w0 * v1 - w1 * v0)
+    acc0 = c0 + Pax[0, 0] * a0 + Pax[0, 1] * a1
+    acc1 = c1 + Pax[1, 0] * a0 + Pax[1, 1] * a1
+    acc2 = c2 + Pax[2, 0] * a0 + Pax[2, 1] * a1
     acc_s[0] += m
-    ss = s[0] * s[0] + s[1] * s[1] + s[2] * s[2]
-    for a in range(3):
-        ms[a] += m * s[a]
-        macc[a] += m * acc[a]
-        Iww[a, a] += m * ss
-        for b in range(3):
-            Iww[a, b] -= m * s[a] * s[b]
-    d = g_b - acc
-    fW[0] += m * (s[1] * d[2] - s[2] * d[1])
-    fW[1] += m * (s[2] * d[0] - s[0] * d[2])
-    fW[2] += m * (s[0] * d[1] - s[1] * d[0])
+    ss = s0 * s0 + s1 * s1 + s2 * s2
+    ms[0] += m * s0
+    ms[1] += m * s1
+    ms[2] += m * s2
+    macc[0] += m * acc0
+    macc[1] += m * acc1
+    macc[2] += m * acc2
+    Iww[0, 0] += m * (ss - s0 * s0)
+    Iww[1, 1] += m * (ss - s1 * s1)
+    Iww[2, 2] += m * (ss - s2 * s2)
+    Iww[0, 1] -= m * s0 * s1
+    Iww[1, 0] -= m * s0 * s1
+    Iww[0, 2] -= m * s0 * s2
+    Iww[2, 0] -= m * s0 * s2
+    Iww[1, 2] -= m * s1 * s2
+    Iww[2, 1] -= m * s1 * s2
+    d0, d1, d2 = g_b[0] - acc0, g_b[1] - acc1, g_b[2] - acc2
+    fW[0] += m * (s1 * d2 - s2 * d1)
+    fW[1] += m * (s2 * d0 - s0 * d2)
+    fW[2] += m * (s0 * d1 - s1 * d0)
     for k in range(nq):
         j0, j1 = J[0, k], J[1, k]
         if j0 == 0.0 and j1 == 0.0:
@@ -89,10 +104,10 @@ def _add_point(m, r0, r1, J, a0, a1, qd, w, o, Pax, acc_s, ms, SVq, Iww, Mwq, ma
         SVq[0, k] += m * p0
         SVq[1, k] += m * p1
         SVq[2, k] += m * p2
-        Mwq[0, k] += m * (s[1] * p2 - s[2] * p1)
-        Mwq[1, k] += m * (s[2] * p0 - s[0] * p2)
-        Mwq[2, k] += m * (s[0] * p1 - s[1] * p0)
-        fq[k] -= m * (p0 * c[0] + p1 * c[1] + p2 * c[2])
+        Mwq[0, k] += m * (s1 * p2 - s2 * p1)
+        Mwq[1, k] += m * (s2 * p0 - s0 * p2)
+        Mwq[2, k] += m * (s0 * p1 - s1 * p0)
+        fq[k] -= m * (p0 * c0 + p1 * c1 + p2 * c2)
 
 
 @_jit
@@ -417,6 +432,13 @@ def tip_kinematics(model, q, qd):
     return station(model, q, qd, last, model.bases[last].length, (N, dN))
 
 
+def cross3(a, b):
+    """a x b of two 3-vectors, as np.cross computes it (which costs ten times more on
+    single vectors)."""
+    return np.array([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                     a[0] * b[1] - a[1] * b[0]])
+
+
 def _floats(*arrays):
     return [np.ascontiguousarray(a, dtype=float) for a in arrays]
 
@@ -503,5 +525,5 @@ def moving_terms(model, q, qd, body_rot, body_omega_local, plane_origin_local,
                                   plane_origin_local, plane_axes_local, gravity_world, Q)
 
 
-__all__ = ["Points", "add_weld_matrices", "tip_kinematics", "attachment_g", "attachment_jacobians", "attachment_terms", "moving_terms", "pack_points",
+__all__ = ["Points", "add_weld_matrices", "cross3", "tip_kinematics", "attachment_g", "attachment_jacobians", "attachment_terms", "moving_terms", "pack_points",
            "spatial_terms", "station", "station_motion"]
