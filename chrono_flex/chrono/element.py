@@ -432,10 +432,10 @@ class FlexibleLink(Welds, LoadEvaluation, CallbackState):
         contact) is welded with :meth:`attach` instead. :func:`step` calls this after every step.
         """
         chrono = self._chrono
-        pos, R = self._tip_pose()
+        pos, R, vel = self._tip_motion()
         self.tip_body.SetPos(chrono.ChVector3d(*pos))
         self.tip_body.SetRot(chrono.ChQuaterniond(*matrix_to_quat(R)))
-        self.tip_body.SetPosDt(chrono.ChVector3d(*self.tip_velocity()))
+        self.tip_body.SetPosDt(chrono.ChVector3d(*vel))
         t = self.system.GetChTime()
         for att in self.attachments:
             att.after_step(t)
@@ -487,7 +487,9 @@ class FlexibleLink(Welds, LoadEvaluation, CallbackState):
 
     def placement(self):
         """(body position, rotation, plane origin, plane axes) of the plane now."""
-        body = self._body_state()
+        return self._placement_of(self._body_state())
+
+    def _placement_of(self, body):
         if body is None:
             return np.zeros(3), np.eye(3), self._ground_o, self._ground_P
         return body[0], body[1], self._o, self._P
@@ -511,12 +513,22 @@ class FlexibleLink(Welds, LoadEvaluation, CallbackState):
         pos, R = self._tip_pose()
         return chrono.ChFramed(chrono.ChVector3d(*pos), chrono.ChQuaterniond(*matrix_to_quat(R)))
 
+    def _tip_motion(self):
+        """(position, rotation, velocity) of the tip in the world now, from one reading of
+        the state (for :meth:`sync`)."""
+        q, qd = self.q(), self.qd()
+        r, J, phi, _ = floating_kernels.tip_kinematics(self.model, q, qd)
+        body = self._body_state()
+        pos, R = floating.plane_pose(r, phi, *self._placement_of(body))
+        return pos, R, self._tip_velocity(r, J @ qd, body)
+
     def tip_velocity(self):
         """World velocity of the tip (3,), m/s."""
         q, qd = self.q(), self.qd()
         r, J, _, _ = floating_kernels.tip_kinematics(self.model, q, qd)
-        p_dot_plane = J @ qd
-        body = self._body_state()
+        return self._tip_velocity(r, J @ qd, self._body_state())
+
+    def _tip_velocity(self, r, p_dot_plane, body):
         P = self._P if body is not None else self._ground_P
         if body is None:
             return P @ p_dot_plane

@@ -154,6 +154,10 @@ class SpatialFlexibleLink(FlexibleLink):
         body = self.model.links[-1]
         return sfl.world_tip_frames(self.model, self.q(), self._base())[body]
 
+    def _tip_motion(self):
+        pos, R = self._tip_pose()
+        return pos, R, self.tip_velocity()
+
     def tip_frames(self):
         """(position (3,), rotation (3, 3)) in the world of every body's attachment frame
         (a link's deformed tip, a rigid body's own frame)."""
