@@ -56,6 +56,7 @@ class _ContactLink:
     def __init__(self, system, arm, formulation, material, radius, stations, **kw):
         self.formulation = _formulation(formulation)
         self.system = system
+        self._origin = np.asarray(arm.plane.origin, dtype=float)[:2]
         if self.formulation == "beam":
             self.link = flexible_link(system, arm, "beam", consistent_mass=True,
                                       rayleigh_alpha=0.0, rayleigh_beta=0.0, **kw)
@@ -82,8 +83,8 @@ class _ContactLink:
 
     def centreline(self, n_samples=21):
         """World (x, y) of the deformed centre line, (n_samples, 2)."""
-        if self.formulation == "beam":
-            return self.link.centrelines(n_samples)[0][-1]
+        if self.formulation == "beam":      # the beams' are in the plane, from its origin
+            return self.link.centrelines(n_samples)[0][-1] + self._origin
         return self.link.centerlines(n_samples)[-1][:, :2]
 
 
@@ -222,24 +223,30 @@ def largest_rise(energy):
 class TablePush:
     """A flexible link lowered onto a table that then pushes a box along it.
 
-    A carriage slides along world X at height ``pivot_height`` above the table top
-    (y = 0); the link (``length``, ``EI``, ``rho_A``, ``n_elements``, gravity -Y) hangs
-    from it on a revolute joint, both joints prescribed (Chrono motors): from
-    ``angle0`` (rad from +X; -pi/2 hangs straight down) the link is lowered along a
-    quintic smooth step to ``angle1`` by ``t_lower``, where the rigid link's tip would be
-    ``press`` below the table top (the link's compliance takes it: the tip presses on
-    the table), then the carriage moves by ``travel`` over ``t_lower`` .. ``t_push``
-    and the link pushes a box (``box_size``, ``box_mass``) that stands on the table
-    ahead of it. NSC contact with friction ``friction`` (table, link, box), linearised
-    implicit Euler with ADMM, spheres of ``radius`` at the link's nodes (the element:
-    at the same stations).
+    A carriage (a body of ``carriage_mass``) slides along world X at height
+    ``pivot_height`` above the table top (y = 0), driven by a
+    ``ChLinkMotorLinearPosition``; the link (``length``, ``EI``, ``rho_A``,
+    ``n_elements``, gravity -Y) hangs from it on a revolute joint, prescribed too (the
+    element's shaft motor; the beams' ``ChLinkMotorRotationAngle``). From ``angle0``
+    (rad from +X) the link is lowered along a quintic smooth step to ``angle1`` by
+    ``t_lower``, where the rigid link's tip sphere would be ``press`` below the table top
+    (the link's compliance takes it: the tip presses on the table); then the carriage
+    moves by ``travel`` over [``t_lower``, ``t_push``] and the link pushes a box
+    (``box_size``, ``box_mass``) that stands on the table ``gap`` from the tip in the
+    direction of travel. With ``travel`` < 0 (the default) the carriage draws the link
+    back towards it and the tip sweeps a low box that stands under the link like a
+    broom; with ``travel`` > 0 the box must stand beyond where the tip starts (it is
+    lowered along an arc that ends nearer the carriage). NSC
+    contact with friction ``friction`` everywhere, linearised implicit Euler with ADMM;
+    spheres of ``radius`` at the link's nodes (the element: at the same stations).
     """
 
     def __init__(self, formulation="element", length=0.5, EI=5.0, rho_A=0.5,
-                 n_elements=4, radius=0.01, pivot_height=0.45, press=0.005, angle1=None,
-                 travel=0.25, t_lower=0.4, t_push=1.2, box_size=(0.08, 0.08, 0.08),
-                 box_mass=0.2, friction=0.3, gap=0.03):
+                 n_elements=4, radius=0.01, pivot_height=0.4, press=0.005, travel=-0.25,
+                 t_lower=0.4, t_push=1.2, box_size=(0.04, 0.025, 0.04), box_mass=0.1,
+                 friction=0.3, gap=0.015, carriage_mass=1.0):
         import chrono_flex as cf
+        from .directors import PositionFunction
 
         chrono, system, mat = contact_system("nsc", (0.0, -9.81, 0.0))
         mat.SetFriction(float(friction))
@@ -247,52 +254,79 @@ class TablePush:
         self.L, self.H = float(length), float(pivot_height)
         self.t_lower, self.t_push, self.travel = float(t_lower), float(t_push), float(travel)
         self.radius = float(radius)
-        if self.H >= self.L + self.radius:
+        reach = self.H - self.radius + float(press)
+        if not 0 < reach < self.L:
             raise ParameterError("pivot_height", pivot_height,
-                                 f"must be below the link's reach {self.L + radius:g} m")
-        # the rigid link's tip sphere `press` below the table top: L sin(-a) = H - r + press
-        self.angle0 = -0.5 * np.pi + 0.9 * np.arccos((self.H - radius) / self.L)
-        self.angle1 = (float(angle1) if angle1 is not None
-                       else -float(np.arcsin((self.H - radius + press) / self.L)))
+                                 f"must leave the link's tip able to reach the table "
+                                 f"(0 < H - radius + press < L = {self.L:g} m)")
+        # the rigid link's tip sphere `press` below the table top: L sin(-a1) = reach;
+        # it starts 0.3 rad higher
+        self.angle1 = -float(np.arcsin(reach / self.L))
+        self.angle0 = self.angle1 + 0.3
+        # the carriage, on a prescribed slide along world X (the frame's Z)
+        self.carriage = chrono.ChBody()
+        self.carriage.SetMass(float(carriage_mass))
+        self.carriage.SetInertiaXX(chrono.ChVector3d(1e-3, 1e-3, 1e-3))
+        self.carriage.SetPos(chrono.ChVector3d(0.0, self.H, 0.0))
+        self.carriage.EnableCollision(False)
+        system.Add(self.carriage)
+        ground = chrono.ChBody()
+        ground.SetFixed(True)
+        ground.EnableCollision(False)
+        system.Add(ground)
+        self.slide = chrono.ChLinkMotorLinearPosition()
+        self.slide.Initialize(self.carriage, ground,
+                              chrono.ChFramed(chrono.ChVector3d(0.0, self.H, 0.0),
+                                              chrono.QuatFromAngleY(np.pi / 2)))
+        self._slide_fn = PositionFunction.make(chrono, self.carriage_motion, 0)
+        self.slide.SetMotionFunction(self._slide_fn)
+        system.Add(self.slide)
+        self._keep = [ground]
         arm = cf.PlanarArm([cf.Link(length=length, n_elements=n_elements, EI=EI,
                                     rho_A=rho_A)],
-                           joints=[cf.PrismaticJoint(axis_angle=0.0, link_angle=0.0),
-                                   cf.RevoluteJoint()],
                            plane=cf.Plane(origin=(0.0, self.H, 0.0)), gravity=9.81)
         stations = np.linspace(0.0, self.L, n_elements + 1)
-        self.link = _ContactLink(system, arm, formulation, mat, radius, stations,
-                                 joint_motion=self.joint_motion)
+        kw = dict(parent_body=self.carriage, joint_motion=self.joint_motion)
+        if _formulation(formulation) == "element":
+            kw["joint_frame"] = ((0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0))
+        self.link = _ContactLink(system, arm, formulation, mat, radius, stations, **kw)
         self.formulation = self.link.formulation
         self.table_size = (2.0, 0.1, 0.4)
         env, margin = 0.5 * radius, 0.2 * radius
         self.table = _box(chrono, system, mat, (0.5, -0.05, 0.0), self.table_size, env,
                           margin)
-        # the box stands on the table `gap` ahead of the lowered link's tip
         x_tip = self.L * np.cos(self.angle1)
         self.box_size = tuple(float(v) for v in box_size)
         self.box_mass = float(box_mass)
-        x_box = x_tip + radius + gap + 0.5 * self.box_size[0]
+        side = 1.0 if self.travel >= 0 else -1.0
+        x_box = x_tip + side * (radius + float(gap) + 0.5 * self.box_size[0])
         self.box = _box(chrono, system, mat, (x_box, 0.5 * self.box_size[1], 0.0),
                         self.box_size, env, margin, fixed=False, mass=box_mass)
         self.x_box0 = float(x_box)
+        if self.formulation == "beam":
+            self.link.link.initialize_accelerations()
 
     def joint_motion(self, t):
-        """(d, theta), their rates and accelerations: the link lowered from angle0 to
-        angle1 over [0, t_lower], then the carriage driven by ``travel`` over
-        [t_lower, t_push], both along quintic smooth steps."""
+        """The revolute joint's angle, rate and acceleration (each (1,)): lowered from
+        angle0 to angle1 over [0, t_lower] along a quintic smooth step."""
         a, ad, add = _smooth(t, 0.0, self.t_lower)
-        d, dd, ddd = _smooth(t, self.t_lower, self.t_push)
         dth = self.angle1 - self.angle0
-        return (np.array([self.travel * d, self.angle0 + dth * a]),
-                np.array([self.travel * dd, dth * ad]),
-                np.array([self.travel * ddd, dth * add]))
+        return (np.array([self.angle0 + dth * a]), np.array([dth * ad]),
+                np.array([dth * add]))
+
+    def carriage_motion(self, t):
+        """The carriage's X, rate and acceleration (each (1,)): ``travel`` over
+        [t_lower, t_push] along a quintic smooth step."""
+        d, dd, ddd = _smooth(t, self.t_lower, self.t_push)
+        return (np.array([self.travel * d]), np.array([self.travel * dd]),
+                np.array([self.travel * ddd]))
 
     def run(self, h, t_end, frame_every=None):
         """Step by ``h`` to ``t_end``; returns a dict of arrays over the steps: t (s),
         box (n, 2: its centre, m), forces (n, n_stations, 3: contact force per station,
         N), box_force (n, 3, N: contact force on the box), carriage (n, m), tip (n, 2,
         m); with ``frame_every`` (s) also t_frames, link (nf, 21, 2), box_outline
-        (nf, 5, 2) and the table's outline."""
+        (nf, 5, 2), carriage_xy (nf, 2) and the table's outline."""
         every = None if frame_every is None else max(1, int(round(frame_every / h)))
         cc = self.system.GetContactContainer()
         rows, F, frames = [], [], []
@@ -301,12 +335,15 @@ class TablePush:
             for k in range(n + 1):
                 if k:
                     step(self.system, h)
+                    if self._slide_fn.error is not None:
+                        exc, t = self._slide_fn.error
+                        raise exc
                 t = self.system.GetChTime()
                 p = self.box.GetPos()
                 tip = self.link.points()[-1]
                 rows.append([t, p.x, p.y, *np.asarray(
                     cc.GetContactableForce(self.box).to_numpy(), dtype=float),
-                    self.joint_motion(t)[0][0], tip[0], tip[1]])
+                    self.carriage.GetPos().x, tip[0], tip[1]])
                 F.append(self.link.contact.forces())
                 if every is not None and k % every == 0:
                     frames.append((t, self.link.centreline(),
@@ -314,7 +351,11 @@ class TablePush:
         r = np.array(rows)
         out = dict(t=r[:, 0], box=r[:, 1:3], box_force=r[:, 3:6], carriage=r[:, 6],
                    tip=r[:, 7:9], forces=np.array(F), stations=self.link.contact.stations,
-                   x_box0=self.x_box0, formulation=self.formulation, h=float(h))
+                   x_box0=self.x_box0, formulation=self.formulation, h=float(h),
+                   travel=self.travel, t_lower=self.t_lower, t_push=self.t_push,
+                   box_mass=self.box_mass,
+                   carriage_acceleration=np.array([self.carriage_motion(t)[2][0]
+                                                   for t in r[:, 0]]))
         if frames:
             x0, (sx, sy, _) = 0.5, self.table_size
             out.update(t_frames=np.array([f[0] for f in frames]),

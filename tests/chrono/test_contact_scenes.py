@@ -60,3 +60,35 @@ def test_post_strike_example_gives_the_same_strike_in_both_formulations():
         # energy never rises through a contact (implicit Euler only takes energy
         # without contact: the case scene.contact-post-energy measures it)
         assert np.all(energy_through_contacts(r["energy"], r["in_contact"]) < 0)
+
+
+@pytest.mark.pychrono
+def test_table_push_example_lands_the_link_and_sweeps_the_box_along():
+    ex = load("chrono_table_push")
+    # a short version: two elements, 4 ms, a 6 cm sweep over 0.4 s (its largest
+    # deceleration 5.77 * 0.06 / 0.4^2 = 2.2 m/s^2 stays below the box's on the table,
+    # mu g = 2.9 m/s^2: the box stays in touch to the end)
+    travel, t_lower, t_push = -0.06, 0.3, 0.7
+    res = ex.run(t_end=0.75, step=4e-3, formulations=("element",), n_elements=2,
+                 travel=travel, t_lower=t_lower, t_push=t_push)
+    r = res["element"]
+    t, tip, box, Fs = r["t"], r["tip"], r["box"], r["forces"]
+    # the tip lands and presses on the table before the carriage moves: the table
+    # pushes up on the tip station (it rings after landing, so on average) and on none
+    # of the others (they are above it)
+    before = (t > t_lower - 0.05) & (t <= t_lower)
+    assert np.mean(Fs[before, -1, 1]) > 0.5 and np.all(Fs[before, :-1] == 0.0)
+    # ... its sphere on the table top (y = radius): never into it by more than the
+    # weld's and ADMM's micrometres (1e-5 m), and off it by less than the ringing after
+    # the landing (up to 0.2 mm seen at 4 ms; 0.5 mm)
+    y = tip[before, 1] - 0.01
+    assert np.all(y > -1e-5) and np.all(y < 5e-4)
+    # the box stays on the table (its centre at half its height, 12.5 mm, within 1 mm
+    # of rocking) and ends in touch with the tip: a sphere radius and half the box,
+    # 30 mm, apart (1 mm: the contact's envelope and the sphere's bite on the corner)
+    assert np.all(np.abs(box[:, 1] - 0.0125) < 1e-3)
+    assert abs((tip[-1, 0] - box[-1, 0]) - 0.03) < 1e-3
+    # it moved with the carriage: the travel less the gap the tip closed first
+    gap = (tip[before, 0][-1] - box[0, 0]) - 0.03
+    assert box[-1, 0] - box[0, 0] == pytest.approx(travel + gap, abs=1e-3)
+    assert gap > 0.01
