@@ -167,12 +167,16 @@ STATION_FAMILY = 3
 
 
 def element_contact(owner, material, thickness, stations=None, link=-1,
-                    stiffness_ratio=None, shape="box", family=STATION_FAMILY):
+                    stiffness_ratio=None, shape="box", family=STATION_FAMILY,
+                    station_mass=None):
     """Station bodies welded to a planar or spatial element, each with a box of the
     section's ``thickness`` along its tangent over its span (:func:`station_spans`: at
     most one element);
     returns a :class:`LinkContact` (docs/chrono.md §13). ``shape`` "sphere": a sphere of
-    diameter ``thickness`` at each station instead (the beams' node cloud's shape)."""
+    diameter ``thickness`` at each station instead (the beams' node cloud's shape).
+    ``station_mass``: each station body's mass, kg (default
+    :data:`STATION_MASS_FRACTION` of the link's mass per station; SMC contact wants
+    more, docs/chrono.md §13: Chrono's Hooke damping is proportional to it)."""
     chrono = require_pychrono()
     system = owner.system
     check_system(system, "link")
@@ -197,7 +201,12 @@ def element_contact(owner, material, thickness, stations=None, link=-1,
         raise ParameterError("stations", stations.tolist(),
                              f"must be increasing arc lengths in [0, {L:g}] m")
     spans = station_spans(stations, L, 0.5 * le)
-    mass = STATION_MASS_FRACTION * _link_mass(lk) / len(stations)
+    if station_mass is None:
+        mass = STATION_MASS_FRACTION * _link_mass(lk) / len(stations)
+    else:
+        mass = float(station_mass)
+        if not np.isfinite(mass) or mass <= 0:
+            raise ParameterError("station_mass", station_mass, "must be a mass > 0 kg")
     bodies, welds, kw = [], [], {}
     if stiffness_ratio is not None:
         kw["stiffness_ratio"] = stiffness_ratio
