@@ -2,6 +2,7 @@
 station bodies), docs/chrono.md §13."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -185,3 +186,22 @@ def test_a_post_strike_restitution_outside_zero_to_one_is_named():
 
     with pytest.raises(ParameterError, match="`restitution`"):
         PostStrike("element", restitution=1.5)
+
+
+def test_smc_stations_are_heavier_and_an_undamped_step_is_warned_about():
+    import pychrono.core as chrono
+    from chrono_flex.chrono.contact import SMC_STATION_MASS_FRACTION
+
+    _, system, mat = scenes.contact_system("smc", (0.0, 0.0, 0.0))   # HHT, alpha = 0
+    link = scenes.clamped_link(system, _arm(), "element")
+    with pytest.warns(UserWarning, match="HHT alpha = 0"):
+        ct = link.enable_contact(mat, 0.02, stations=[0.5, 1.0])
+    # 1e-3 of the link's 1 kg over two stations (Chrono stores masses in double)
+    assert [b.GetMass() for b in ct.bodies] == pytest.approx(
+        [SMC_STATION_MASS_FRACTION * 1.0 / 2] * 2, rel=1e-15)
+    _, system, mat = scenes.contact_system("smc", (0.0, 0.0, 0.0), smc_alpha=-0.3)
+    link = scenes.clamped_link(system, _arm(), "element")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        link.enable_contact(mat, 0.02, station_mass=2e-3)
+    assert isinstance(system, chrono.ChSystemSMC)

@@ -45,12 +45,12 @@ SMC_TIMESTEPPER = "hht"
 #: cannot follow (omega h >> 1), which HHT with alpha = 0 (the trapezoidal rule) keeps
 #: ringing whatever its physical damping, and HHT with alpha = -0.3 damps by its
 #: spectral radius at infinity (1 + alpha) / (1 - alpha) = 0.54 per step. The station
-#: mass sets the contact's Hooke damping (G_CONTACT times the effective mass): 1e-3 of
-#: the link's mass gives 0.2 N s/m, which settles the touch, with the station mode at
-#: sqrt(1.5e8 / 1e-3) = 3.9e5 rad/s still far above the contact's (283 rad/s). Its
-#: weight m_s g rests on the support directly (a point load over it).
+#: mass sets the contact's Hooke damping (G_CONTACT times the effective mass): the SMC
+#: default, 1e-3 of the link's mass (chrono.contact.SMC_STATION_MASS_FRACTION), gives
+#: 0.2 N s/m, which settles the touch, with the station mode at sqrt(1.5e8 / 1e-3) =
+#: 3.9e5 rad/s still far above the contact's (283 rad/s). Its weight m_s g rests on
+#: the support directly (a point load over it).
 SMC_ELEMENT_ALPHA = -0.3
-SMC_STATION_MASS = 1e-3 * RHO_A * L
 
 
 def _system(method, smc_alpha=0.0):
@@ -89,9 +89,7 @@ def propped_by_contact(formulation, method):
         tip = lambda: link.links[0].nodes[-1].GetPos().y     # noqa: E731
     else:
         link = scenes.clamped_link(system, arm, "element")
-        contact = link.enable_contact(mat, 2 * RADIUS, stations=[L], shape="sphere",
-                                      station_mass=SMC_STATION_MASS if smc_element
-                                      else None)
+        contact = link.enable_contact(mat, 2 * RADIUS, stations=[L], shape="sphere")
         # the station body at the tip (it carries the sphere; the link's tip sits a
         # weld gap R/k_p ~ 2e-8 m from it)
         tip = lambda: contact.bodies[0].GetPos().y            # noqa: E731
