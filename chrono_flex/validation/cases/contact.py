@@ -17,7 +17,7 @@ import functools
 
 import numpy as np
 
-from ..core import Outcome, case, labels
+from ..core import Outcome, case, labels, tidy
 
 L, EI, RHO_A, N_EL, G = 1.0, 20.0, 1.0, 4, 9.81
 #: sphere radius / half thickness of the contact shapes, m
@@ -216,18 +216,14 @@ def strike_comparison():
 
 def _strike_plot(runs):
     def plot(fig):
-        ax = fig.add_subplot(211)
+        top, bottom = fig.add_subplot(211), fig.add_subplot(212)
         for (name, r), style in zip(runs.items(), ("-", "--")):
-            ax.plot(r["t"], -r["force"][:, 1], style, label=f"{name}: contact force")
-        ax.set_ylabel("contact force (N)")
-        ax.set_title("Flexible link swinging into a post (NSC, e = 0.5)")
-        ax.legend()
-        ax = fig.add_subplot(212)
-        for (name, r), style in zip(runs.items(), ("-", "--")):
-            ax.plot(r["t"], r["energy"], style, label=f"{name}: energy")
-        ax.set_xlabel("t (s)")
-        ax.set_ylabel("mechanical energy (J)")
-        ax.legend()
+            top.plot(r["t"], -r["force"][:, 1], style, label=f"{name}: contact force")
+            bottom.plot(r["t"], r["energy"], style, label=f"{name}: energy")
+        labels(top, "t (s)", "contact force (N)",
+               "Flexible link swinging into a post (NSC, e = 0.5)")
+        labels(bottom, "t (s)", "mechanical energy (J)")
+        tidy((top, bottom))
     return plot
 
 
