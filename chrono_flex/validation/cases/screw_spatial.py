@@ -159,9 +159,11 @@ def screw_spatial_tree(ctx):
             ax.set_ylabel(f"{names[j]} (N m)", fontsize=7)
             ax.grid(alpha=0.3)
             if j == 0:
-                ax.legend(fontsize=6, ncol=3)
                 ax.set_title("four-joint spatial robot on a tree: joint torques", fontsize=8)
+                fig.legend(*ax.get_legend_handles_labels(), fontsize=6, ncol=3,
+                           loc="lower center")
         ax.set_xlabel("t (s)")
+        fig.subplots_adjust(bottom=0.16, hspace=0.35)
 
     return Outcome(float(r["ratio"].max()), plot=plot, details=details,
                    data=dict(ratio=r["ratio"].tolist(), bound=o["bound"], step3=e3))
