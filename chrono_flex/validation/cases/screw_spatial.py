@@ -149,6 +149,8 @@ def screw_spatial_tree(ctx):
         names = ("yaw", "shoulder", "elbow", "wrist")
         for j in range(4):
             ax = fig.add_subplot(4, 1, j + 1)
+            if j < 3:
+                ax.tick_params(labelbottom=False)
             ax.plot(t, ex[:, j], color="k", lw=2.2, alpha=0.45,
                     label="exact mixed problem (FEM/Lagrange)")
             ax.plot(t, wk.joint_torque[:, j], color="C0", lw=1.0,
@@ -158,12 +160,12 @@ def screw_spatial_tree(ctx):
             ax.axvline(TREE_T, color="0.5", lw=0.8, ls="-.")
             ax.set_ylabel(f"{names[j]} (N m)", fontsize=7)
             ax.grid(alpha=0.3)
-            if j == 0:
+            if j == 0:          # room for the legend below the yaw torque
                 ax.set_title("four-joint spatial robot on a tree: joint torques", fontsize=8)
-                fig.legend(*ax.get_legend_handles_labels(), fontsize=6, ncol=3,
-                           loc="lower center")
+                lo, hi = ax.get_ylim()
+                ax.set_ylim(lo - 0.6 * (hi - lo), hi)
+                ax.legend(fontsize=6, loc="lower left", ncol=3)
         ax.set_xlabel("t (s)")
-        fig.subplots_adjust(bottom=0.16, hspace=0.35)
 
     return Outcome(float(r["ratio"].max()), plot=plot, details=details,
                    data=dict(ratio=r["ratio"].tolist(), bound=o["bound"], step3=e3))
