@@ -86,7 +86,8 @@ def main(argv=None):
         o = r["order"]
         print(f"{name}: peak exact torque per joint (N m):",
               np.array2string(np.max(np.abs(r["exact"].joint_torque), axis=0), precision=3))
-        print("  max |rigid - exact| during the move:", np.array2string(r["err_rigid"], precision=3))
+        print("  max |rigid - exact| during the move:",
+              np.array2string(r["err_rigid"], precision=3))
         print("  max |weak - exact| during the move: ", np.array2string(r["err_weak"], precision=3))
         print(f"  missed share {np.array2string(r['ratio'], precision=3)}; bound "
               f"{o['bound']:.3f} (forearm: softening {o['links'][2]['softening']:.4f}, "

@@ -123,7 +123,8 @@ class _Body:
         r = (L, v_L, w_L), omega_rel = T theta_dot (T of
         :func:`chrono_flex.spatial.kinematics.tip_rotation`), its rate T theta_ddot +
         a_dot b_dot e_z x t2 + c_dot (a_dot e_z + b_dot t2) x t3, and
-        U = [A^T omega_rel; A^T r_dot], U_dot = [A^T omega_rel_dot; A^T r_ddot - (A^T omega_rel) x (A^T r_dot)]."""
+        U = [A^T omega_rel; A^T r_dot],
+        U_dot = [A^T omega_rel_dot; A^T r_ddot - (A^T omega_rel) x (A^T r_dot)]."""
         if not self.link:
             return np.eye(6), np.zeros(6), np.zeros(6)
         if e is None:
@@ -354,8 +355,9 @@ def weak_coupling(arm, joint_motion, t_end, dt_out=None, t0=0.0, rtol=1e-8, atol
     joint_motion: callable(t) -> (theta, theta_dot, theta_ddot), each (n_joints,), as for
     ``SpatialArm.simulate(joint_motion=...)``. Step 2 integrates every flexible link's
     clamped-free equation, with the composite rigid inertia of its outboard bodies (joints
-    locked at their current values) on its tip, from rest (Radau, rtol, atol).
-    Returns :class:`TreeWeakCouplingResult`.
+    locked at their current values) on its tip, from rest (Radau, rtol, atol). Like the
+    centrifugal softening, an arm's geometric stiffening (``geometric_stiffening=True``)
+    is not in step 2. Returns :class:`TreeWeakCouplingResult`.
     """
     if not callable(joint_motion):
         raise ParameterError("joint_motion", joint_motion, "must be callable")
