@@ -364,7 +364,7 @@ class Welds:
         return att
 
     def enable_contact(self, material, thickness, stations=None, link=-1,
-                       stiffness_ratio=None, shape="box"):
+                       stiffness_ratio=None, shape="box", station_mass=None):
         """Contact along link ``link``: one light body per station (arc lengths
         ``stations``, default the element nodes), welded by :meth:`attach`, carrying a
         box of the section's ``thickness`` (height and width, at most one element) along
@@ -373,12 +373,13 @@ class Welds:
         needs a collision system). The stations' bodies do not collide with one another
         (collision family :data:`~chrono_flex.chrono.contact.STATION_FAMILY`). Returns a
         :class:`~chrono_flex.chrono.contact.LinkContact` (contact force per station).
-        ``shape="sphere"``: a sphere of diameter ``thickness`` per station instead.
+        ``shape="sphere"``: a sphere of diameter ``thickness`` per station instead;
+        ``station_mass``: each station body's mass (kg; for SMC contact).
         What the contact sees and leaves out: docs/chrono.md §13."""
         from .contact import element_contact
 
         return element_contact(self, material, thickness, stations, link, stiffness_ratio,
-                               shape)
+                               shape, station_mass=station_mass)
 
     def detach(self, att):
         """Take ``att`` out of the load (:meth:`Attachment.release`): the body leaves the
