@@ -323,6 +323,9 @@ def bench_spatial_engine(t_end=0.5, step=1e-3, n_elements=4, repeat=3):
                          newton=(res["planar"].info.get("newton"),
                                  res["spatial"].info.get("newton")),
                          difference=float(np.abs(qs - qp).max() / np.abs(qp).max())))
+    return rows
+
+
 def bench_spatial_hub(n_elements=4, t_sim=0.05, step=1e-3, jacobian="auto"):
     """Wall time per simulated second of the free hub with two links
     (:func:`chrono_flex.scenarios.spatial.hub_two_links`, a torque pulse on the hub) as
