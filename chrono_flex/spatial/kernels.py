@@ -217,11 +217,12 @@ def _child_frame(P, b, q, qd, p, Jp, ap, R, Jw, aw, w):
 @_jit
 def _tip_frame(P, b, q, qd, p, Jp, ap, R, Jw, aw, w):
     """Link b's root frame made its deformed tip frame in place
-    (:func:`chrono_flex.spatial.kinematics.station_frame` at x = L)."""
+    (:func:`chrono_flex.spatial.kinematics.station_frame` at x = L), in scalars (no
+    temporaries): s = R [L, v, w], s_d = R [0, v_d, w_d], the tip rotation R T(theta)
+    (T's columns: the rates' axes) and R Rz Ry Rx."""
     e0, lo = P.e0[b], P.tlo[b]
     vL = wL = vd = wd = 0.0
-    th = np.zeros(3)
-    thd = np.zeros(3)
+    th0 = th1 = th2 = thd0 = thd1 = thd2 = 0.0
     for k in range(WIDTH):
         i = e0 + lo + k
         if i >= e0 + P.ne[b]:
@@ -230,39 +231,69 @@ def _tip_frame(P, b, q, qd, p, Jp, ap, R, Jw, aw, w):
         wL += P.tNw[b, k] * q[i]
         vd += P.tNv[b, k] * qd[i]
         wd += P.tNw[b, k] * qd[i]
-        th[0] += P.tdNv[b, k] * q[i]
-        th[1] -= P.tdNw[b, k] * q[i]
-        th[2] += P.tNphi[b, k] * q[i]
-        thd[0] += P.tdNv[b, k] * qd[i]
-        thd[1] -= P.tdNw[b, k] * qd[i]
-        thd[2] += P.tNphi[b, k] * qd[i]
-    Rs = _mv(R, np.array((P.length[b], vL, wL)))
-    Rsd = _mv(R, np.array((0.0, vd, wd)))
-    p += Rs
-    _cross_columns(Jw, Rs, Jp, 1.0)
-    ap += _cross(aw, Rs) + _cross(w, _cross(w, Rs)) + 2.0 * _cross(w, Rsd)
-    ca, sa, cb, sb = np.cos(th[0]), np.sin(th[0]), np.cos(th[1]), np.sin(th[1])
-    cc, sc = np.cos(th[2]), np.sin(th[2])
-    Rz = np.array(((ca, -sa, 0.0), (sa, ca, 0.0), (0.0, 0.0, 1.0)))
-    Ry = np.array(((cb, 0.0, sb), (0.0, 1.0, 0.0), (-sb, 0.0, cb)))
-    Rx = np.array(((1.0, 0.0, 0.0), (0.0, cc, -sc), (0.0, sc, cc)))
-    T = np.array(((0.0, -sa, ca * cb), (0.0, ca, sa * cb), (1.0, 0.0, -sb)))
-    RT = _mm(R, T)
-    for k in range(WIDTH):
-        i = e0 + lo + k
-        if i >= e0 + P.ne[b]:
-            break
-        for r in range(3):
+        th0 += P.tdNv[b, k] * q[i]
+        th1 -= P.tdNw[b, k] * q[i]
+        th2 += P.tNphi[b, k] * q[i]
+        thd0 += P.tdNv[b, k] * qd[i]
+        thd1 -= P.tdNw[b, k] * qd[i]
+        thd2 += P.tNphi[b, k] * qd[i]
+    L = P.length[b]
+    s0 = R[0, 0] * L + R[0, 1] * vL + R[0, 2] * wL
+    s1 = R[1, 0] * L + R[1, 1] * vL + R[1, 2] * wL
+    s2 = R[2, 0] * L + R[2, 1] * vL + R[2, 2] * wL
+    u0 = R[0, 1] * vd + R[0, 2] * wd
+    u1 = R[1, 1] * vd + R[1, 2] * wd
+    u2 = R[2, 1] * vd + R[2, 2] * wd
+    p[0] += s0
+    p[1] += s1
+    p[2] += s2
+    _cross_columns(Jw, (s0, s1, s2), Jp, 1.0)
+    w0, w1, w2 = w[0], w[1], w[2]
+    x0, x1, x2 = w1 * s2 - w2 * s1, w2 * s0 - w0 * s2, w0 * s1 - w1 * s0      # w x s
+    ap[0] += (aw[1] * s2 - aw[2] * s1) + (w1 * x2 - w2 * x1) + 2.0 * (w1 * u2 - w2 * u1)
+    ap[1] += (aw[2] * s0 - aw[0] * s2) + (w2 * x0 - w0 * x2) + 2.0 * (w2 * u0 - w0 * u2)
+    ap[2] += (aw[0] * s1 - aw[1] * s0) + (w0 * x1 - w1 * x0) + 2.0 * (w0 * u1 - w1 * u0)
+    ca, sa, cb, sb = np.cos(th0), np.sin(th0), np.cos(th1), np.sin(th1)
+    cc, sc = np.cos(th2), np.sin(th2)
+    # T = [[0, -sa, ca cb], [0, ca, sa cb], [1, 0, -sb]], RT = R T, wrel = RT thd
+    rate0 = -thd0 * thd1 * ca + thd2 * (thd1 * ca * (-sb) - thd0 * sa * cb)
+    rate1 = -thd0 * thd1 * sa + thd2 * (thd0 * ca * cb - thd1 * sa * sb)
+    rate2 = thd2 * (-thd1 * sa * sa * cb - thd1 * ca * ca * cb)
+    wr0 = wr1 = wr2 = 0.0
+    for r in range(3):
+        rt0 = R[r, 2]
+        rt1 = -sa * R[r, 0] + ca * R[r, 1]
+        rt2 = ca * cb * R[r, 0] + sa * cb * R[r, 1] - sb * R[r, 2]
+        for k in range(WIDTH):
+            i = e0 + lo + k
+            if i >= e0 + P.ne[b]:
+                break
             Jp[r, i] += R[r, 1] * P.tNv[b, k] + R[r, 2] * P.tNw[b, k]
-            Jw[r, i] += (RT[r, 0] * P.tdNv[b, k] - RT[r, 1] * P.tdNw[b, k]
-                         + RT[r, 2] * P.tNphi[b, k])
-    wrel = _mv(RT, thd)
-    ez = np.array((0.0, 0.0, 1.0))
-    t2, t3 = T[:, 1].copy(), T[:, 2].copy()
-    rate = thd[0] * thd[1] * _cross(ez, t2) + thd[2] * _cross(thd[0] * ez + thd[1] * t2, t3)
-    aw += _cross(w, wrel) + _mv(R, rate)
-    w += wrel
-    R[:, :] = _mm(R, _mm(_mm(Rz, Ry), Rx))
+            Jw[r, i] += rt0 * P.tdNv[b, k] - rt1 * P.tdNw[b, k] + rt2 * P.tNphi[b, k]
+        wr = rt0 * thd0 + rt1 * thd1 + rt2 * thd2
+        if r == 0:
+            wr0 = wr
+        elif r == 1:
+            wr1 = wr
+        else:
+            wr2 = wr
+    for r in range(3):
+        aw[r] += R[r, 0] * rate0 + R[r, 1] * rate1 + R[r, 2] * rate2
+    aw[0] += w1 * wr2 - w2 * wr1
+    aw[1] += w2 * wr0 - w0 * wr2
+    aw[2] += w0 * wr1 - w1 * wr0
+    w[0] += wr0
+    w[1] += wr1
+    w[2] += wr2
+    # E = Rz(th0) Ry(th1) Rx(th2); R <- R E row by row
+    e00, e01, e02 = ca * cb, -sa * cc + ca * sb * sc, sa * sc + ca * sb * cc
+    e10, e11, e12 = sa * cb, ca * cc + sa * sb * sc, -ca * sc + sa * sb * cc
+    e20, e21, e22 = -sb, cb * sc, cb * cc
+    for r in range(3):
+        a0, a1, a2 = R[r, 0], R[r, 1], R[r, 2]
+        R[r, 0] = a0 * e00 + a1 * e10 + a2 * e20
+        R[r, 1] = a0 * e01 + a1 * e11 + a2 * e21
+        R[r, 2] = a0 * e02 + a1 * e12 + a2 * e22
 
 
 @_jit
@@ -444,6 +475,21 @@ def _item(P, t, Jp, ap, R, Jw, aw, w, g, M, a_in, Ma, r):
 
 
 @_jit
+def _copy_frame(fp, fap, faw, fw, fJp, fJw, fR, f0, b0, f1, b1):
+    """Frame (f0, b0) of :func:`_tree_pass`'s arrays copied to (f1, b1) by plain loops."""
+    for i in range(3):
+        fp[f1, b1, i] = fp[f0, b0, i]
+        fap[f1, b1, i] = fap[f0, b0, i]
+        faw[f1, b1, i] = faw[f0, b0, i]
+        fw[f1, b1, i] = fw[f0, b0, i]
+        for j in range(3):
+            fR[f1, b1, i, j] = fR[f0, b0, i, j]
+        for k in range(fJp.shape[3]):
+            fJp[f1, b1, i, k] = fJp[f0, b0, i, k]
+            fJw[f1, b1, i, k] = fJw[f0, b0, i, k]
+
+
+@_jit
 def _tree_pass(P, q, qd, g, stiff, full, a_in, terms):
     """(M or an empty matrix, M a_in or zeros, r, positions (2, nb, 3), rotations (2, nb,
     3, 3)) of the tree at (q, q_d): the frames from the base to the leaves (root: 0,
@@ -453,7 +499,8 @@ def _tree_pass(P, q, qd, g, stiff, full, a_in, terms):
     M = np.zeros((nq, nq)) if full else np.zeros((0, 0))
     Ma = np.zeros(nq)
     r = np.zeros(nq)
-    # the root (0) and attachment (1) frame of every body
+    # the root (0) and attachment (1) frame of every body, built in place (views of
+    # these arrays: no per-body temporaries)
     fp, fap = np.zeros((2, nb, 3)), np.zeros((2, nb, 3))
     faw, fw = np.zeros((2, nb, 3)), np.zeros((2, nb, 3))
     fJp, fJw = np.zeros((2, nb, 3, nq)), np.zeros((2, nb, 3, nq))
@@ -461,20 +508,19 @@ def _tree_pass(P, q, qd, g, stiff, full, a_in, terms):
     for b in range(nb):
         pa = P.parent[b]
         if pa < 0:
-            p, ap, aw, w = np.zeros(3), np.zeros(3), np.zeros(3), np.zeros(3)
-            Jp, Jw, R = np.zeros((3, nq)), np.zeros((3, nq)), np.eye(3)
+            for i in range(3):
+                fR[0, b, i, i] = 1.0
         else:
-            p, ap, aw, w = fp[1, pa].copy(), fap[1, pa].copy(), faw[1, pa].copy(), \
-                fw[1, pa].copy()
-            Jp, Jw, R = fJp[1, pa].copy(), fJw[1, pa].copy(), fR[1, pa].copy()
-        _child_frame(P, b, q, qd, p, Jp, ap, R, Jw, aw, w)
-        for f in range(2):
-            if f == 1 and P.is_link[b] == 1:
-                if terms:
-                    _link(P, b, q, qd, g, stiff, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r)
-                _tip_frame(P, b, q, qd, p, Jp, ap, R, Jw, aw, w)
-            fp[f, b], fap[f, b], faw[f, b], fw[f, b] = p, ap, aw, w
-            fJp[f, b], fJw[f, b], fR[f, b] = Jp, Jw, R
+            _copy_frame(fp, fap, faw, fw, fJp, fJw, fR, 1, pa, 0, b)
+        _child_frame(P, b, q, qd, fp[0, b], fJp[0, b], fap[0, b], fR[0, b], fJw[0, b],
+                     faw[0, b], fw[0, b])
+        _copy_frame(fp, fap, faw, fw, fJp, fJw, fR, 0, b, 1, b)
+        if P.is_link[b] == 1:
+            p, ap, aw, w = fp[1, b], fap[1, b], faw[1, b], fw[1, b]
+            Jp, Jw, R = fJp[1, b], fJw[1, b], fR[1, b]
+            if terms:
+                _link(P, b, q, qd, g, stiff, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r)
+            _tip_frame(P, b, q, qd, p, Jp, ap, R, Jw, aw, w)
     for t in range(P.item_body.shape[0] if terms else 0):
         f, b = P.item_tip[t], P.item_body[t]
         _item(P, t, fJp[f, b], fap[f, b], fR[f, b], fJw[f, b], faw[f, b], fw[f, b], g, M,
