@@ -31,7 +31,15 @@ from collections import namedtuple
 import numpy as np
 
 from ..errors import ParameterError
-from ..planar.kernels import _jit, _mv, backend
+from ..planar.kernels import _jit, _mv, backend, numba
+
+def _inline(fn):
+    """:func:`chrono_flex.planar.kernels._jit`, the function inlined where it is called:
+    these take the packed arrays, a tuple of some forty arrays, and a call that passes it
+    costs about a microsecond (its members' reference counts), more than most of them
+    compute."""
+    return fn if numba is None else numba.njit(cache=True, inline="always")(fn)
+
 
 Packed = namedtuple("Packed", "nq parent jkind jidx offset axis mount is_link e0 ne length "
                               "npts px pwA pwIp pw plo pNv pNw pNphi pdNv pdNw m0 m1 mout "
@@ -182,7 +190,7 @@ def _rotation(a, t):
     return R
 
 
-@_jit
+@_inline
 def _child_frame(P, b, q, qd, p, Jp, ap, R, Jw, aw, w):
     """The parent's attachment frame (p, Jp, ap, R, Jw, aw, w; copies) made body b's root
     frame in place (:func:`chrono_flex.spatial.kinematics.child_frame`: the shift by the
@@ -214,7 +222,7 @@ def _child_frame(P, b, q, qd, p, Jp, ap, R, Jw, aw, w):
     R[:, :] = Rn
 
 
-@_jit
+@_inline
 def _tip_frame(P, b, q, qd, p, Jp, ap, R, Jw, aw, w):
     """Link b's root frame made its deformed tip frame in place
     (:func:`chrono_flex.spatial.kinematics.station_frame` at x = L), in scalars (no
@@ -296,7 +304,7 @@ def _tip_frame(P, b, q, qd, p, Jp, ap, R, Jw, aw, w):
         R[r, 2] = a0 * e02 + a1 * e12 + a2 * e22
 
 
-@_jit
+@_inline
 def _link(P, b, q, qd, g, stiff, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r):
     """Link b's terms at its root frame (the module docstring's M_link, r_link), added
     to r and to M (when M is nq x nq) and to Ma = M a_in (when a_in has nq entries)."""
@@ -447,31 +455,67 @@ def _link(P, b, q, qd, g, stiff, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r):
             Ma[e0 + a] += s
 
 
-@_jit
+@_inline
 def _item(P, t, Jp, ap, R, Jw, aw, w, g, M, a_in, Ma, r):
     """A lumped item on its frame (equations.terms): a mass m (M += m Jp^T Jp, r += m
-    Jp^T (ap - g)) or a rotor I = R I_0 R^T (M += Jw^T I Jw, r += Jw^T (I aw + w x I w))."""
+    Jp^T (ap - g)) or a rotor I = R I_0 R^T (M += Jw^T I Jw, r += Jw^T (I aw + w x I w)),
+    over the nonzero columns of its Jacobian J."""
     nq = r.shape[0]
     full = M.shape[0] == nq
     prod = a_in.shape[0] == nq
-    if P.item_rot[t] == 1:
-        I = _mm(_mm(R, P.item_I[t]), R.T.copy())
-        J, acc = Jw, _mv(I, aw) + _cross(w, _mv(I, w))
+    rot = P.item_rot[t] == 1
+    J = Jw if rot else Jp
+    I = np.zeros((3, 3))
+    acc = np.zeros(3)
+    if rot:
+        I0 = P.item_I[t]
+        for i in range(3):
+            for j in range(3):
+                s = 0.0
+                for k in range(3):
+                    for m in range(3):
+                        s += R[i, k] * I0[k, m] * R[j, m]
+                I[i, j] = s
+        for i in range(3):
+            acc[i] = I[i, 0] * aw[0] + I[i, 1] * aw[1] + I[i, 2] * aw[2]
+        Iw0 = I[0, 0] * w[0] + I[0, 1] * w[1] + I[0, 2] * w[2]
+        Iw1 = I[1, 0] * w[0] + I[1, 1] * w[1] + I[1, 2] * w[2]
+        Iw2 = I[2, 0] * w[0] + I[2, 1] * w[1] + I[2, 2] * w[2]
+        acc[0] += w[1] * Iw2 - w[2] * Iw1
+        acc[1] += w[2] * Iw0 - w[0] * Iw2
+        acc[2] += w[0] * Iw1 - w[1] * Iw0
     else:
-        I = P.item_mass[t] * np.eye(3)
-        J, acc = Jp, P.item_mass[t] * (ap - g)
-    IJ = _mm(I, J)
+        mt = P.item_mass[t]
+        for i in range(3):
+            I[i, i] = mt
+            acc[i] = mt * (ap[i] - g[i])
+    cols = np.empty(nq, dtype=np.int64)
+    nc = 0
     for k in range(nq):
-        if J[0, k] == 0.0 and J[1, k] == 0.0 and J[2, k] == 0.0:
-            continue
+        if J[0, k] != 0.0 or J[1, k] != 0.0 or J[2, k] != 0.0:
+            cols[nc] = k
+            nc += 1
+    IJ = np.zeros((3, nc))
+    for n in range(nc):
+        k = cols[n]
+        for i in range(3):
+            IJ[i, n] = I[i, 0] * J[0, k] + I[i, 1] * J[1, k] + I[i, 2] * J[2, k]
         r[k] += J[0, k] * acc[0] + J[1, k] * acc[1] + J[2, k] * acc[2]
-        if full:
-            for l in range(nq):
-                M[k, l] += J[0, k] * IJ[0, l] + J[1, k] * IJ[1, l] + J[2, k] * IJ[2, l]
+    if full:
+        for n1 in range(nc):
+            k = cols[n1]
+            for n2 in range(nc):
+                M[k, cols[n2]] += J[0, k] * IJ[0, n2] + J[1, k] * IJ[1, n2] + J[2, k] * IJ[2, n2]
     if prod:
-        v = _mv(IJ, a_in)
-        for k in range(nq):
-            Ma[k] += J[0, k] * v[0] + J[1, k] * v[1] + J[2, k] * v[2]
+        v0 = v1 = v2 = 0.0
+        for n in range(nc):
+            x = a_in[cols[n]]
+            v0 += IJ[0, n] * x
+            v1 += IJ[1, n] * x
+            v2 += IJ[2, n] * x
+        for n in range(nc):
+            k = cols[n]
+            Ma[k] += J[0, k] * v0 + J[1, k] * v1 + J[2, k] * v2
 
 
 @_jit
