@@ -275,6 +275,7 @@ class stepped:
     def __init__(self, name, ctrl):
         self.name, self.ctrl = name, ctrl
         self.n_states = 0                   # to the engine: a plain callable
+        self.reads_drive_states = reads_drive_states(ctrl)
         self.reset()
 
     def reset(self):

@@ -38,13 +38,14 @@ import numpy as np
 from ..planar import floating
 from ..planar import equations as mdl
 from .. import _checks as ck
-from .._callbacks import call_vector, loop_input, takes_state
+from .._callbacks import call_vector, loop_input, reads_drive_states, takes_state
 from ..errors import ParameterError, SimulationError
 from ..planar.params import Plane
 from ._detect import require_pychrono
 from .attachment import (Welds, body_inertia, body_state, body_state_from,
                          start_body_acceleration)
 from .directors import PositionFunction, flexible_link_load_class
+from .drive import arm_drive_states
 from .system import REGISTRY_ATTR, matrix_to_quat, quat_to_matrix, vector
 
 class FlexibleLink(Welds):
@@ -366,8 +367,10 @@ class FlexibleLink(Welds):
         Q = None
         if self._torque_fn is not None or self._torque_functions is not None or self.actuators:
             tau = np.zeros(arm.n_joints)
-            if self._torque_fn is not None:
-                tau += call_vector("torque", self._torque_fn, arm.n_joints, t, q, qd)
+            if self._torque_fn is not None:    # with the drives' states if it reads them
+                tau += call_vector("torque", self._torque_fn, arm.n_joints, t, q, qd, *(
+                    [arm_drive_states(self.actuators, z)] if reads_drive_states(
+                        self._torque_fn) else []))
             elif self._torque_functions is not None:
                 tau += [f.GetVal(t) for f in self._torque_functions]
             Q = np.zeros(self.nq)
@@ -377,7 +380,7 @@ class FlexibleLink(Welds):
         for joint, act, u_fn, shafts in self.actuators:
             k = arm.joint_index[joint]
             zi = z[i:i + len(shafts)]
-            u = 0.0 if u_fn is None else u_fn(t, q, qd)
+            u = 0.0 if u_fn is None else u_fn(t, q, qd, self.actuators, z)
             dz, tau_j = act.rates(t, zi, q[k], qd[k], u)
             Q[k] += tau_j
             rates.append(np.atleast_1d(np.asarray(dz, dtype=float)))
@@ -768,8 +771,10 @@ def _state_input(fn):
     :func:`chrono_flex._callbacks.loop_input` makes it; None stays None."""
     if fn is None:
         return None
-    reads = takes_state("drive_input", fn, 2)
     f = loop_input("drive_input", fn)
-    return (lambda t, q, qd: f(t, q, qd)) if reads else (lambda t, q, qd: f(t))
+    if reads_drive_states(fn):              # the drives' states after q and qd
+        return lambda t, q, qd, acts, z: f(t, q, qd, arm_drive_states(acts, z))
+    reads = takes_state("drive_input", fn, 2)
+    return (lambda t, q, qd, *_: f(t, q, qd)) if reads else (lambda t, q, qd, *_: f(t))
 
 __all__ = ["FlexibleLink"]

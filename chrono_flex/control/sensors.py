@@ -155,7 +155,7 @@ class Sensor:
         if len(state) < 3:
             raise ParameterError("sensors", self, "reads a drive's motor side, which this "
                                  "engine does not hand to the loop (the arm reference "
-                                 "engines do)")
+                                 "engines and Chrono's element do)")
         return float(state[2][self.index])
 
     def _link(self, link):
