@@ -367,10 +367,8 @@ class FlexibleLink(Welds):
         Q = None
         if self._torque_fn is not None or self._torque_functions is not None or self.actuators:
             tau = np.zeros(arm.n_joints)
-            if self._torque_fn is not None:    # with the drives' states if it reads them
-                tau += call_vector("torque", self._torque_fn, arm.n_joints, t, q, qd, *(
-                    [arm_drive_states(self.actuators, z)] if reads_drive_states(
-                        self._torque_fn) else []))
+            if self._torque_fn is not None:
+                tau += call_vector("torque", self._torque_fn, arm.n_joints, t, q, qd)
             elif self._torque_functions is not None:
                 tau += [f.GetVal(t) for f in self._torque_functions]
             Q = np.zeros(self.nq)

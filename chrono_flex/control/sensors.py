@@ -155,7 +155,7 @@ class Sensor:
         if len(state) < 3:
             raise ParameterError("sensors", self, "reads a drive's motor side, which this "
                                  "engine does not hand to the loop (the arm reference "
-                                 "engines and Chrono's element do)")
+                                 "engines do, and Chrono's element to a drive input)")
         return float(state[2][self.index])
 
     def _link(self, link):

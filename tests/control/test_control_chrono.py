@@ -174,6 +174,22 @@ def motor_side_laws(arm):
     return {"state feedback": feedback, "PI": pi}
 
 
+def test_a_motor_side_sensor_in_chronos_torque_is_named():
+    """Chrono's element hands the drives' states to a drive input, not to its `torque`
+    (first called before the drives are added): a torque law with a motor-side sensor
+    stops the run naming the sensor."""
+    import chrono_flex as cf
+    from chrono_flex.chrono import simulate_chrono
+    from chrono_flex.errors import ParameterError
+
+    link = cf.Link(length=1.0, n_elements=2, EI=1.04, rho_A=0.196, thickness=0.01)
+    arm = cf.PlanarArm(links=[link], joints=[cf.RevoluteJoint()],
+                       drives={0: GearDrive(DriveParams.serebrenny2019())})
+    law = PID(0.5, 0.0, 0.0, sensor=Encoder(arm, 2**20, side="motor"))
+    with pytest.raises(ParameterError, match="sensors"):
+        simulate_chrono(arm, 0.01, torque=law, progress=False)
+
+
 @pytest.mark.parametrize("kind", ["state feedback", "PI"])
 def test_motor_side_sensors_on_an_arm_drive_in_chrono_and_the_reference_engine(kind):
     """Chrono's element hands a controller the drives' states after q and qd, unscaled
