@@ -7,9 +7,13 @@
 * :func:`bench_beams`: the same for a single-link case built from Chrono's beams.
 * :func:`bench_slider_crank`: the same for a scene with a welded body, the flexible
   slider-crank (docs/chrono.md §8).
+* :func:`bench_spatial_hub`: the same for a spatial scene, the free hub with two
+  links, as the spatial custom element and as Chrono's spatial beams.
 * :func:`bench_render`: wall time of a GIF of a case run.
 * :func:`bench_spatial_forcing`: one evaluation of M(q) and f of the spatial link's
   equations (docs/spatial-link.md §4) for a hub with two links, per element count.
+* :func:`bench_spatial_engine`: the same arm through the planar engine and through the
+  spatial engine as a tree with z axes, and the ratio of their wall times.
 
 This module sits at the top with the command line: it may use the scenario catalogue
 and every engine; nothing imports it.
@@ -26,6 +30,7 @@ from .drive.fixed_step import FixedStepDrive
 from .drive.gear_drive import DriveParams, GearDrive
 from .planar.arm import PlanarArm
 from .planar.params import Payload
+from .spatial.arm import SpatialArm
 
 
 def _best_of(fn, n, repeat):
@@ -127,7 +132,7 @@ def _compute_q_cost(arm, repeat=200):
     t0 = time.perf_counter()
     for k in range(repeat):
         link._injected_key = None
-        link._compute_q(link.load, x, w)
+        link.compute_q(link.load, x, w)
     return (time.perf_counter() - t0) / repeat
 
 
@@ -162,6 +167,7 @@ def bench_slider_crank_formulations(t_sim=0.1, step=1e-3):
     each with K and R differenced on arrays (the default) and by Chrono's loop over
     ComputeQ calls (as before), and Chrono's beams; each row gets ``ratio``, its wall
     time over the beams'."""
+    bench_slider_crank(2 * step, step)     # warm-up: the compiled kernels load once
     rows = [bench_slider_crank(t_sim, step, jac, "element", diff)
             for jac in ("step", "auto") for diff in ("chrono", "arrays")]
     rows.append(bench_slider_crank(t_sim, step, formulation="beam"))
@@ -224,7 +230,8 @@ def bench_render(case="bien-2link", n_frames=200, path=None, engine="reference")
 
 
 __all__ = ["bench_drive_step", "bench_chrono_element", "bench_beams", "bench_render",
-           "bench_slider_crank", "bench_slider_crank_formulations", "bench_spatial_forcing"]
+           "bench_slider_crank", "bench_slider_crank_formulations", "bench_spatial_forcing",
+           "bench_spatial_hub"]
 
 
 def bench_spatial_forcing(n_elements_list=(2, 4, 8), n=100, repeat=3):
@@ -256,3 +263,96 @@ def bench_spatial_forcing(n_elements_list=(2, 4, 8), n=100, repeat=3):
         out[f"hub_two_links_{ne}el_us"] = _best_of(calls, n, repeat)
         out[f"hub_two_links_{ne}el_nq"] = arm.nq
     return out
+
+
+def _planar_and_spatial(n_elements):
+    """A hub (0.05 kg m^2) with two links (1.0 m and 0.5 m, EI = 1.04 N m^2, rho_A =
+    0.196 kg/m) and a 0.1 kg payload, as a PlanarArm and as a SpatialArm with its joint
+    axes along z (docs/spatial-link.md §5.2), and the index in the spatial q of each
+    planar coordinate."""
+    from .planar.params import Link, RevoluteJoint as PlanarJoint
+    from .spatial import FixedJoint, RevoluteJoint, RigidBody, SpatialLink
+
+    dims = ((1.0, 1.04, 0.196), (0.5, 1.04, 0.196))
+    p = PlanarArm([Link(L, n_elements, EI=EI, rho_A=r) for L, EI, r in dims],
+                  joints=[PlanarJoint(hub_inertia=0.05), PlanarJoint()],
+                  payload=Payload(0.1, 1e-3))
+    s = SpatialArm([SpatialLink(L, n_elements, EI_y=2.0, EI_z=EI, GJ=1.0, rho_A=r,
+                                rho_Ip=1e-3) for L, EI, r in dims]
+                   + [RigidBody(0.1, (0.0, 0.0, 1e-3))],
+                   joints=[RevoluteJoint(axis=(0, 0, 1), hub_inertia=0.05),
+                           RevoluteJoint(axis=(0, 0, 1)), FixedJoint()], parents=[-1, 0, 1])
+    idx = []
+    for b in range(2):
+        idx.append(s.model.layout.bodies[b].joint_index)
+        idx += list(s.elastic_indices(b)[:, :2].ravel())
+    return p, s, idx
+
+
+def bench_spatial_engine(t_end=0.5, step=1e-3, n_elements=4, repeat=3):
+    """Wall time (s, best of ``repeat`` after one run that compiles) of the arm of
+    :func:`_planar_and_spatial` through ``PlanarArm.simulate`` and through
+    ``SpatialArm.simulate``, side by side in one process, for ``t_end`` s under a torque
+    pulse on both joints: at a fixed ``step`` and at the default settings
+    (generalized-alpha's step control). Returns rows {"settings", "planar_s",
+    "spatial_s", "ratio" (spatial / planar), "nq" (planar, spatial), "difference" (max
+    |q_spatial - q_planar| of the in-plane coordinates over max |q_planar|)}."""
+    import numpy as np
+
+    from .inputs import pulse
+
+    repeat = ck.positive_int("repeat", repeat)
+    p, s, idx = _planar_and_spatial(ck.positive_int("n_elements", n_elements))
+    torque = pulse([0.1, 0.02], t_end)
+    rows = []
+    for settings in (dict(step=step), {}):
+        kw = dict(torque=torque, progress=False, **settings)
+        best = {}
+        res = {}
+        for name, arm in (("planar", p), ("spatial", s)):
+            res[name] = arm.simulate(t_end, **kw)          # compiles (or loads) the kernels
+        for _ in range(repeat):
+            for name, arm in (("planar", p), ("spatial", s)):
+                t0 = time.perf_counter()
+                arm.simulate(t_end, **kw)
+                best[name] = min(best.get(name, np.inf), time.perf_counter() - t0)
+        qp, qs = res["planar"].q, res["spatial"].q[:, idx]
+        rows.append(dict(settings=f"step {step:g} s" if settings else "default",
+                         planar_s=best["planar"], spatial_s=best["spatial"],
+                         ratio=best["spatial"] / best["planar"], nq=(p.nq, s.nq),
+                         newton=(res["planar"].info.get("newton"),
+                                 res["spatial"].info.get("newton")),
+                         difference=float(np.abs(qs - qp).max() / np.abs(qp).max())))
+    return rows
+
+
+def bench_spatial_hub(n_elements=4, t_sim=0.05, step=1e-3, jacobian="auto"):
+    """Wall time per simulated second of the free hub with two links
+    (:func:`chrono_flex.scenarios.spatial.hub_two_links`, a torque pulse on the hub) as
+    the spatial custom element (:class:`~chrono_flex.chrono.spatial_element.SpatialFlexibleLink`,
+    ``jacobian``) and as Chrono's spatial beams
+    (:func:`~chrono_flex.chrono.spatial_beams.arm_from_beams`), side by side at the same
+    element count and step; each row gets ``ratio``, its wall time over the beams'."""
+    from .chrono import scenes
+    from .chrono.spatial_beams import arm_from_beams
+    from .chrono.spatial_element import SpatialFlexibleLink
+    from .inputs import pulse
+    from .scenarios.spatial import hub_two_links
+
+    t_sim, step = ck.positive("t_sim", t_sim), ck.positive("step", step)
+    torque = pulse([0.02], 1.0)
+    rows = []
+    for formulation in ("element", "beam"):
+        arm = hub_two_links(int(n_elements))
+        system = scenes.new_system()
+        if formulation == "element":
+            SpatialFlexibleLink(system, arm, torque=torque, jacobian=jacobian)
+        else:
+            arm_from_beams(system, arm, torque=torque)
+        t0 = time.perf_counter()
+        scenes.run(system, step, t_sim, lambda: 0.0)
+        rows.append(dict(formulation=formulation, n_elements=int(n_elements), nq=arm.nq,
+                         wall_per_sim_second=(time.perf_counter() - t0) / t_sim))
+    for r in rows:
+        r["ratio"] = r["wall_per_sim_second"] / rows[-1]["wall_per_sim_second"]
+    return rows

@@ -7,7 +7,7 @@
     chrono-flex view RESULT.npz|SERIES.pvd|VTK_DIR [--scale K] [--frame K] [--screenshot FILE.png]
     chrono-flex plot RESULT.npz [RESULT.npz ...] [--out FILE.png|.pdf|.svg] [--labels A,B]
     chrono-flex identify efficiency FILE.csv
-    chrono-flex bench [render|perf] [--quick] [--repeat N]
+    chrono-flex bench [render|perf|spatial] [--quick] [--repeat N]
     chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR] [--parallel [N]] [--scheduler ADDRESS] [--quiet]
     chrono-flex sweep CASE|MODEL.toml --vary KEY=V1,V2,... [--vary ...] --out DIR [--workers N | --serial | --scheduler ADDRESS]
 
@@ -30,83 +30,12 @@ from . import _checks as ck
 from ._files import check_output_dir, check_output_file
 from ._version import __version__
 from .errors import ChronoFlexError, ParameterError
-
-
-def _existing(*paths):
-    """The set of ``paths`` that exist now (before the run writes them)."""
-    return {p for p in paths if p is not None and os.path.exists(p)}
-
-
-def _report_written(path, existed):
-    """Print "wrote PATH", or "overwrote PATH" when the file was there before the run."""
-    print(f"{'overwrote' if path in existed else 'wrote'} {path}")
-
-
-def _check_animation_path(name, path):
-    if os.path.splitext(path)[1].lower() not in (".gif", ".mp4"):
-        raise ParameterError(name, path, "must end with .gif or .mp4")
-    return check_output_file(name, path)
-
-
-#: `render --frames` and `bench render --frames` above this are refused (a GIF of
-#: 10 000 frames at 20 frames/s lasts over 8 minutes; each frame is a full render).
-MAX_FRAMES = 10_000
-
-#: `--scale` above this is refused: a deformation drawn a million times larger than it
-#: is already turns a micrometre into a metre; beyond, the coordinates overflow.
-MAX_SCALE = 1e6
-
-
-def _refuse_unused(args, options, why):
-    """Refuse each of ``options`` (argparse destinations) that was given (not None or
-    False), naming it: an option a command or case cannot use is an error, not ignored."""
-    for dest in options:
-        value = getattr(args, dest, None)
-        if value is not None and value is not False:
-            flag = "--" + dest.replace("_", "-")
-            raise ParameterError(flag, value, f"cannot be used {why}")
-
-
-def _check_out(args, name="--out"):
-    """``--out`` given as an empty or blank string is an error (not the default)."""
-    if args.out is not None and not str(args.out).strip():
-        raise ParameterError(name, args.out, "must name a directory (empty given)")
-
-
-def _check_scale(name, value):
-    if value is not None:
-        x = ck.non_negative(name, value)    # 0: the arm drawn undeformed
-        if x > MAX_SCALE:
-            raise ParameterError(name, value, f"must be at most {MAX_SCALE:g}")
-
-
-def _check_frames(name, value):
-    n = ck.positive_int(name, value)
-    if n > MAX_FRAMES:
-        raise ParameterError(name, value, f"must be at most {MAX_FRAMES} (MAX_FRAMES)")
-    return n
-
-
-def _say_code(case):
-    """Check, before any work, that the code a model file's inputs name may run (beside
-    the file, or --allow-code), import it, and say what will run."""
-    if case.model_file is None:
-        return
-    code = case.model_file.code()
-    case.model_file.loaded_inputs(case.allow_code)
-    for key, what in code.items():
-        print(f"{case.model_file.path}: {key} runs the {what}")
-
-
-def _check_t_end(args):
-    if getattr(args, "t_end", None) is not None:
-        ck.positive("--t-end", args.t_end)
-
-
-def _drive_scenarios():
-    from .scenarios.drive import SCENARIOS
-
-    return SCENARIOS
+from .cli_common import (MAX_FRAMES, MAX_SCALE, _check_animation_path,  # noqa: F401
+                         _check_frames, _check_out, _check_scale, _check_t_end,
+                         _drive_scenarios, _existing, _model_case, _quietly,
+                         _refuse_unused, _report_written, _say_code)
+from .cli_tools import (DEFAULT_MODES, PLOT_FORMATS, _modes_pose, cmd_bench,  # noqa: F401
+                        cmd_identify, cmd_modes, cmd_plot, cmd_view)
 
 
 def cmd_cases(args):
@@ -125,17 +54,6 @@ def cmd_cases(args):
 #: `run --engine chrono-beam`: fewer beam elements per link than this are raised to it
 #: (one Euler beam per link misses the bending the papers' Hermite element captures).
 BEAM_MIN_ELEMENTS = 8
-
-
-def _quietly(command):
-    """``command(args)`` with the progress reports silenced when ``--quiet`` was given."""
-    def run(args):
-        from .stepping import quiet
-
-        with quiet(args.quiet):
-            return command(args)
-    run.__doc__ = command.__doc__
-    return run
 
 
 def _resolving_output(case, t_end):
@@ -315,218 +233,6 @@ def cmd_render(args):
     return 0
 
 
-#: `modes`: how many modes to show when --n is not given (fewer when the model has fewer).
-DEFAULT_MODES = 4
-
-
-def _model_case(name):
-    """The Case of a built-in case or a model file (``name`` ending with .toml)."""
-    from . import scenarios
-
-    if name in _drive_scenarios() and name not in scenarios.all_cases():
-        raise ParameterError("MODEL", name, "is a drive scenario, not an arm (see "
-                                            "`chrono-flex cases`)")
-    return scenarios.get(name)
-
-
-def cmd_modes(args):
-    from .planar.modes import JOINTS, eigenmodes, natural_modes
-    from .viz.modes import plot_modes
-
-    _check_out(args)
-    case = _model_case(args.model)          # an unknown model or a bad file: named first
-    arm, kw = case.build()
-    name = case.name
-    q, pose_text = _modes_pose(arm, kw, args.pose)
-    out = check_output_dir("--out", args.out or os.path.join("out", name))
-    path = check_output_file("--out", os.path.join(out, f"{name}_modes.png"))
-    existed = _existing(path)
-    if args.n is not None:
-        ck.positive_int("--n", args.n)
-    rows = []
-    for joints in JOINTS:
-        n = args.n
-        if n is None:                               # up to DEFAULT_MODES, as many as there are
-            n = min(DEFAULT_MODES, eigenmodes(arm, None, q, joints=joints)[0].size)
-        rows.append(natural_modes(arm, n, q, joints=joints) if n else None)
-    print(f"{name}: natural frequencies (Hz) of the arm linearised at rest, {pose_text}")
-    print(f"{'mode':>4}  {'joints locked':>14}  {'joints free':>14}")
-    for k in range(max(len(m.frequencies) for m in rows if m is not None)):
-        cells = [f"{m.frequencies[k]:14.6g}" if m is not None and k < len(m.frequencies)
-                 else f"{'-':>14}" for m in rows]
-        print(f"{k + 1:>4}  " + "  ".join(cells))
-    print("locked: each link clamped at its hub; free: joints turn (slide) freely, "
-          "rigid-body modes left out" + ("; gravity included" if arm.gravity else "")
-          + ("; the drives add their output inertia J2 to the hubs, not their gear "
-             "stiffness" if arm.drives else ""))
-    plot_modes([m for m in rows if m is not None], path=path, title=f"{name}: mode shapes")
-    _report_written(path, existed)
-    return 0
-
-
-def _modes_pose(arm, kw, pose):
-    """(q, text) of `modes --pose`: "equilibrium" (default; the static equilibrium under
-    gravity from the run's initial joint angles, driven joints held by their drives, the
-    others free), "initial" (the run's initial joint angles held, the links at their
-    static deflection) or joint coordinates "a,b" (degrees; m at a prismatic joint), held."""
-    import math
-
-    import numpy as np
-
-    from .errors import SimulationError
-
-    start = np.zeros(arm.n_joints)
-    if kw.get("joint_angles0") is not None:
-        start = np.array(kw["joint_angles0"], dtype=float)
-    if pose == "equilibrium":
-        joints = ["held" if j in arm.drives else "free" for j in range(arm.n_joints)]
-        try:
-            eq = arm.equilibrium(start, joints=joints)
-        except SimulationError as exc:
-            raise ParameterError("--pose", pose, f"has no static equilibrium near the initial "
-                                 f"joint angles ({exc}); name --pose initial or angles") from None
-        angles = eq.q[arm.joint_index]
-        what = "static equilibrium" + ("" if eq.stable else " (unstable)")
-    else:
-        if pose == "initial":
-            angles = start
-        else:
-            try:
-                values = [float(v) for v in pose.split(",")]
-            except ValueError:
-                raise ParameterError("--pose", pose, "must be 'equilibrium', 'initial' or "
-                                     "joint coordinates 'a,b,...'") from None
-            if len(values) != arm.n_joints:
-                raise ParameterError("--pose", pose, f"must give {arm.n_joints} joint "
-                                     "coordinates")
-            angles = np.array([math.radians(v) if jt.kind == "revolute" else v
-                               for v, jt in zip(values, arm.joints)])
-        eq = arm.equilibrium(angles, joints="held")
-        what = "joints held" + (", links at their static deflection" if arm.gravity else "")
-    shown = ", ".join(f"{round(math.degrees(a), 6) + 0.0:.4g} deg" if jt.kind == "revolute"
-                      else f"{round(a, 8) + 0.0:.4g} m"
-                      for a, jt in zip(angles, arm.joints))
-    return eq.q, f"{what}, joint coordinates ({shown})"
-
-
-def cmd_view(args):
-    from .viz.viewer import require_pyvista, view
-
-    _check_scale("--scale", args.scale)
-    require_pyvista()                       # the missing extra is named before anything else
-    if args.screenshot is not None:
-        if os.path.splitext(args.screenshot)[1].lower() != ".png":
-            raise ParameterError("--screenshot", args.screenshot, "must end with .png")
-        path = check_output_file("--screenshot", args.screenshot)
-        existed = _existing(path)
-        _report_written(view(args.source, scale=args.scale, screenshot=path,
-                             frame=args.frame), existed)
-    else:
-        view(args.source, scale=args.scale, option="--screenshot", frame=args.frame)
-    return 0
-
-
-#: `plot`: file formats of the figure, by suffix.
-PLOT_FORMATS = (".png", ".pdf", ".svg")
-
-
-def cmd_plot(args):
-    from .result import Result, plot
-
-    out = args.out or (os.path.splitext(args.results[0])[0] + "_plot.png")
-    if os.path.splitext(out)[1].lower() not in PLOT_FORMATS:
-        raise ParameterError("--out", out, f"must end with {', '.join(PLOT_FORMATS)}")
-    out = check_output_file("--out", out)
-    labels = None
-    if args.labels is not None:
-        labels = args.labels.split(",")
-        if len(labels) != len(args.results):
-            raise ParameterError("--labels", args.labels, f"must give {len(args.results)} "
-                                                          "comma-separated labels, one per file")
-    results = []
-    for path in args.results:
-        if not os.path.isfile(path):
-            raise ParameterError("RESULT", path, "does not exist (a .npz written by `run`)")
-        try:
-            results.append(Result.from_npz(path))
-        except (OSError, ValueError, KeyError) as exc:
-            raise ParameterError("RESULT", path, f"is not a result file written by `run` "
-                                                 f"({exc})") from None
-    if labels is None and len(results) > 1:
-        labels = [os.path.splitext(os.path.basename(p))[0] for p in args.results]
-    existed = _existing(out)
-    plot(results, labels=labels, path=out, title=args.title)
-    _report_written(out, existed)
-    return 0
-
-
-def cmd_identify(args):
-    from .drive.identify import identify_command
-
-    print(identify_command(args.file))
-    return 0
-
-
-def cmd_bench(args):
-    from . import engines
-    from .bench import (bench_beams, bench_chrono_element, bench_drive_step, bench_render,
-                        bench_slider_crank_formulations, bench_spatial_forcing)
-
-    if args.what != "perf":
-        _refuse_unused(args, ("quick", "verbose"), f"with `bench {args.what}` (perf only)")
-        if args.repeat != 1:
-            raise ParameterError("--repeat", args.repeat, f"cannot be used with "
-                                                          f"`bench {args.what}` (perf only)")
-    if args.what != "render" and args.frames != 200:
-        raise ParameterError("--frames", args.frames, f"cannot be used with "
-                                                      f"`bench {args.what}` (render only)")
-    if args.what == "render":
-        _check_frames("--frames", args.frames)
-    if args.what == "perf":
-        from .bench_perf import format_report, perf_benchmark
-
-        log = (lambda msg: print(msg, file=sys.stderr, flush=True)) if args.verbose else None
-        bench = perf_benchmark(quick=args.quick, repeat=ck.positive_int("--repeat", args.repeat),
-                               log=log)
-        for line in format_report(bench):
-            print(line)
-        return 0
-    if args.what == "render":
-        b = bench_render(n_frames=args.frames)
-        print(f"Render: {b['n_frames']} frames of {b['case']} ({b['engine']} engine) to a GIF")
-        print(f"  simulate (not included)    {b['simulate_s']:10.2f} s")
-        print(f"  render {b['n_frames']} frames          {b['render_s']:10.2f} s")
-        print(f"  per frame                  {b['ms_per_frame']:10.1f} ms")
-        print(f"  GIF size                   {b['gif_bytes'] / 1e6:10.2f} MB")
-        return 0
-    print("Drive module, one fixed step (microseconds):")
-    for k, v in bench_drive_step().items():
-        print(f"  {k:40s} {v:10.2f}" if isinstance(v, float) else f"  {k:40s} {v}")
-    print("Spatial link, one evaluation of M(q) and f (microseconds):")
-    for k, v in bench_spatial_forcing().items():
-        print(f"  {k:40s} {v:10.2f}" if isinstance(v, float) else f"  {k:40s} {v}")
-    ok, why = engines.pychrono_available()
-    if not ok:
-        print(f"Chrono benchmarks skipped: {why}")
-        return 0
-    print("Wall time per simulated second (s), single link:")
-    for row in bench_chrono_element():
-        print(f"  {'custom element':16s} {row['n_elements']:>3} elements "
-              f"{row['wall_per_sim_second']:10.3f}")
-    for n, v in bench_beams().items():
-        print(f"  {'Chrono beams':16s} {n:>3} elements {v:10.3f}")
-    print("Wall time per simulated second (s), flexible slider-crank (welded pin, 4 "
-          "elements, 1 ms), and its ratio to Chrono's beams:")
-    for r in bench_slider_crank_formulations():
-        if r["formulation"] == "element":
-            name = f"custom element, {r['jacobian']}, K by {r['differences']}"
-            calls = f"   ({r['compute_q_calls_per_step']:.0f} ComputeQ calls per step)"
-        else:
-            name, calls = "Chrono beams", ""
-        print(f"  {name:40s} {r['wall_per_sim_second']:10.3f}  x{r['ratio']:7.2f}{calls}")
-    return 0
-
-
 def cmd_validate(args):
     from chrono_flex.validation.runner import main as validate_main
 
@@ -681,8 +387,10 @@ def build_parser():
                                 "(N m, referred to the output) and efficiency (0..1)")
     e.set_defaults(fn=cmd_identify)
     b = sub.add_parser("bench", help="print performance figures")
-    b.add_argument("what", nargs="?", choices=("all", "render", "perf"), default="all",
-                   help="render: time a GIF of bien-2link (reference engine); perf: "
+    b.add_argument("what", nargs="?", choices=("all", "render", "perf", "spatial"),
+                   default="all",
+                   help="render: time a GIF of bien-2link (reference engine); spatial: the "
+                        "spatial engine against the planar one on a planar arm; perf: "
                         "work-precision of every engine (and Exudyn when installed) on "
                         "two flexible-link problems (about 10 min)")
     b.add_argument("--frames", type=int, default=200, help="frames of the render benchmark")

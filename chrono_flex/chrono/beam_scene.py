@@ -28,7 +28,7 @@ import math
 import numpy as np
 
 from .. import _checks as ck
-from .._callbacks import is_sampled
+from .._callbacks import check_period
 from ..errors import ParameterError
 from ..planar.arm import PlanarArm
 from .directors import JointInputs, JointMotion, beam_function_classes
@@ -217,6 +217,25 @@ class BeamArm:
         self.hht_alpha = ts.GetAlpha()
         sys_.Setup()
         sys_.Update(0.0)    # the motors' angles and rates are valid before the first step
+
+    # -- for the welds (chrono.beam_weld) -----------------------------------------------
+    def keep(self, *items):
+        """Hold ``items`` (SWIG frames, joints) as long as the scene: SWIG does not keep
+        temporaries alive."""
+        self._keep.extend(items)
+
+    def vector3(self, v):
+        """A ``ChVector3d`` of ``v`` (3,), held as long as the scene."""
+        return self._vec3(v)
+
+    def count_body(self, body, welded=True):
+        """Count ``body`` among the scene's bodies (whose energy :meth:`energy` sums),
+        once (``welded``), or take it out (``welded=False``)."""
+        ident = body.GetIdentifier()
+        if not welded:
+            self._bodies = [b for b in self._bodies if b.GetIdentifier() != ident]
+        elif all(b.GetIdentifier() != ident for b in self._bodies):
+            self._bodies.append(body)
 
     # -- construction helpers ------------------------------------------------------------
     def _vec3(self, v):
@@ -604,11 +623,8 @@ def build_beams(arm, joint_angles0=None, joint_rates0=None, torque=None, joint_m
             undeformed. With ``joint_motion`` they come from ``joint_motion(0)``.
         torque: callable(t, q, qd) -> (nj,) joint torques (N m) or forces (N); q and qd
             are in the arm's layout (``arm.nq``) with the joint coordinates at
-            ``arm.joint_index`` and NaN in the elastic entries. A controller of
-            :mod:`chrono_flex.control` runs as on the custom element: sampled ones held
-            between their samples (a period below ``step`` is a ParameterError naming
-            ``period``), continuous ones with states advanced from step to step
-            (docs/control.md §1.4).
+            ``arm.joint_index`` and NaN in the elastic entries. A controller runs as on
+            the custom element (docs/control.md §1.4; a period below ``step`` is named).
         joint_motion: callable(t) -> (theta, theta_d, theta_dd): prescribed joints.
         n_elements: elements per link (int, or one per link); default the Links'.
         consistent_mass: True for consistent-mass (Timoshenko, phi = 1e-6) elements.
@@ -653,10 +669,7 @@ def build_beams(arm, joint_angles0=None, joint_rates0=None, torque=None, joint_m
     if not -1.0 / 3.0 <= hht_alpha <= 0.0:
         raise ParameterError("hht_alpha", hht_alpha, "must lie in [-1/3, 0]")
     step = ck.positive("step", step)
-    if is_sampled(torque) and torque.period < step * (1 - 1e-9):
-        raise ParameterError("period", torque.period, f"of the `torque` controller is below "
-                             f"the step {step:g} s (it would be sampled less often than it "
-                             "asks)")
+    check_period("torque", torque, step)
     if rayleigh_beta is not None:
         rayleigh_beta = ck.non_negative("rayleigh_beta", rayleigh_beta)
     if rayleigh_alpha is not None:

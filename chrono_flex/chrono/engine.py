@@ -14,7 +14,8 @@ import numpy as np
 
 from .. import _checks as ck
 from .._aliases import joint_and_elastic
-from .._callbacks import call_vector, is_sampled, loop_input, reads_drive_states, takes_state
+from .._callbacks import (call_vector, check_period, loop_input, reads_drive_states,
+                          takes_state)
 from ..errors import BudgetExceeded, ParameterError, SimulationError
 from ..planar.post import arm_result, check_n_samples
 from ..stepping import (Progress, Stepper, fixed_step_output_times, fixed_substep,
@@ -92,10 +93,7 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
     if step > t_end:
         raise ParameterError("step", step, f"must not exceed t_end = {t_end}")
     for name, fn in (("torque", torque), ("drive_input", drive_input)):
-        if is_sampled(fn) and fn.period < step * (1 - 1e-9):
-            raise ParameterError("period", fn.period, f"of the `{name}` controller is below "
-                                 f"the step {step:g} s (it would be sampled less often "
-                                 "than it asks)")
+        check_period(name, fn, step)
     if timestepper not in TIMESTEPPERS:
         raise ParameterError("timestepper", timestepper, f"must be one of {list(TIMESTEPPERS)}")
     max_deflection_ratio = ck.positive("max_deflection_ratio", max_deflection_ratio)
