@@ -143,6 +143,16 @@ def is_sampled(fn):
     return isinstance(period, (int, float)) and not isinstance(period, bool) and period > 0
 
 
+def check_period(name, fn, step):
+    """A sampled ``fn`` (:func:`is_sampled`) whose period is below an engine's fixed
+    ``step`` is a ParameterError naming ``period``: it would be sampled less often than
+    it asks. ``name``: the input it gives ("torque", "drive_input")."""
+    if is_sampled(fn) and fn.period < step * (1 - 1e-9):
+        raise ParameterError("period", fn.period, f"of the `{name}` controller is below "
+                             f"the step {step:g} s (it would be sampled less often than "
+                             "it asks)")
+
+
 def reads_drive_states(fn):
     """Whether ``fn`` (a controller) reads the motor side of an arm's drives: an
     attribute ``reads_drive_states`` that is True. An arm engine then calls it with the
@@ -275,6 +285,7 @@ class stepped:
     def __init__(self, name, ctrl):
         self.name, self.ctrl = name, ctrl
         self.n_states = 0                   # to the engine: a plain callable
+        self.reads_drive_states = reads_drive_states(ctrl)
         self.reset()
 
     def reset(self):
@@ -338,7 +349,7 @@ def loop_input(name, fn):
     return fn
 
 
-__all__ = ["MAX_MAGNITUDE", "ControllerBlock", "call_vector", "call_vector_series",
+__all__ = ["MAX_MAGNITUDE", "ControllerBlock", "call_vector", "call_vector_series", "check_period",
            "has_states", "held", "is_sampled", "loop_input", "read_only", "reads_drive_states",
            "sample_index",
            "stepped", "takes_state"]
