@@ -25,6 +25,8 @@ LAYERS = [
     ("chrono_flex.planar.equations", 2), ("chrono_flex.planar.assembly", 2),
     ("chrono_flex.planar.floating", 2), ("chrono_flex.planar.invariants", 2),
     ("chrono_flex.planar.kernels", 2), ("chrono_flex.planar.chain_ga", 2),
+    ("chrono_flex.planar.chain_linalg", 2), ("chrono_flex.planar.chain_newton", 2),
+    ("chrono_flex.planar.chain_loop", 2),
     ("chrono_flex.spatial.equations", 2), ("chrono_flex.spatial.assembly", 2),
     ("chrono_flex.result", 3), ("chrono_flex.stepping", 3), ("chrono_flex.integrators", 3),
     ("chrono_flex.planar", 4), ("chrono_flex.spatial", 4), ("chrono_flex.formulations", 4),
@@ -33,7 +35,8 @@ LAYERS = [
     ("chrono_flex.scenarios", 6),
     ("chrono_flex.engines", 7),
     ("chrono_flex.viz", 8), ("chrono_flex.bench", 8),
-    ("chrono_flex.bench_perf", 8), ("chrono_flex.validation", 8),
+    ("chrono_flex.bench_perf", 8), ("chrono_flex.bench_tools", 8),
+    ("chrono_flex.bench_user_laws", 8), ("chrono_flex.validation", 8),
     ("chrono_flex.campaign", 8),
     ("chrono_flex.cli", 9), ("chrono_flex.__main__", 9),
 ]
