@@ -136,6 +136,10 @@ def structure(model, banded=None):
                      np.zeros(nb, dtype=np.int64), klo, khi, error_groups(model))
 
 
+#: Status of :meth:`ChainStep.solve` for a state-reading torque whose corrections did not
+#: settle (:meth:`ChainStep._solve_held`).
+UNSETTLED = 5
+
 #: Wall time, s, that one compiled call of :meth:`ChainStep.advance_outputs` aims at:
 #: between calls the stepping loop answers Ctrl-C and checks its wall-time budget
 #: (:func:`chrono_flex.stepping.checkpoint`), so that they act within about this long
@@ -340,8 +344,11 @@ class ChainStep:
         point of the exact implicit step. The correction's response passes through the
         Newton matrix, which damps the modes above 1/h, so it contracts where the
         explicit prediction alone (whose joint rates carry those modes) would not. A
-        step whose corrections do not settle returns FAILED, and the integrator takes
-        it by the exact Python iteration (``GeneralizedAlpha._solve_step_compiled``)."""
+        step whose corrections do not settle returns :data:`UNSETTLED`, and the
+        integrator takes it by the exact Python iteration
+        (``GeneralizedAlpha._solve_step_compiled``); one whose Newton solve fails
+        returns FAILED, retried smaller as any step (the exact iteration, whose
+        Jacobian is the same, would fail there too)."""
         mdl = self.model
         nq = mdl.nq
         tau = self.held_torque(t_new, h, x, y, acc, y_last, ratio, ga)
@@ -363,7 +370,7 @@ class ChainStep:
             self.n_corrections += 1
             if np.abs(tau - self._tau).max() <= self.CORRECTION_RTOL * self._tau_scale:
                 return out
-        return FAILED, out[1], out[2], out[3]
+        return UNSETTLED, out[1], out[2], out[3]
 
     def solve(self, t_new, h, x, y, acc, ga):
         """One step's Newton solve; ``ga`` gives the method's parameters and tolerances."""
@@ -385,4 +392,4 @@ class ChainStep:
 __all__ = ["BANDED_FROM", "ChainStep", "Structure", "available", "error_groups",
            "filtered_error", "structure", "fixed_grid",
            "ga_advance", "ga_outputs", "ga_solve",
-           "profile_values", "OK", "FAILED", "NON_FINITE", "PAUSED", "SHRUNK"]
+           "profile_values", "OK", "FAILED", "UNSETTLED", "NON_FINITE", "PAUSED", "SHRUNK"]
