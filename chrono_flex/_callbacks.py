@@ -62,6 +62,9 @@ def call_vector(name, fn, n, t, *args):
     except Exception as exc:  # noqa: BLE001 - re-raised with the callback's name and time
         raise SimulationError(f"the `{name}` callback raised {type(exc).__name__}: {exc}",
                               t) from exc
+    if n == 1 and isinstance(out, float) and math.isfinite(out) \
+            and abs(out) <= MAX_MAGNITUDE:
+        return np.array([float(out)])       # one valid real: the checks below, in brief
     try:
         raw = np.asarray(out)
     except (TypeError, ValueError):         # ragged sequences
