@@ -15,6 +15,12 @@ input (an object with a ``period`` > 0, e.g. a controller of :mod:`chrono_flex.c
 is evaluated only at the sample instants t_k = k period and its value held from
 t_k + ``delay`` (zero-order hold); :func:`held` gives that behaviour to an engine that
 calls its inputs at arbitrary times.
+
+Continuous controllers with their own states xc (``n_states`` > 0, ``output(t, xc,
+*state)``, ``rates(t, xc, *state)``; :func:`has_states`): the reference engines append xc
+to their state vector and integrate it with the plant (:class:`ControllerBlock`); an
+engine that cannot (Chrono) advances xc from step to step with :class:`stepped`.
+:func:`loop_input` picks the wrapper an engine of the second kind needs.
 """
 
 import bisect
@@ -137,6 +143,13 @@ def is_sampled(fn):
     return isinstance(period, (int, float)) and not isinstance(period, bool) and period > 0
 
 
+def reads_drive_states(fn):
+    """Whether ``fn`` (a controller) reads the motor side of an arm's drives: an
+    attribute ``reads_drive_states`` that is True. An arm engine then calls it with the
+    drives' states z after q and qd, ``fn(t, q, qd, z)``."""
+    return getattr(fn, "reads_drive_states", False) is True
+
+
 def sample_index(t, period, offset=0.0):
     """The index k of the latest instant k period + offset at or before t (k >= 0, or
     -1 before the first); ties within 1e-9 of a period count as reached, so that an
@@ -162,6 +175,7 @@ class held:
 
     def __init__(self, fn, initial=None):
         self.fn = fn
+        self.reads_drive_states = reads_drive_states(fn)
         self.period = float(fn.period)
         self.delay = float(getattr(fn, "delay", 0.0) or 0.0)
         self.initial = initial
@@ -184,5 +198,147 @@ class held:
         return np.zeros_like(self._values[0]) if self._values else 0.0
 
 
-__all__ = ["MAX_MAGNITUDE", "call_vector", "call_vector_series", "held", "is_sampled",
-           "read_only", "sample_index", "takes_state"]
+def has_states(fn):
+    """Whether ``fn`` is a continuous controller with states: not sampled, and an
+    ``n_states`` > 0 (its ``output`` and ``rates`` then give u and dxc/dt)."""
+    return (fn is not None and not is_sampled(fn)
+            and int(getattr(fn, "n_states", 0) or 0) > 0)
+
+
+def _initial(name, ctrl):
+    n = int(ctrl.n_states)
+    try:
+        x0 = np.asarray(ctrl.initial_state(), dtype=float)
+    except (TypeError, ValueError):
+        x0 = None
+    if x0 is None or x0.shape != (n,) or not np.isfinite(x0).all():
+        raise ParameterError(f"{name}.initial_state", x0, f"must return {n} finite value(s) "
+                             "(the controller's n_states)")
+    return x0
+
+
+class ControllerBlock:
+    """A continuous controller with states (:func:`has_states`) as a block of a reference
+    engine's state vector: x[start:stop] = xc, integrated with the plant by the engine's
+    integrator (dxc/dt = ``ctrl.rates``), the input u = ``ctrl.output``.
+
+    Args:
+        name: the input it gives ("torque", "drive_input"), for the errors.
+        ctrl: the controller.
+        n: number of values of u (one per joint or per drive).
+        start: index of xc's first entry in the engine's state vector.
+    """
+
+    def __init__(self, name, ctrl, n, start):
+        self.name, self.ctrl, self.n = name, ctrl, int(n)
+        self.x0 = _initial(name, ctrl)
+        self.slice = slice(start, start + self.x0.size)
+        self.stop = self.slice.stop
+
+    def evaluate(self, t, x, *state):
+        """(u (n,), dxc/dt) at time t, the engine's state vector x and the controller's
+        state arguments (q, qd), each checked under ``name.output`` / ``name.rates``."""
+        xc = read_only(x[self.slice])
+        u = call_vector(f"{self.name}.output", lambda tt, *s: self.ctrl.output(tt, xc, *s),
+                        self.n, t, *state)
+        dxc = call_vector(f"{self.name}.rates", lambda tt, *s: self.ctrl.rates(tt, xc, *s),
+                          self.x0.size, t, *state)
+        return u, dxc
+
+
+class stepped:
+    """A continuous controller with states (:func:`has_states`) as a plain callable of
+    (t, *state) for an engine that steps forward in time, evaluates its inputs at each
+    step's end time (every Newton iterate, Jacobian perturbation and the final update of
+    a step carry that time, as Chrono's do) and cannot integrate extra states.
+
+    The controller state advances by the trapezoidal rule, linearly implicit in xc:
+
+        xc_{n+1} = xc_n + (I - h/2 J)^-1 h/2 [r(t_n, xc_n, x_n) + r(t_{n+1}, xc_n, x_{n+1})]
+
+    r = ``ctrl.rates``, J = dr/dxc at (t_{n+1}, xc_n, x_{n+1}) by forward differences,
+    h = t_{n+1} - t_n: exactly the trapezoidal rule where r is linear in xc (a PID), second
+    order and A-stable (Hairer & Wanner, *Solving ODEs II*, 1996, sec. IV.7: linearly
+    implicit methods). At a call at a new time t_{n+1} the plant state x_{n+1} is the
+    one given, so xc_{n+1} is a smooth function of it, seen by the engine's Newton
+    iteration and its Jacobian; the step is taken as accepted when a later time is
+    called, with the state of the last call at t_{n+1} (the converged update). A call at
+    an earlier time than the last one (a step retried with a shorter step) starts again
+    from the last accepted state; one at or before the accepted time returns the output
+    at the accepted state. ``n_accepted`` counts the accepted steps.
+    """
+
+    time_only = False
+    #: Relative step of the finite differences of r in xc.
+    FD_STEP = 1e-7
+
+    def __init__(self, name, ctrl):
+        self.name, self.ctrl = name, ctrl
+        self.n_states = 0                   # to the engine: a plain callable
+        self.reset()
+
+    def reset(self):
+        if callable(getattr(self.ctrl, "reset", None)):
+            self.ctrl.reset()
+        self.t_c, self.xc, self.r_c = None, _initial(self.name, self.ctrl), None
+        self._cand = None                   # (t, xc_new, state copies) of the last call
+        self.n_accepted = 0
+
+    def _rates(self, t, xc, state):
+        return call_vector(f"{self.name}.rates", lambda tt, *s: self.ctrl.rates(tt, xc, *s),
+                           xc.size, t, *state)
+
+    def _advance(self, t, state):
+        h = t - self.t_c
+        if self.r_c is None:                # the first step: no state seen at t_c
+            self.r_c = self._rates(self.t_c, self.xc, state)
+        r1 = self._rates(t, self.xc, state)
+        n = self.xc.size
+        J = np.empty((n, n))
+        for j in range(n):
+            d = self.FD_STEP * max(1.0, abs(self.xc[j]))
+            xp = self.xc.copy()
+            xp[j] += d
+            J[:, j] = (self._rates(t, xp, state) - r1) / d
+        return self.xc + np.linalg.solve(np.eye(n) - 0.5 * h * J, 0.5 * h * (self.r_c + r1))
+
+    def __call__(self, t, *state):
+        state = tuple(np.array(s, dtype=float) for s in state)
+        if self.t_c is None:
+            self.t_c = t
+        tol = 1e-12 * max(1.0, abs(t))
+        if self._cand is not None and t > self._cand[0] + tol:
+            t1, xc1, s1 = self._cand        # the last step is accepted
+            self.t_c, self.xc = t1, xc1
+            self.r_c = self._rates(t1, xc1, s1)
+            self.n_accepted += 1
+            self._cand = None
+        if t <= self.t_c + tol:
+            xc = self.xc
+            if self.r_c is None:
+                self.r_c = self._rates(self.t_c, xc, state)
+        else:
+            xc = self._advance(t, state)
+            self._cand = (t, xc, state)
+        return self.ctrl.output(t, read_only(xc), *state)
+
+
+def loop_input(name, fn):
+    """``fn`` ready for an engine that calls its inputs at any time and cannot integrate
+    extra states (Chrono): a sampled controller :class:`held`, one with states
+    :class:`stepped`, anything else as it is (None stays None). A controller is reset."""
+    if fn is None:
+        return None
+    if callable(getattr(fn, "reset", None)):
+        fn.reset()
+    if is_sampled(fn):
+        return held(fn)
+    if has_states(fn):
+        return stepped(name, fn)
+    return fn
+
+
+__all__ = ["MAX_MAGNITUDE", "ControllerBlock", "call_vector", "call_vector_series",
+           "has_states", "held", "is_sampled", "loop_input", "read_only", "reads_drive_states",
+           "sample_index",
+           "stepped", "takes_state"]

@@ -28,6 +28,18 @@ def _names(label, names, size):
     return names
 
 
+def chosen_inputs(inputs, all_inputs):
+    """The inputs a linearisation is asked for: one name, a list of names, or None for
+    all of ``all_inputs``; each must be one of them (ParameterError naming it)."""
+    chosen = (list(all_inputs) if inputs is None
+              else [inputs] if isinstance(inputs, str) else list(inputs))
+    for u in chosen:
+        if u not in all_inputs:
+            raise ParameterError("inputs", u, f"is not an input of this arm; its inputs: "
+                                 f"{list(all_inputs)}")
+    return chosen
+
+
 @dataclass(frozen=True)
 class LinearModel:
     """x_dot = A x + B u, y = C x + D u, with named states, inputs and outputs.

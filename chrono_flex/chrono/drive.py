@@ -55,7 +55,7 @@ import math
 import numpy as np
 
 from .. import _checks as ck
-from .._callbacks import held, is_sampled, takes_state
+from .._callbacks import loop_input, takes_state
 from ..errors import ParameterError, SimulationError
 from ._detect import require_pychrono
 from .directors import guarded_compute_q
@@ -198,7 +198,9 @@ class GearDriveLink:
             callable(t, x) -> float with x = [i, alpha1, Omega1, z, theta_out,
             omega_out] (the state convention of ``simulate_drive``: a feedback law or a
             controller of :mod:`chrono_flex.control`; a sampled one is called once per
-            period and held, :class:`chrono_flex._callbacks.held`), a number, or None (0).
+            period and held, :class:`chrono_flex._callbacks.held`; one with states is
+            advanced from step to step, :class:`chrono_flex._callbacks.stepped`), a
+            number, or None (0).
         revolute: also add a ``ChLinkLockRevolute`` at ``frame`` (:attr:`joint`); needs a
             ``ChFramed``. False if the scene already has the joint.
         stator_reaction: body1 takes -tau_out - J1 dOmega1/dt (True) or -tau_out.
@@ -230,14 +232,8 @@ class GearDriveLink:
         if drive_input is None:
             self._input = lambda t: 0.0
         elif callable(drive_input):
-            if callable(getattr(drive_input, "reset", None)):
-                drive_input.reset()
-            if int(getattr(drive_input, "n_states", 0) or 0) > 0 and not is_sampled(drive_input):
-                raise ParameterError("drive_input", drive_input, "is a continuous controller "
-                                     "with states, which Chrono does not integrate: give "
-                                     "it a period")
-            self._input = held(drive_input) if is_sampled(drive_input) else drive_input
             self._reads_state = takes_state("drive_input", drive_input, 1)
+            self._input = loop_input("drive_input", drive_input)
         else:
             u0 = ck.real("drive_input", drive_input)
             self._input = lambda t: u0

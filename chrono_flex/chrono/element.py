@@ -38,7 +38,7 @@ import numpy as np
 from ..planar import floating
 from ..planar import equations as mdl
 from .. import _checks as ck
-from .._callbacks import call_vector, held, is_sampled, takes_state
+from .._callbacks import call_vector, loop_input, takes_state
 from ..errors import ParameterError, SimulationError
 from ..planar.params import Plane
 from ._detect import require_pychrono
@@ -109,10 +109,9 @@ class FlexibleLink(Welds):
         self._torque_fn, self._torque_functions = None, None
         if torque is not None:
             if callable(torque):
-                if callable(getattr(torque, "reset", None)):
-                    torque.reset()          # a controller starts afresh
-                # a sampled controller (chrono_flex.control): once per period, held
-                self._torque_fn = held(torque) if is_sampled(torque) else torque
+                # a controller (chrono_flex.control) reset; a sampled one held, one with
+                # states advanced from step to step (chrono_flex._callbacks.stepped)
+                self._torque_fn = loop_input("torque", torque)
             else:
                 funcs = list(torque)
                 if len(funcs) != arm.n_joints:
@@ -765,14 +764,12 @@ def __getattr__(name):
 
 def _state_input(fn):
     """An actuator's input as a function of (t, q, qd): u(t) or u(t, q, qd) as its
-    signature says (:func:`chrono_flex._callbacks.takes_state`), a sampled controller
-    held between its samples; None stays None."""
+    signature says (:func:`chrono_flex._callbacks.takes_state`), a controller as
+    :func:`chrono_flex._callbacks.loop_input` makes it; None stays None."""
     if fn is None:
         return None
-    if callable(getattr(fn, "reset", None)):
-        fn.reset()
     reads = takes_state("drive_input", fn, 2)
-    f = held(fn) if is_sampled(fn) else fn
+    f = loop_input("drive_input", fn)
     return (lambda t, q, qd: f(t, q, qd)) if reads else (lambda t, q, qd: f(t))
 
 __all__ = ["FlexibleLink"]

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import _checks as ck
 from .._aliases import joint_and_elastic
-from .._callbacks import call_vector, held, is_sampled, takes_state
+from .._callbacks import call_vector, is_sampled, loop_input, takes_state
 from ..errors import BudgetExceeded, ParameterError, SimulationError
 from ..planar.post import arm_result, check_n_samples
 from ..stepping import (Progress, Stepper, fixed_step_output_times, fixed_substep,
@@ -91,6 +91,11 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
     step = ck.positive("step", step)
     if step > t_end:
         raise ParameterError("step", step, f"must not exceed t_end = {t_end}")
+    for name, fn in (("torque", torque), ("drive_input", drive_input)):
+        if is_sampled(fn) and fn.period < step * (1 - 1e-9):
+            raise ParameterError("period", fn.period, f"of the `{name}` controller is below "
+                                 f"the step {step:g} s (it would be sampled less often "
+                                 "than it asks)")
     if timestepper not in TIMESTEPPERS:
         raise ParameterError("timestepper", timestepper, f"must be one of {list(TIMESTEPPERS)}")
     max_deflection_ratio = ck.positive("max_deflection_ratio", max_deflection_ratio)
@@ -233,10 +238,8 @@ class _DriveInputs:
     checked, each drive reading its component (:meth:`component`)."""
 
     def __init__(self, fn, n, nq=0):
-        if fn is not None and callable(getattr(fn, "reset", None)):
-            fn.reset()                      # a controller starts afresh
         self.reads_state = fn is not None and takes_state("drive_input", fn, 2)
-        self.fn = held(fn) if fn is not None and is_sampled(fn) else fn
+        self.fn = loop_input("drive_input", fn)     # reset; held or stepped (controllers)
         self.n = n
         self._t, self._u = None, np.zeros(n)
         if fn is not None and n and not self.reads_state:

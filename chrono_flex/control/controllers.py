@@ -96,6 +96,13 @@ class Controller:
             if isinstance(self.sensors, list) else 0.0
         self.delay = own_delay + sensor_delay
 
+    @property
+    def reads_drive_states(self):
+        """Whether a sensor reads the motor side of an arm's drive: an arm engine then
+        calls the controller with the drives' states z after q and qd."""
+        return any(getattr(s, "needs_drive_states", False)
+                   for s in (self.sensors if isinstance(self.sensors, list) else ()))
+
     def measure(self, t, *state):
         """The measured signals y at t (1-D array)."""
         if self.sensors is None:
@@ -342,6 +349,10 @@ class FrictionCompensation(Controller):
                                      "controller no period")
         self.n_states = self._inner_states + (self.model == "dynamic")
         self._gain = (p.R if p.motor == "voltage" else 1.0) / (p.k_M * p.ratio)
+
+    @property
+    def reads_drive_states(self):
+        return super().reads_drive_states or getattr(self.inner, "reads_drive_states", False)
 
     def torque(self, omega, u_inner, z_hat=None):
         """Estimated friction torque M_F'^ at output speed ``omega`` (N m); with

@@ -28,7 +28,7 @@ import numpy as np
 from .. import _checks as ck
 from ..drive.linearize import drive_jacobians, input_name, kept_states
 from ..errors import ParameterError
-from ..linear import LinearModel
+from ..linear import LinearModel, chosen_inputs
 from . import equations as mdl
 from .statics import (EQUILIBRIUM_RTOL, FD_STEP, Equilibrium, check_equilibrium,
                       coordinate_names, force_scale, static_equilibrium, tangent_matrices)
@@ -152,12 +152,7 @@ def linearize(arm, inputs=None, outputs=None, pose=None, backlash="contact",
     ``outputs`` (default: the joint coordinates); ``backlash``, ``friction``: the
     regime of the drives (:mod:`chrono_flex.drive.linearize`)."""
     all_inputs = input_names(arm)
-    inputs = all_inputs if inputs is None else ([inputs] if isinstance(inputs, str)
-                                                 else list(inputs))
-    for u in inputs:
-        if u not in all_inputs:
-            raise ParameterError("inputs", u, f"is not an input of this arm; its inputs: "
-                                 f"{all_inputs}")
+    inputs = chosen_inputs(inputs, all_inputs)
     q0, tau0, xd0, ud0 = operating_point(arm, pose, inputs)
     nq, nj = arm.nq, arm.n_joints
     M = arm.mass_matrix(q0)

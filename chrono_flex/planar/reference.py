@@ -3,9 +3,10 @@ scipy's adaptive solvers through the shared stepping loop (:mod:`chrono_flex.ste
 
 Two problems are integrated:
 
-* forward dynamics, state x = [q, q_d, W_in, W_diss, drive states...]:
-  M(q) q_dd = Q - h + Q_g - K q - D q_d (docs/planar-link.md section 4), the joint
-  forces from the torque callback and the drives (docs/drive.md);
+* forward dynamics, state x = [q, q_d, W_in, W_diss, drive states..., controller
+  states...]: M(q) q_dd = Q - h + Q_g - K q - D q_d (docs/planar-link.md section 4), the
+  joint forces from the torque callback and the drives (docs/drive.md), the states of
+  continuous controllers integrated with the arm's (docs/control.md §1.2);
 * the mixed problem, joints prescribed: state x = [e, e_d, W_in, W_diss], elastic
   coordinates integrated and joint torques returned.
 
@@ -20,9 +21,9 @@ import numpy as np
 from scipy.optimize import brentq
 
 from .. import _checks as ck
-from .._callbacks import call_vector, call_vector_series, held, is_sampled, takes_state
+from .._callbacks import call_vector, call_vector_series, held, is_sampled, reads_drive_states
 from .._interrupts import watched
-from ..drive.coupling import JointDrives
+from ..drive.coupling import ArmInputs, JointDrives
 from ..errors import BudgetExceeded, ParameterError
 from ..integrators.choice import (FIXED_STEP, GA_RTOL, build_integrator, check_method,
                                   check_times)
@@ -65,7 +66,7 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
             raise ParameterError(name, fn, "must be callable")
     if drive_input is not None and not arm.drives:
         raise ParameterError("drive_input", drive_input, "is given but the arm has no drives")
-    torque, drive_input, max_step = _inputs_in_loop(torque, drive_input, method, step,
+    torque, drive_input, max_step = inputs_in_loop(torque, drive_input, method, step,
                                                     max_step)
     check_n_samples(n_samples)
     nj, ne = arm.n_joints, arm.elastic_index.size
@@ -78,18 +79,7 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
         if value is not None:
             out[index] = ck.vector(name, value, size)
     t_out = output_times(t0, t_end, dt_out)
-    law = None
-    if is_sampled(torque) and not isinstance(torque, held):
-        if method not in FIXED_STEP:
-            raise ParameterError("method", method, "must be one of "
-                                 f"{', '.join(FIXED_STEP)} with a sampled torque (their "
-                                 "steps land on the sample instants; scipy's do not)")
-        law = SampledTorque(torque, nj, t0)
-        if step is not None and law.period < step:
-            raise ParameterError("period", law.period, f"of the sampled torque must not be "
-                                 f"below the step ({step:g} s): it would be sampled "
-                                 "between the steps' ends")
-        torque = law.held
+    law, torque = sampled_torque(torque, method, step, nj, t0)
     if joint_motion is not None:
         sim = _MixedProblem(arm, joint_motion, form)
     else:
@@ -104,6 +94,8 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
                                      error_groups=groups)
     if solver is not None and solver.reads_state:
         settings["torque_evaluation"] = "predicted"
+    if law is not None and reads_drive_states(law.law):
+        law.drive_states = slice(sim.drives.start, sim.drives.stop)
     stepper = ReferenceStepper(sim, ode) if law is None else SampledStepper(sim, ode, law)
 
     def result(rec):
@@ -127,15 +119,33 @@ def simulate_reference(arm, t_end, joint_angles0=None, joint_rates0=None, elasti
     return result(rec)
 
 
-def _inputs_in_loop(torque, drive_input, method, step, max_step):
+def sampled_torque(torque, method, step, nj, t0):
+    """(law, torque): a sampled torque left by :func:`inputs_in_loop` as a
+    :class:`SampledTorque` (the steps land on its instants) and the held value the
+    engine applies, or (None, torque) for any other."""
+    if not (is_sampled(torque) and not isinstance(torque, held)):
+        return None, torque
+    if method not in FIXED_STEP:
+        raise ParameterError("method", method, "must be one of "
+                             f"{', '.join(FIXED_STEP)} with a sampled torque (their "
+                             "steps land on the sample instants; scipy's do not)")
+    law = SampledTorque(torque, nj, t0)
+    if step is not None and law.period < step:
+        raise ParameterError("period", law.period, f"of the sampled torque must not be "
+                             f"below the step ({step:g} s): it would be sampled "
+                             "between the steps' ends")
+    return law, law.held
+
+
+def inputs_in_loop(torque, drive_input, method, step, max_step):
     """(torque, drive_input, max_step) ready for the loop: sampled inputs (a ``period``
     > 0, :func:`chrono_flex._callbacks.is_sampled`) wrapped in
     :class:`chrono_flex._callbacks.held` with the step bounded by the period (a period
     below a fixed step is a ParameterError naming it), except a sampled torque under a
     method of :data:`FIXED_STEP` (or a :class:`chrono_flex.inputs.SampledInput`, refused
     under the others), left for :class:`SampledTorque` (the steps land on its instants,
-    the compiled steps run between them), continuous controllers with states
-    refused (they are integrated by simulate_drive; here give them a period)."""
+    the compiled steps run between them); continuous controllers with states are left
+    as they are (:class:`_ForwardProblem` appends their states)."""
     out = []
     for name, fn in (("torque", torque), ("drive_input", drive_input)):
         if fn is None:
@@ -155,10 +165,6 @@ def _inputs_in_loop(torque, drive_input, method, step, max_step):
                 continue
             max_step = min(max_step, period)
             fn = held(fn)
-        elif int(getattr(fn, "n_states", 0) or 0) > 0:
-            raise ParameterError(name, fn, "is a continuous controller with states, which "
-                                 "this engine does not integrate: give it a period "
-                                 "(sampled), or run the drive with simulate_drive")
         out.append(fn)
     return out[0], out[1], max_step
 
@@ -167,7 +173,8 @@ def compiled_step(sim, torque, exact_callbacks=False):
     """The compiled Newton solve of generalized-alpha's steps
     (:class:`chrono_flex.planar.chain_ga.ChainStep`) for ``sim``, or None where it does
     not apply: numba absent or not the backend, :data:`COMPILED_STEP` off, a mixed
-    problem, drives (their states and rates are Python), another form than
+    problem, drives or controllers with states (their states and rates are Python),
+    another form than
     "virtual_power", or (``exact_callbacks``) a torque callback not declared a function
     of time alone. A torque declared so (:func:`chrono_flex.inputs.is_time_only`: the
     input profiles, callables wrapped by :func:`chrono_flex.inputs.time_only`) is
@@ -177,7 +184,7 @@ def compiled_step(sim, torque, exact_callbacks=False):
     ``exact_callbacks`` asks for the Python iteration, which evaluates it at every
     iterate."""
     if not (COMPILED_STEP and chain_ga.available() and isinstance(sim, _ForwardProblem)
-            and not sim.drive_joints and sim.form == "virtual_power"):
+            and not sim.drive_joints and not sim.controllers and sim.form == "virtual_power"):
         return None
     reads_state = torque is not None and not inputs.is_time_only(torque)
     if reads_state and exact_callbacks:
@@ -266,6 +273,7 @@ class SampledTorque:
         self.pending = []                             # (instant, value), in order
         self.times, self.values = [t0], [np.zeros(n)]
         self.n_samples = 0
+        self.drive_states = None        # slice of the drives' states, for a law reading them
 
     def _due(self, t_event, t):
         return t_event <= t + 1e-9 * max(self.period, 1e-300) + 1e-12 * abs(t)
@@ -275,8 +283,10 @@ class SampledTorque:
         while True:
             t_sample = self.k * self.period
             if self._due(t_sample, t):
-                u = call_vector("torque", self.law, self.n, t_sample, x[:nq].copy(),
-                                x[nq:2 * nq].copy())
+                state = (x[:nq].copy(), x[nq:2 * nq].copy())
+                if self.drive_states is not None:       # a motor-side sensor's drive states
+                    state += (x[self.drive_states].copy(),)
+                u = call_vector("torque", self.law, self.n, t_sample, *state)
                 self.pending.append((t_sample + self.delay, u))
                 self.k += 1
                 self.n_samples += 1
@@ -342,26 +352,35 @@ class SampledStepper(ReferenceStepper):
 
 
 class _ForwardProblem:
-    """State x = [q, q_d, W_in, W_diss, drive states...]."""
+    """State x = [q, q_d, W_in, W_diss, drive states..., controller states...]: the
+    joint forces and the appended states of :class:`~chrono_flex.drive.coupling.ArmInputs`
+    (a continuous controller with states integrated with the arm's by the same
+    integrator)."""
 
     def __init__(self, arm, torque, drive_input, form):
-        self.arm, self.torque, self.drive_input, self.form = arm, torque, drive_input, form
-        # u(t) or u(t, q, qd): the convention of the torque (chrono_flex._callbacks)
-        self.input_reads_state = (drive_input is not None
-                                  and takes_state("drive_input", drive_input, 2))
+        self.arm, self.drive_input, self.form = arm, drive_input, form
         nq = arm.nq
         self.nq = nq
         self.drives = JointDrives(arm.drives, {j: (j, arm.joint_index[j]) for j in arm.drives},
                                   2 * nq + 2)
-        self.drive_joints, self.drive_slices = self.drives.keys, self.drives.slices
-        self.n = self.drives.stop
+        self.inputs = ArmInputs(torque, drive_input, self.drives, arm.n_joints)
+        self.drive_joints, self.controllers = self.drives.keys, self.inputs.controllers
+        self.n = self.inputs.stop
         self.n2 = nq              # second-order coordinates: q
+
+    @property
+    def torque(self):
+        return self.inputs.torque
+
+    @torque.setter
+    def torque(self, fn):           # the sampled torque's record, after the run
+        self.inputs.torque = fn
 
     def initial_state(self, q0, qd0):
         x = np.zeros(self.n)
         x[:self.nq] = q0
         x[self.nq:2 * self.nq] = qd0
-        self.drives.initial_state(x, q0, qd0)
+        self.inputs.initial_state(x, q0, qd0)
         return x
 
     def error_groups(self):
@@ -372,19 +391,12 @@ class _ForwardProblem:
         a = np.full(self.n, 1e-9)
         a[self.nq:2 * self.nq] = 1e-7
         a[2 * self.nq:2 * self.nq + 2] = 1e-6
-        self.drives.atol(a)
+        self.inputs.atol(a)
         return a
 
-    def _joint_forces(self, t, q, qd, x, with_drive_rates=False):
-        arm = self.arm
-        tau = np.zeros(arm.n_joints)
-        if self.torque is not None:
-            tau += call_vector("torque", self.torque, arm.n_joints, t, q, qd)
-        rates = []
-        if self.drive_joints:
-            rates = self.drives.add_torques(t, x, q, qd, tau, self.drive_input,
-                                            reads_state=self.input_reads_state)
-        return tau, rates
+    def _joint_forces(self, t, q, qd, x):
+        """(tau (n_joints,), the rates of the drive and controller states)."""
+        return self.inputs.joint_forces(t, x, q, qd)
 
     def rhs(self, t, x):
         nq, arm = self.nq, self.arm
@@ -401,7 +413,7 @@ class _ForwardProblem:
             dx[nq:2 * nq] = np.linalg.solve(M, f)
         dx[2 * nq] = tau @ qd[arm.joint_index]
         dx[2 * nq + 1] = qd @ arm.model.D @ qd
-        for s, r in zip(self.drive_slices, rates):
+        for s, r in zip(self.inputs.slices, rates):
             dx[s] = r
         return dx
 
@@ -418,7 +430,7 @@ class _ForwardProblem:
         F[:nq] = f
         F[nq] = tau @ qd[arm.joint_index]
         F[nq + 1] = qd @ arm.model.D @ qd
-        for s, r in zip(self.drive_slices, rates):
+        for s, r in zip(self.inputs.slices, rates):
             F[s.start - nq:s.stop - nq] = r
         return M, F
 
@@ -441,7 +453,7 @@ class _ForwardProblem:
         nq = self.nq
         if self.torque is None and not self.drive_joints:
             return np.zeros((len(t), self.arm.n_joints))
-        if not self.drive_joints and inputs.is_time_only(self.torque):
+        if not self.drive_joints and not self.controllers and inputs.is_time_only(self.torque):
             out = call_vector_series(self.torque, self.arm.n_joints, t)
             if out is not None:
                 return out
@@ -452,9 +464,8 @@ class _ForwardProblem:
         nq, arm = self.nq, self.arm
         Q, QD = X[:, :nq], X[:, nq:2 * nq]
         torques = self._torques(t, X)
-        extra = self.drives.extra(X, {j: f"drive{j + 1}_states" for j in self.drive_joints})
         return arm_result(arm, t, Q, QD, torques, X[:, 2 * nq], X[:, 2 * nq + 1], n_samples,
-                          extra)
+                          self.inputs.extra(X))
 
 
 class _MixedProblem:
@@ -534,4 +545,5 @@ class _MixedProblem:
         return arm_result(self.arm, t, Q, QD, tau, X[:, -2], X[:, -1], n_samples)
 
 
-__all__ = ["FIXED_STEP", "FORMS", "GA_RTOL", "ReferenceStepper", "simulate_reference"]
+__all__ = ["FIXED_STEP", "FORMS", "GA_RTOL", "ReferenceStepper", "SampledStepper",
+           "inputs_in_loop", "sampled_torque", "simulate_reference"]

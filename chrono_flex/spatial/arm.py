@@ -262,14 +262,19 @@ class SpatialArm:
             q0, qd0: initial coordinates and rates: all of them (nq,), or the joints'
                 alone (n_joints,) with the elastic ones from ``elastic0``,
                 ``elastic_rates0`` (default zero: at rest at q = 0).
-            torque: callable(t, q, qd) -> (n_joints,) joint torques (N m) or forces (N).
+            torque: callable(t, q, qd) -> (n_joints,) joint torques (N m) or forces (N),
+                or a controller of :mod:`chrono_flex.control` (sampled, or continuous
+                with its states integrated with the arm's: docs/control.md §1.2), its
+                sensors attached to this arm.
             joint_motion: callable(t) -> (theta, theta_d, theta_dd), each (n_joints,):
                 the joints prescribed, the elastic coordinates integrated and the joint
                 torques returned (excludes ``torque`` and drives; q0, qd0 give the
                 elastic start).
-            drive_input: callable(t) -> (n_drives,) drive inputs (motor voltages, in the
-                order of the drives' body numbers), or None for zero; the drives' states
-                are in ``extra["drive<k+1>_states"]`` (k the body number).
+            drive_input: callable(t) or (t, q, qd) -> (n_drives,) drive inputs (motor
+                voltages, in the order of the drives' body numbers), a controller as
+                for ``torque``, or None for zero; the drives' states are in
+                ``extra["drive<k+1>_states"]`` (k the body number), a continuous
+                controller's in ``extra["<torque|drive_input>_controller_states"]``.
             dt_out: output interval (default (t_end - t0) / 500).
             method: "generalized_alpha" (default, with its step control to ``rtol``,
                 default 1e-3), "Radau" (for tight tolerances), ... as for

@@ -18,7 +18,7 @@ import numpy as np
 
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
-from ..linear import LinearModel, tangent_matrices
+from ..linear import LinearModel, chosen_inputs, tangent_matrices
 from . import equations as mdl
 
 #: Step of the central differences, as for the planar arm (planar.statics.FD_STEP).
@@ -66,12 +66,7 @@ def linearize(arm, inputs=None, outputs=None, pose=None):
     """:meth:`SpatialArm.linearize <chrono_flex.spatial.arm.SpatialArm.linearize>`."""
     nq, nj = arm.nq, arm.n_joints
     all_inputs = [f"torque{j + 1}" for j in range(nj)]
-    inputs = all_inputs if inputs is None else ([inputs] if isinstance(inputs, str)
-                                                else list(inputs))
-    for u in inputs:
-        if u not in all_inputs:
-            raise ParameterError("inputs", u, f"is not an input of this arm; its inputs: "
-                                 f"{all_inputs}")
+    inputs = chosen_inputs(inputs, all_inputs)
     if pose is None:
         q0 = equilibrium(arm)
     else:

@@ -3,10 +3,13 @@
 (:mod:`chrono_flex.stepping`), with the integrator chosen as for the planar arm
 (:mod:`chrono_flex.integrators.choice`).
 
-State x = [q, q_d, W_in, W_diss, drive states...]: a drive on a revolute joint is
-coupled as on the planar arm (:mod:`chrono_flex.drive.coupling`); the input work and the
-dissipated energy are integrated as states, so the energy balance is checked to the
-integrator's tolerance.
+State x = [q, q_d, W_in, W_diss, drive states..., controller states...]: a drive on a
+revolute joint is coupled as on the planar arm (:mod:`chrono_flex.drive.coupling`), and
+the inputs are those of the planar engine: a torque or drive input that reads the state
+(t, q, qd), controllers of :mod:`chrono_flex.control` sampled (on the steps, or held) or
+continuous with their states integrated with the arm's (docs/control.md); the input
+work and the dissipated energy are integrated as states, so the energy balance is
+checked to the integrator's tolerance.
 """
 
 import time
@@ -14,12 +17,13 @@ import time
 import numpy as np
 
 from .. import _checks as ck
-from .._callbacks import call_vector
-from ..drive.coupling import JointDrives
+from .._callbacks import call_vector, reads_drive_states
+from ..drive.coupling import ArmInputs, JointDrives
 from ..errors import BudgetExceeded, ParameterError
 from ..integrators.choice import DEFAULT_METHOD, build_integrator, check_method, check_times
 from ..integrators.ivp import fd_jacobian
-from ..planar.reference import ReferenceStepper
+from ..planar.reference import (ReferenceStepper, SampledStepper, inputs_in_loop,
+                               sampled_torque)
 from ..stepping import Progress, output_times, partial_result, run
 from . import equations as mdl
 from .post import deflection_ratio, spatial_result
@@ -49,6 +53,9 @@ def simulate_reference(arm, t_end, q0=None, qd0=None, torque=None, joint_motion=
         raise ParameterError("n_samples", n_samples, "must be >= 2 (the root and the tip)")
     q0 = np.zeros(arm.nq) if q0 is None else ck.vector("q0", q0, arm.nq)
     qd0 = np.zeros(arm.nq) if qd0 is None else ck.vector("qd0", qd0, arm.nq)
+    torque, drive_input, max_step = inputs_in_loop(torque, drive_input, method, step,
+                                                   max_step)
+    law, torque = sampled_torque(torque, method, step, arm.n_joints, t0)
     if joint_motion is None:
         sim = _ForwardProblem(arm, torque, drive_input)
         x0 = sim.initial_state(q0, qd0)
@@ -62,6 +69,10 @@ def simulate_reference(arm, t_end, q0=None, qd0=None, torque=None, joint_motion=
 
     def result(rec):
         X = rec["x"]
+        if law is not None:
+            sim.inputs.torque = law.recorded     # the held values, as they acted
+            settings.update(sample_period=law.period, sample_delay=law.delay,
+                            n_samples_taken=law.n_samples)
         Q, QD, torques, w_in, w_diss = sim.samples(rec.t, X)
         res = spatial_result(arm, rec.t, Q, QD, torques.reshape(rec.t.size, arm.n_joints),
                              w_in, w_diss, n_samples, extra=sim.extra(X))
@@ -70,7 +81,10 @@ def simulate_reference(arm, t_end, q0=None, qd0=None, torque=None, joint_motion=
         return res
 
     try:
-        rec = run(ReferenceStepper(sim, ode), output_times(t0, t_end, dt_out),
+        if law is not None and reads_drive_states(law.law):
+            law.drive_states = slice(sim.drives.start, sim.drives.stop)
+        stepper = ReferenceStepper(sim, ode) if law is None else SampledStepper(sim, ode, law)
+        rec = run(stepper, output_times(t0, t_end, dt_out),
                   max_deflection_ratio=max_deflection_ratio,
                   progress=Progress(t_end, "reference", progress), max_wall_time=max_wall_time)
     except BudgetExceeded as exc:        # what was computed, marked partial
@@ -90,29 +104,26 @@ class _ForwardProblem:
     ``torque`` callback and the drives (:class:`~chrono_flex.drive.coupling.JointDrives`)."""
 
     def __init__(self, arm, torque, drive_input):
-        self.arm, self.torque, self.drive_input, self.nq = arm, torque, drive_input, arm.nq
+        self.arm, self.nq = arm, arm.nq
         self.drives = JointDrives(arm.drives, arm.drive_places(), 2 * arm.nq + 2)
-        self.n, self.n2 = self.drives.stop, arm.nq
+        self.inputs = ArmInputs(torque, drive_input, self.drives, arm.n_joints)
+        self.n, self.n2 = self.inputs.stop, arm.nq
 
     def initial_state(self, q0, qd0):
         x = np.zeros(self.n)
         x[:self.nq], x[self.nq:2 * self.nq] = q0, qd0
-        self.drives.initial_state(x, q0, qd0)
+        self.inputs.initial_state(x, q0, qd0)
         return x
 
     def default_atol(self):
         a = _atol(self.n2, self.n)
-        self.drives.atol(a)
+        self.inputs.atol(a)
         return a
 
     def joint_forces(self, t, q, qd, x):
-        """(tau (n_joints,), drive state rates) at time t and state x."""
-        tau = np.zeros(self.arm.n_joints)
-        if self.torque is not None:
-            tau += call_vector("torque", self.torque, self.arm.n_joints, t, q, qd)
-        rates = self.drives.add_torques(t, x, q, qd, tau, self.drive_input) if self.drives \
-            else []
-        return tau, rates
+        """(tau (n_joints,), the rates of the drive and controller states) at time t and
+        state x (:class:`~chrono_flex.drive.coupling.ArmInputs`)."""
+        return self.inputs.joint_forces(t, x, q, qd)
 
     def forcing(self, t, x):
         nq, arm = self.nq, self.arm
@@ -146,8 +157,9 @@ class _ForwardProblem:
         return X[:, :nq], X[:, nq:2 * nq], tau, X[:, 2 * nq], X[:, 2 * nq + 1]
 
     def extra(self, X):
-        """The drives' states, named by their joint (body) number as the planar arm's."""
-        return self.drives.extra(X, {j: f"drive{j + 1}_states" for j in self.drives.keys})
+        """The drives' states, named by their joint (body) number as the planar arm's,
+        and the controllers'."""
+        return self.inputs.extra(X)
 
 
 class _MixedProblem:

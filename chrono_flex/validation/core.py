@@ -152,3 +152,20 @@ def observed_rate(hs, errs):
     import numpy as np
 
     return float(np.polyfit(np.log(hs), np.log(errs), 1)[0])
+
+
+def tidy(axes, legend=7, which="major"):
+    """Grid and legend on each of a case figure's ``axes``, the one style of the report's
+    figures (``legend`` the font size, 0 for none; ``which`` the grid's ticks)."""
+    for ax in axes:
+        ax.grid(True, which=which, alpha=0.3)
+        if legend:
+            ax.legend(fontsize=legend)
+
+
+def labels(ax, xlabel, ylabel, title=None, size=9):
+    """Axis labels (with their units) and a small title on one panel of a case figure."""
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title is not None:
+        ax.set_title(title, fontsize=size)

@@ -69,12 +69,11 @@ def test_pid_derivative_on_measurement_by_hand():
 
 
 def test_continuous_pid_with_states_refused_as_plain_callback():
+    """Called alone it has no state to use (the engines integrate it through output()
+    and rates(): tests/control/test_controller_states.py)."""
     pid = PID(1.0, 1.0, 0.0, sensor=lambda t, *s: [0.0])
     with pytest.raises(ParameterError, match="controller"):
         pid(0.0, np.zeros(6))
-    arm = _arm()
-    with pytest.raises(ParameterError, match="torque"):
-        arm.simulate(0.01, torque=pid)
 
 
 # -- sensors ------------------------------------------------------------------------------
@@ -209,8 +208,8 @@ def test_errors_name_what_is_wrong():
         simulate_drive(d, 0.01, u=lambda t, x: [1.0, 2.0])
     with pytest.raises(ParameterError, match="torque"):
         arm.simulate(0.01, torque=lambda t, q, qd: [1.0, 2.0])
-    with pytest.raises(ParameterError, match="side"):
-        Encoder(arm, 100, side="motor")
+    with pytest.raises(ParameterError, match="joint"):
+        Encoder(arm, 100, side="motor")                      # an arm without drives
     with pytest.raises(ParameterError, match="sensors"):
         PID(1.0, sensor=CurrentSensor(d, noise=0.1))           # noise in a continuous loop
     with pytest.raises(ParameterError, match="sensors"):

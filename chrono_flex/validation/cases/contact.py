@@ -17,7 +17,7 @@ import functools
 
 import numpy as np
 
-from ..core import Outcome, case
+from ..core import Outcome, case, labels
 
 L, EI, RHO_A, N_EL, G = 1.0, 20.0, 1.0, 4, 9.81
 #: sphere radius / half thickness of the contact shapes, m
@@ -100,8 +100,7 @@ def _plot(results):
             ax.plot(t, r["history"][:, 0], style, label=f"{name}: contact force")
         R = next(iter(results.values()))["R_pred"]
         ax.axhline(R, color="k", lw=3, alpha=0.3, label="3qL/8")
-        ax.set_xlabel("t (s)")
-        ax.set_ylabel("vertical contact force at the tip (N)")
+        labels(ax, "t (s)", "vertical contact force at the tip (N)")
         ax.set_title("Cantilever settling onto a support under its tip (NSC)")
         ax.legend()
     return plot

@@ -31,7 +31,7 @@ from chrono_flex.drive import (DriveParams, GearDrive, LuGre, lorentzian, modifi
                                modified_stribeck, simulate_drive, stribeck_curve)
 from chrono_flex.scenarios.drive import CW1995
 
-from ..core import Outcome, case
+from ..core import Outcome, case, labels, tidy
 
 P = DriveParams.serebrenny2019()
 SOURCE = "Serebrenny, Boshlyakov, Ogorodnik 2019 (docs/drive.md); Canudas de Wit et al. 1995"
@@ -89,19 +89,15 @@ def static_friction_curves(ctx):
                      label=shape + (" (delta 1.7)" if shape == "generalized" else ""))
         ax1.plot([vs, -vs], [Fc + (Fs - Fc) * e1, -(Fc + (Fs - Fc) * e1)], "ko", ms=4,
                  label="closed form at +-vs (e^-1)")
-        ax1.set_xlabel("speed Omega2, rad/s")
-        ax1.set_ylabel("friction torque, N m")
-        ax1.set_title("Stribeck curves g(v) sign(v), [S] Table 1", fontsize=9)
+        labels(ax1, "speed Omega2, rad/s", "friction torque, N m",
+               "Stribeck curves g(v) sign(v), [S] Table 1")
         vz = np.linspace(-4 * dv, 4 * dv, 801)
         ax2.plot(vz, modified_stribeck(vz, Fc, Fs, vs, dv), label="modified Stribeck (eq. 3)")
         ax2.plot(vz, modified_coulomb(vz, Fc, dv), "--", label="modified Coulomb (eq. 2)")
         ax2.plot([-dv, dv], [-Fs, Fs], "ko", ms=4, label="+-Fs at +-dv (closed form)")
-        ax2.set_xlabel("speed Omega2, rad/s")
-        ax2.set_ylabel("friction torque, N m")
-        ax2.set_title(f"linear zone |v| <= dv = {dv} rad/s (enlarged)", fontsize=9)
-        for a in (ax1, ax2):
-            a.grid(True, alpha=0.3)
-            a.legend(fontsize=7)
+        labels(ax2, "speed Omega2, rad/s", "friction torque, N m",
+               f"linear zone |v| <= dv = {dv} rad/s (enlarged)")
+        tidy((ax1, ax2))
 
     return Outcome(max(errs), plot=plot, details=rows, data=dict(errors=errs))
 
@@ -148,16 +144,11 @@ def lugre_steady_state(ctx):
             ax1.semilogx(-v[~pos] / m.vs, -F[~pos] / m.Fc, "x", color=col,
                          label="LuGre, v < 0 (mirrored)")
             ax2.loglog(np.abs(v) / m.vs, np.maximum(e, 1e-17), "o-", color=col, ms=3, label=name)
-        ax1.set_xlabel("|v| / vs (Stribeck speed)")
-        ax1.set_ylabel("|F| / Fc")
-        ax1.set_title("steady-state friction = Stribeck curve + sigma2 v", fontsize=9)
+        labels(ax1, "|v| / vs (Stribeck speed)", "|F| / Fc",
+               "steady-state friction = Stribeck curve + sigma2 v")
         ax2.axhline(1e-7, color="r", ls="--", label="tolerance")
-        ax2.set_xlabel("|v| / vs")
-        ax2.set_ylabel("relative error")
-        ax2.set_title("error vs closed form", fontsize=9)
-        for a in (ax1, ax2):
-            a.grid(True, which="both", alpha=0.3)
-            a.legend(fontsize=6)
+        labels(ax2, "|v| / vs", "relative error", "error vs closed form")
+        tidy((ax1, ax2), legend=6, which="both")
 
     return Outcome(worst, plot=plot, details=rows,
                    data={k: dict(v=c[0].tolist(), err=c[3].tolist()) for k, c in curves.items()})
@@ -203,9 +194,8 @@ def motor_steady_state(ctx):
         ax2.semilogy(t, np.abs(o["output_speed"] - W) / W, label="speed")
         ax2.semilogy(t, np.abs(o["current"] - I) / I, label="current")
         ax2.axhline(1e-7, color="r", ls="--", label="tolerance")
-        ax2.set_xlabel("t, ms")
-        ax2.set_ylabel("|simulated - closed form| / closed form")
-        ax2.set_title("approach to the steady state", fontsize=9)
+        labels(ax2, "t, ms", "|simulated - closed form| / closed form",
+               "approach to the steady state")
         for a in (ax1, ax2):
             a.grid(True, alpha=0.3)
         ax2.legend(fontsize=7)
@@ -268,8 +258,7 @@ def motor_time_constant(ctx):
         ax1.plot(t, W, label="simulated Omega2")
         ax1.plot(t, W_inf * (1 - np.exp(-res.t / tau_m)), "k--",
                  label=f"W_inf (1 - e^(-t/tau_m)), tau_m = {tau_m * 1e3:.3g} ms")
-        ax1.set_xlabel("t, ms")
-        ax1.set_ylabel("output speed, rad/s")
+        labels(ax1, "t, ms", "output speed, rad/s")
         a2 = ax1.twinx()
         a2.plot(t, i, "C1", lw=0.8, label="current")
         a2.set_ylabel("current, A")
@@ -283,9 +272,7 @@ def motor_time_constant(ctx):
         ax2.semilogy(t, (W_inf - W[win][0]) * np.exp(lam_slow * (res.t - tt[0])), "k:",
                      label=f"eigenvalue {lam_slow:.5g} 1/s")
         ax2.set_ylim(1e-6, 1e2)
-        ax2.set_xlabel("t, ms")
-        ax2.set_ylabel("W_inf - Omega2, rad/s")
-        ax2.set_title("exponential tail (fit window 4-10 tau_m)", fontsize=9)
+        labels(ax2, "t, ms", "W_inf - Omega2, rad/s", "exponential tail (fit window 4-10 tau_m)")
         for a in (ax1, ax2):
             a.grid(True, which="both", alpha=0.3)
         ax2.legend(fontsize=7)

@@ -8,9 +8,12 @@ import math
 import numpy as np
 
 from chrono_flex.drive import DriveParams, GearDrive, simulate_drive
+from chrono_flex import engines, scenarios
 
-from ..core import Outcome, case, rel_err
+from ..core import Outcome, case, labels, rel_err, tidy
 from .drive import P, SOURCE
+from ...engines import run_case
+from ...planar.arm import PlanarArm
 
 # ---------------------------------------------------------------------------------------
 # the drive on a flexible link
@@ -22,8 +25,6 @@ _RUNS = {}
 def _flexible_reference():
     """run_case("drive-bien-1link") on the reference engine, shared by two cases."""
     if "ref" not in _RUNS:
-        from chrono_flex.engines import run_case
-
         _RUNS["ref"] = run_case("drive-bien-1link", method="Radau", progress=False)
     return _RUNS["ref"]
 
@@ -68,18 +69,12 @@ def flexible_link_energy(ctx):
         ax1.plot(t, E.elastic * 1e3, label="elastic (link bending)")
         ax1.plot(t, (E.mechanical + E.dissipated) * 1e3, "k--", lw=0.8,
                  label="mechanical + dissipated")
-        ax1.set_xlabel("t, s")
-        ax1.set_ylabel("energy, mJ")
-        ax1.set_title("drive-bien-1link: +-1.5 V pulse", fontsize=9)
+        labels(ax1, "t, s", "energy, mJ", "drive-bien-1link: +-1.5 V pulse")
         ax2.plot(t, E.balance_error / scale, label="balance error / energy scale")
         ax2.axhline(1e-5, color="r", ls="--", label="tolerance")
         ax2.axhline(-1e-5, color="r", ls="--")
-        ax2.set_xlabel("t, s")
-        ax2.set_ylabel("relative balance error")
-        ax2.set_title("energy balance error vs time", fontsize=9)
-        for a in (ax1, ax2):
-            a.grid(True, alpha=0.3)
-            a.legend(fontsize=7)
+        labels(ax2, "t, s", "relative balance error", "energy balance error vs time")
+        tidy((ax1, ax2))
 
     return Outcome(err, plot=plot, details=rows,
                    data=dict(balance_error=float(np.max(np.abs(E.balance_error))), scale=scale))
@@ -90,8 +85,6 @@ def _stiff_arm(factor):
     first bending mode (beta = 2/omega1): the rigid-link limit of the same arm."""
     import dataclasses
 
-    from chrono_flex import scenarios
-    from chrono_flex.planar.arm import PlanarArm
 
     base = scenarios.get("drive-bien-1link").arm_and_kwargs()[0]
     (link,) = base.links
@@ -117,8 +110,6 @@ def _stiff_arm(factor):
              "the arm's Radau rtol 1e-6 adds ~1e-6; 2e-5 bounds the 1e6 run",
       engines=("reference",), source=SOURCE)
 def flexible_link_vs_rigid(ctx):
-    from chrono_flex import scenarios
-
     arm0, kw = scenarios.get("drive-bien-1link").arm_and_kwargs()
     u_of_t, t_end, dt = kw["drive_input"], kw["t_end"], kw["dt_out"]
     rigid, J = _rigid_drive(arm0, u_of_t, t_end, dt)
@@ -158,20 +149,14 @@ def flexible_link_vs_rigid(ctx):
         if flex is not None:
             ax1.plot(flex.t, flex.joint_angles[:, 0], "C0", lw=0.8,
                      label="flexible link (the case), shown")
-        ax1.set_xlabel("t, s")
-        ax1.set_ylabel("joint angle, rad")
-        ax1.set_title("joint follows the drive", fontsize=9)
+        labels(ax1, "t, s", "joint angle, rad", "joint follows the drive")
         for factor, col in ((1e4, "C2"), (1e6, "C1")):
             tt, a, _ = out[factor]
             ax2.semilogy(tt, np.abs(a - a_rigid) + 1e-12, col, lw=0.8,
                          label=f"|joint - rigid|, E x {factor:g}")
         ax2.axhline(2e-5 * scale, color="r", ls="--", label="tolerance (E x 1e6)")
-        ax2.set_xlabel("t, s")
-        ax2.set_ylabel("angle difference, rad")
-        ax2.set_title("difference vs time (shrinks ~1/EI)", fontsize=9)
-        for a in (ax1, ax2):
-            a.grid(True, which="both", alpha=0.3)
-            a.legend(fontsize=7)
+        labels(ax2, "t, s", "angle difference, rad", "difference vs time (shrinks ~1/EI)")
+        tidy((ax1, ax2), which="both")
 
     return Outcome(value, plot=plot, details=rows,
                    data=dict(err_1e4=float(e4), err_1e6=float(e6), J=J))
@@ -197,8 +182,6 @@ CHRONO_STEPS = (1e-3, 5e-4)
              "7 % -> 2 % and 1e-4 -> 5e-5 for 1e-3 -> 5e-4 s); 5 % bounds the 5e-4 s run",
       engines=("chrono", "reference"), needs_pychrono=True, source=SOURCE)
 def flexible_link_chrono(ctx):
-    from chrono_flex import engines
-
     def run(engine, **kw):
         return engines.run_case("drive-bien-1link", engine=engine, t_end=CHRONO_T_END,
                                 progress=False, **kw)

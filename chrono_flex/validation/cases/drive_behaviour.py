@@ -13,7 +13,7 @@ from scipy.optimize import brentq
 from chrono_flex.drive import DriveParams, GearDrive, simulate_drive
 from chrono_flex.scenarios.drive import CW1995, run_scenario
 
-from ..core import Outcome, case, rel_err
+from ..core import Outcome, case, labels, rel_err, tidy
 from .drive import P, SOURCE, _gauss
 
 # ---------------------------------------------------------------------------------------
@@ -50,20 +50,16 @@ def presliding(ctx):
         ax1.plot(xx * 1e3, P.sigma0 * xx, "k--", label="slope sigma0")
         ax1.axhline(P.Ms, color="r", ls=":", lw=0.8, label="+-Ms")
         ax1.axhline(-P.Ms, color="r", ls=":", lw=0.8)
-        ax1.set_xlabel("output displacement alpha2, mrad")
-        ax1.set_ylabel("friction torque M_F', N m")
-        ax1.set_title("presliding hysteresis ([S] Fig. 7)", fontsize=9)
+        labels(ax1, "output displacement alpha2, mrad", "friction torque M_F', N m",
+               "presliding hysteresis ([S] Fig. 7)")
         ax2.plot(x[sel] * 1e6, F[sel] * 1e3, ".", ms=3, label="simulated (fit window)")
         ax2.plot(x[sel] * 1e6, (k * x[sel] + dd * xd[sel]) * 1e3, "-", lw=0.8,
                  label=f"fit k x + d x': k = {k:.4g}")
         xs = np.linspace(x[sel].min(), x[sel].max(), 3)
         ax2.plot(xs * 1e6, P.sigma0 * xs * 1e3, "k--", label=f"sigma0 x, sigma0 = {P.sigma0:g}")
-        ax2.set_xlabel("output displacement alpha2, urad")
-        ax2.set_ylabel("friction torque M_F', mN m")
-        ax2.set_title("start of loading: initial slope", fontsize=9)
-        for a in (ax1, ax2):
-            a.grid(True, alpha=0.3)
-            a.legend(fontsize=7)
+        labels(ax2, "output displacement alpha2, urad", "friction torque M_F', mN m",
+               "start of loading: initial slope")
+        tidy((ax1, ax2))
 
     return Outcome(err, plot=plot, details=rows,
                    data=dict(k=float(k), d=float(dd), **sc.metrics))
@@ -116,18 +112,14 @@ def frictional_lag(ctx):
         ax1.plot(d["v"], d["F_sta"], "k--", lw=1, label="static (modified Stribeck)")
         ax1.plot(d["v_acc"], d["F_acc"], "C0", lw=1, label="dynamic, accelerating")
         ax1.plot(d["v_dec"], d["F_dec"], "C3", lw=1, label="dynamic, decelerating")
-        ax1.set_xlabel("output speed Omega2, rad/s")
-        ax1.set_ylabel("friction torque M_F, N m")
-        ax1.set_title("friction vs speed ([S] Fig. 8)", fontsize=9)
+        labels(ax1, "output speed Omega2, rad/s", "friction torque M_F, N m",
+               "friction vs speed ([S] Fig. 8)")
         ax2.plot(grid, gap * 1e3, "C0", lw=2, label="measured (last period)")
         ax2.plot(grid, pred * 1e3, "k--", label="first-order closed form")
         ax2.axhline(0, color="gray", lw=0.5)
-        ax2.set_xlabel("output speed Omega2, rad/s")
-        ax2.set_ylabel("F_accelerating - F_decelerating, mN m")
-        ax2.set_title(f"branch gap: the {higher} branch is higher", fontsize=9)
-        for ax in (ax1, ax2):
-            ax.grid(True, alpha=0.3)
-            ax.legend(fontsize=7)
+        labels(ax2, "output speed Omega2, rad/s", "F_accelerating - F_decelerating, mN m",
+               f"branch gap: the {higher} branch is higher")
+        tidy((ax1, ax2))
 
     return Outcome(err, plot=plot, details=rows,
                    data=dict(grid=grid.tolist(), gap=gap.tolist(), first_order=pred.tolist(),
@@ -201,9 +193,7 @@ def stick_slip(ctx):
         ax1.axhline(f_end, color="k", ls="-.", lw=0.8, label="ideal model: force after slip")
         for x in ts:
             ax1.axvline(x, color="gray", lw=0.5)
-        ax1.set_xlabel("t, s")
-        ax1.set_ylabel("force, N")
-        ax1.set_title("forces; grey lines: slip onsets", fontsize=9)
+        labels(ax1, "t, s", "force, N", "forces; grey lines: slip onsets")
         ax2.plot(t, v, label="LuGre: mass velocity")
         # the ideal model's velocity over one cycle, started at the first onset
         tt = np.linspace(0, period, 800)
@@ -214,13 +204,10 @@ def stick_slip(ctx):
         vi = np.where(tt < t_slip, sol.sol(np.minimum(tt, t_slip))[1], 0.0)
         ax2.plot(ts[0] + tt, vi, "k--", label="ideal static model, one period")
         ax2.axhline(vp, color="gray", ls=":", lw=0.8, label="pull speed")
-        ax2.set_xlabel("t, s")
-        ax2.set_ylabel("velocity, m/s")
+        labels(ax2, "t, s", "velocity, m/s")
         ax2.set_title(f"period {period:.3g} s (ideal) vs {np.mean(periods):.4g} s (LuGre); "
                       f"wn = {wn:.3g} rad/s", fontsize=9)
-        for a in (ax1, ax2):
-            a.grid(True, alpha=0.3)
-            a.legend(fontsize=6)
+        tidy((ax1, ax2), legend=6)
 
     return Outcome(err, plot=plot, details=rows,
                    data=dict(period_closed=period, periods=periods.tolist(),
@@ -270,20 +257,16 @@ def backlash(ctx):
         ax1.plot(th * 1e3, P.c * np.where(th > tb, th - tb, np.where(th < -tb, th + tb, 0)),
                  "k--", lw=0.8, label="c b(theta), eq. 16")
         ax1.axvspan(-tb * 1e3, tb * 1e3, color="gray", alpha=0.2, label="gap +-theta_b")
-        ax1.set_xlabel("twist theta = alpha1/i - alpha2, mrad")
-        ax1.set_ylabel("transmitted torque M1', N m")
-        ax1.set_title("dead zone of the backlash", fontsize=9)
+        labels(ax1, "twist theta = alpha1/i - alpha2, mrad", "transmitted torque M1', N m",
+               "dead zone of the backlash")
         zoom = np.abs(theta) < 1.2 * tb
         ax2.plot(theta[zoom & rising] * 1e3, M[zoom & rising], ".", ms=2, label="increasing")
         ax2.plot(theta[zoom & falling] * 1e3, M[zoom & falling], ".", ms=2, label="decreasing")
         ax2.axvline(pos * 1e3, color="C0", ls=":", label=f"contact +: {pos * 1e3:.4g} mrad")
         ax2.axvline(neg * 1e3, color="C1", ls=":", label=f"contact -: {neg * 1e3:.4g} mrad")
-        ax2.set_xlabel("twist theta, mrad")
-        ax2.set_ylabel("M1', N m")
-        ax2.set_title(f"measured gap {width * 1e3:.4g} mrad = 2 theta_b", fontsize=9)
-        for a in (ax1, ax2):
-            a.grid(True, alpha=0.3)
-            a.legend(fontsize=7)
+        labels(ax2, "twist theta, mrad", "M1', N m",
+               f"measured gap {width * 1e3:.4g} mrad = 2 theta_b")
+        tidy((ax1, ax2))
 
     return Outcome(max(err_w, leak), plot=plot, details=rows,
                    data=dict(width=width, theta_b=tb, leak=leak))
@@ -331,19 +314,15 @@ def load_dependent_friction(ctx):
         mm = np.linspace(0, 1.05, 50)
         ax1.plot(mm, 1 + p.K_ML * mm, "k--", label="1 + K_ML |M1'| (eq. 20)")
         ax1.plot(M1_sim, growth, "o", mfc="none", label="simulated (M_F' - K_V2 W) / g(W)")
-        ax1.set_xlabel("transmitted torque M1', N m")
-        ax1.set_ylabel("friction growth factor, -")
-        ax1.set_title(f"load-dependent friction, K_ML = {p.K_ML} 1/(N m)", fontsize=9)
+        labels(ax1, "transmitted torque M1', N m", "friction growth factor, -",
+               f"load-dependent friction, K_ML = {p.K_ML} 1/(N m)")
         ax2.plot(M1s, W_cf, "k--", label="closed-form steady speed")
         ax2.plot(M1_sim, W_sim, "o", mfc="none", label="simulated at t = 1.2 s")
         ax2.plot(M1s, (M1s - p.Mc) / p.K_V2, ":", color="gray",
                  label="without the load factor (K_ML = 0, g = Mc)")
-        ax2.set_xlabel("transmitted torque M1' = k_M i r, N m")
-        ax2.set_ylabel("output speed W, rad/s")
-        ax2.set_title("steady sliding speed", fontsize=9)
-        for a in (ax1, ax2):
-            a.grid(True, alpha=0.3)
-            a.legend(fontsize=7)
+        labels(ax2, "transmitted torque M1' = k_M i r, N m", "output speed W, rad/s",
+               "steady sliding speed")
+        tidy((ax1, ax2))
 
     return Outcome(err, plot=plot, details=rows,
                    data=dict(M1=M1_sim.tolist(), W=W_sim.tolist(), W_closed=W_cf.tolist(),

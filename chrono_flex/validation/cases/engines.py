@@ -47,8 +47,12 @@ import functools
 import math
 
 import numpy as np
+from chrono_flex import Link, PlanarArm, scenarios
+from numpy.lib.stride_tricks import sliding_window_view
+from scipy.optimize import least_squares
 
-from ..core import Outcome, case, observed_rate
+from ..core import Outcome, case, labels, observed_rate
+from ...planar.shapes import clamped_free_roots
 
 #: Safety factor on Richardson estimates (tests/chrono/test_element.py: S = 3 covers
 #: estimates made before the asymptotic range; there the modelled error was within 1.4x).
@@ -170,8 +174,6 @@ def beam_allowed(sc):
 # -- runs (cached: the chrono and chrono-beam cases of a scenario share the reference) ----
 
 def _arm(sc):
-    from chrono_flex import scenarios
-
     arm, kw = scenarios.get(sc.name).arm_and_kwargs(t_end=sc.t_end)
     kw.pop("t_end")
     kw["dt_out"] = sc.dt_out
@@ -208,8 +210,6 @@ def _columns(res, envelope=0.0):
     that length (s): a phase-insensitive measure of the vibration amplitude."""
     tips = res.tip_deflection
     if envelope > 0:
-        from numpy.lib.stride_tricks import sliding_window_view
-
         k = max(1, int(round(envelope / (res.t[1] - res.t[0]))) // 2)
         padded = np.pad(np.abs(tips), ((k, k), (0, 0)), mode="edge")
         tips = sliding_window_view(padded, 2 * k + 1, axis=0).max(axis=-1)
@@ -217,8 +217,6 @@ def _columns(res, envelope=0.0):
 
 
 def _labels(sc, res):
-    from chrono_flex import scenarios
-
     arm, _ = scenarios.get(sc.name).build()
     out = []
     for j, joint in enumerate(arm.joints):
@@ -377,8 +375,6 @@ def _beam_case(sc):
 
 
 def _window_text(sc):
-    from chrono_flex import scenarios
-
     full = scenarios.get(sc.name).build()[1]["t_end"]
     if sc.t_end < full:
         return f"first {sc.t_end:g} s of the paper's {full:g} s (shortened: cost)"
@@ -386,8 +382,6 @@ def _window_text(sc):
 
 
 def _columns_text(sc):
-    from chrono_flex import scenarios
-
     arm, _ = scenarios.get(sc.name).build()
     nl = len(arm.links)
     joints = ["slider d" if type(j).__name__ == "PrismaticJoint" else f"theta{i + 1}"
@@ -478,16 +472,14 @@ def energy_drift(ctx):
             ax.plot(r.t, x - x[0], label=k)
         ax.plot(r.t, r.energy.mechanical - r.energy.mechanical[0], "k", lw=1.5,
                 label="total")
-        ax.set_xlabel("t (s)")
-        ax.set_ylabel("energy - its value at t = 0 (J)")
+        labels(ax, "t (s)", "energy - its value at t = 0 (J)")
         ax.set_title(f"Chrono scene, h = {sc.step / 2:g} s", fontsize=8)
         ax.legend(fontsize=7)
         ax.grid(alpha=0.3)
         bx = fig.add_subplot(1, 2, 2)
         for r, x, h in zip(runs, drift, (sc.step, sc.step / 2)):
             bx.semilogy(r.t, np.maximum(x, 1e-16), label=f"h = {h:g} s")
-        bx.set_xlabel("t (s)")
-        bx.set_ylabel("|E(t) - E(0)| (J)")
+        labels(bx, "t (s)", "|E(t) - E(0)| (J)")
         bx.set_title(f"drift; observed order {p:.2f}", fontsize=8)
         bx.legend(fontsize=7)
         bx.grid(alpha=0.3, which="both")
@@ -519,8 +511,6 @@ def _first_frequency(t, y, f0):
 
     Zero crossings are biased by the second mode's share of the response; the fit is not.
     """
-    from scipy.optimize import least_squares
-
     def resid(p):
         out = -y.copy()
         for k in (0, 4):
@@ -544,9 +534,7 @@ def _first_frequency(t, y, f0):
       engines=("chrono-beam", "closed form"), needs_pychrono=True,
       source="tests/chrono/test_beams_validation.py")
 def beam_frequency(ctx):
-    from chrono_flex import Link, PlanarArm
     from chrono_flex.chrono.beams import simulate_beams
-    from chrono_flex.planar.shapes import clamped_free_roots
 
     EI, rho_A, L, step = 1000.0, 5.0, 1.0, 1e-3
     f_exact = clamped_free_roots(1)[0] ** 2 / (2 * math.pi * L ** 2) * math.sqrt(EI / rho_A)
@@ -571,8 +559,7 @@ def beam_frequency(ctx):
         ax.loglog(ns, np.maximum(err_ref, 1e-16), "s--",
                   label="reference eigenvalue, consistent Hermite mass")
         ax.loglog(ns, err[0] * (ns / ns[0]) ** -2.0, "k:", lw=0.8, label="slope -2")
-        ax.set_xlabel("elements n")
-        ax.set_ylabel("|f1 - f1_exact| / f1_exact")
+        labels(ax, "elements n", "|f1 - f1_exact| / f1_exact")
         ax.set_xticks(ns)
         ax.set_xticklabels([str(int(n)) for n in ns])
         ax.tick_params(axis="x", which="minor", labelbottom=False)

@@ -28,7 +28,7 @@ from chrono_flex.planar.equations import tip_state
 from chrono_flex.scenarios.arms import bien_link
 from chrono_flex.stepping import quiet
 
-from ..core import Outcome, case
+from ..core import Outcome, case, tidy
 
 HUB, PAYLOAD, N_ELEMENTS = 0.1, 0.1, 4
 KP, KD = 20.0, 5.0                   # joint PD, N m/rad and N m s/rad
@@ -168,9 +168,7 @@ def shaper(ctx):
         ax1.set(ylabel="joint angle, rad", title="rest-to-rest move under joint PD")
         ax2.axvline(4.0, color="k", lw=0.6, ls=":", label="residual measured from here")
         ax2.set(xlabel="t, s", ylabel="tip deflection, mm")
-        for ax in (ax1, ax2):
-            ax.grid(True, alpha=0.3)
-            ax.legend(fontsize=8)
+        tidy((ax1, ax2), legend=8)
 
     return Outcome(min(reduction.values()), plot=plot, details=rows,
                    data=dict(residual=residual, reduction=reduction))

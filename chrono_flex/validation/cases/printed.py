@@ -13,6 +13,9 @@ from chrono_flex.drive import identify_efficiency
 
 from ..core import Outcome, case
 from ..external import read_table
+from ...drive import efficiency_input
+from ...formulations.rrrp import RRRPParams
+from ...formulations.rrrp_fit import fit_lambda
 
 S_TABLE = "papers/serebrenny2019_table2.csv"
 W_TABLE = "papers/wang_table1.csv"
@@ -75,7 +78,6 @@ def s_table2_printed(ctx):
         Mf = np.linspace(0.08, 0.75, 200)
         ax.plot(M, eta, "ko", label="[S] Table 2")
         ax.plot(Mf, fit.efficiency(Mf), "C0-", label="fit, eq. 27")
-        from chrono_flex.drive import efficiency_input
         ax.plot(Mf, efficiency_input(Mf, printed["K_ML"][0], printed["Mc"][0]), "C3--",
                 label="[S]'s printed K_ML, Mc")
         ax.set(xlabel="M1' (N m)", ylabel="efficiency")
@@ -113,9 +115,6 @@ def _w_structures():
 
 
 def _w_case(structure, extra=None):
-    from chrono_flex.formulations.rrrp import RRRPParams
-    from chrono_flex.formulations.rrrp_fit import fit_lambda
-
     s = _w_structures()[structure]
     p = RRRPParams(l2=s["l2"], l3=s["l3"], tube2=s["tube2"], tube3=s["tube3"],
                    lambda_coeffs=(0.0, 0.0, 1.6))       # lambda_coeffs unused by the fit

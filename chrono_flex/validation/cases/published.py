@@ -37,7 +37,7 @@ from chrono_flex.planar.modes import eigenmodes
 from chrono_flex.scenarios.drive import drive_stribeck
 from chrono_flex.stepping import quiet
 
-from ..core import Outcome, case, rel_err
+from ..core import Outcome, case, rel_err, tidy
 from .drive import P, _gauss
 
 S_SOURCE = "Serebrenny, Boshlyakov, Ogorodnik 2019, Table 2, Fig. 8 (docs/drive.md)"
@@ -241,9 +241,7 @@ def s_fig8_printed_law(ctx):
         ax2.axhline(0, color="gray", lw=0.5)
         ax2.set(xlabel="Omega2, rad/s", ylabel="F_acc - F_dec, mN m",
                 title="branch gap (dotted: first order)")
-        for ax in (ax1, ax2):
-            ax.grid(True, alpha=0.3)
-            ax.legend(fontsize=6)
+        tidy((ax1, ax2), legend=6)
 
     return Outcome(worst, plot=plot, details=rows,
                    data={law: dict(higher_branch=r[3], gap=r[1].tolist()) for law, r in

@@ -21,7 +21,9 @@ import functools
 
 import numpy as np
 
-from ..core import Outcome, case, step_error
+from ..core import Outcome, case, labels, step_error
+from ...formulations import rrrp_fem as rf
+from ...formulations.rrrp import ACTUATED, RRRPArm, RRRPParams
 
 A_STATIC = 2.3
 START = np.array([0.0, 0.2, -0.2, 2.3])
@@ -45,9 +47,6 @@ N_ELEMENTS = 3
       engines=("reference", "closed form"),
       source="[W]; docs/rrrp-arm.md §6; Timoshenko & Gere (unit-load method)")
 def fem_static(ctx):
-    from chrono_flex.formulations.rrrp import RRRPArm, RRRPParams
-    from chrono_flex.formulations import rrrp_fem as rf
-
     p = RRRPParams(phi1z="power")
     fem = rf.fem_arm(p, a=A_STATIC, n_elements=4)
     joints = [0.4, 0.0, 0.0, A_STATIC]
@@ -67,9 +66,6 @@ def fem_static(ctx):
 
 @functools.lru_cache(maxsize=None)
 def _comparison():
-    from chrono_flex.formulations.rrrp import RRRPArm, RRRPParams
-    from chrono_flex.formulations import rrrp_fem as rf
-
     # 8 Gauss points per arm for [W]'s mass integrals (smooth products of (x/L)^lambda):
     # B moves by 3e-8 m against 16; Radau's rtol 1e-3 moves it by 3e-5 m against 1e-4
     p = RRRPParams(phi1z="power", gravity=0.0, n_gauss=8)
@@ -118,16 +114,14 @@ def fem_vs_assumed_modes(ctx):
         ax.plot(c.t, D, "k-", lw=1.5, label="|r_B,FEM - r_B,AM|")
         ax.plot(c.t, c.bound, "k:", label="bound B(t), eq. (6.3)")
         ax.set_ylim(0, 2.0 * max(D.max(), uF.max()))
-        ax.set_xlabel("t (s)")
-        ax.set_ylabel("m")
+        labels(ax, "t (s)", "m")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
         bx = fig.add_subplot(1, 2, 2)
         for j, name in enumerate("XYZ"):
             bx.plot(c.t, c.u_fem[:, j], f"C{j}-", label=f"u_{name} FEM")
             bx.plot(c.t, c.u_am[:, j], f"C{j}--", label=f"u_{name} AM")
-        bx.set_xlabel("t (s)")
-        bx.set_ylabel("elastic displacement of B (m)")
+        labels(bx, "t (s)", "elastic displacement of B (m)")
         bx.grid(alpha=0.3)
         bx.legend(fontsize=6)
 
@@ -146,8 +140,6 @@ T_CHRONO, H_CHRONO, DT_CHRONO = 2.0, 0.01, 0.05
 def _chrono_runs():
     from chrono_flex.chrono import SpatialFlexibleLink, step
     from chrono_flex.chrono.scenes import new_system
-    from chrono_flex.formulations import rrrp_fem as rf
-    from chrono_flex.formulations.rrrp import ACTUATED, RRRPParams
 
     p = RRRPParams(phi1z="power", gravity=0.0, n_gauss=8)
     fem = rf.fem_arm(p, a=A_LAYOUT, n_elements=N_ELEMENTS)

@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from ..core import Outcome, case
+from ..core import Outcome, case, labels
 
 _SEED = 2024
 CHAINS = ("R", "P", "RR", "RP", "PR", "RRR", "RPR", "PRR")
@@ -168,8 +168,7 @@ def screw_weak_coupling(ctx):
                         label=f"|rigid - exact|, EI = {EI:g}")
         bx.axvline(T_UP, color="0.5", lw=0.8, ls="-.")
         bx.set_ylim(1e-5, 1.0)
-        bx.set_xlabel("t (s)")
-        bx.set_ylabel("torque error (N m)")
+        labels(bx, "t (s)", "torque error (N m)")
         bx.grid(alpha=0.3)
         bx.legend(fontsize=6, ncol=2)
 

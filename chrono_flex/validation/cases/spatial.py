@@ -26,8 +26,12 @@ as 7.037 (docs/rrrp-arm.md eq. (4.2)).
 import functools
 
 import numpy as np
+from scipy.integrate import quad
 
-from ..core import Outcome, case
+from ..core import Outcome, case, labels
+from ...formulations.rrrp import ACTUATED, RRRPArm, RRRPParams, power_stiffness_factor
+from ...formulations.rrrp_fit import fit_exponent, fit_lambda
+from ...planar.shapes import clamped_free_roots
 
 RTOL = 1e-7
 T_END, T_MOVE = 4.0, 3.0
@@ -42,8 +46,6 @@ def _quintic(t):
 
 @functools.lru_cache(maxsize=None)
 def _manoeuvre():
-    from chrono_flex.formulations.rrrp import ACTUATED, RRRPArm
-
     arm = RRRPArm()
     idx = list(ACTUATED)
     eta0 = np.zeros(8)
@@ -97,8 +99,7 @@ def energy(ctx):
         ax.plot(r.t, E.input_work, label="input work W")
         ax.plot(r.t, E.balance_error * (0.1 * scale / max(drift, 1e-300)), "k:",
                 label=f"balance drift x {0.1 * scale / max(drift, 1e-300):.2g}")
-        ax.set_xlabel("t (s)")
-        ax.set_ylabel("energy (J)")
+        labels(ax, "t (s)", "energy (J)")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6)
         bx = fig.add_subplot(1, 2, 2, projection="3d")
@@ -110,8 +111,7 @@ def energy(ctx):
             n = arm.params.n_gauss
             bx.plot(*np.vstack([[0, 0, 0], pts[:n]]).T, color="0.4", lw=1.5)
             bx.plot(*np.vstack([pts[-2], pts[n:2 * n], pts[-1]]).T, color="0.2", lw=1.5)
-        bx.set_xlabel("X (m)")
-        bx.set_ylabel("Y (m)")
+        labels(bx, "X (m)", "Y (m)")
         bx.set_zlabel("Z (m)")
         bx.legend(fontsize=6)
 
@@ -124,12 +124,9 @@ def energy(ctx):
       reason="[W] prints 7.037 (4 digits): the closed form must round to it, |error| <= 5e-4",
       engines=("closed form",), source="[W]; docs/rrrp-arm.md eq. (4.2)")
 def stiffness_unit_check(ctx):
-    from chrono_flex.formulations.rrrp import RRRPArm, power_stiffness_factor
-
     arm = RRRPArm()
     p = arm.params
     k = arm.K1y * p.l1**3 / p.EI1
-    from scipy.integrate import quad
 
     pe = p.p1y
     k_quad = quad(lambda s: (pe * (pe - 1) * s ** (pe - 2)) ** 2, 0, 1, limit=200)[0]
@@ -146,9 +143,6 @@ def stiffness_unit_check(ctx):
              "by 1.1e-4 (1.55206 for fine sampling, 1.55217 for nine samples)",
       engines=("closed form",), source="[W]; docs/rrrp-arm.md eqs. (3.1), (3.4)")
 def lambda_fit_uniform(ctx):
-    from chrono_flex.formulations.rrrp_fit import fit_exponent
-    from chrono_flex.planar.shapes import clamped_free_roots
-
     b = clamped_free_roots(1)[0]
     s = (np.cosh(b) + np.cos(b)) / (np.sinh(b) + np.sin(b))
     rows, lams = [], []
@@ -169,9 +163,6 @@ def lambda_fit_uniform(ctx):
              "within about half that; the mesh contributes < 1e-6 (12 vs 24 elements/m)",
       engines=("reference",), source="[W]; docs/rrrp-arm.md §3")
 def lambda_fit(ctx):
-    from chrono_flex.formulations.rrrp import RRRPParams
-    from chrono_flex.formulations.rrrp_fit import fit_lambda
-
     p = RRRPParams(lambda_coeffs="W-80/60-60/40")
     fit = fit_lambda(p)
     with_tip = fit_lambda(p, tip_mass=p.m_B)
@@ -194,8 +185,7 @@ def lambda_fit(ctx):
         ax.plot(aa, fit.lam(aa), "C0--", label="quadratic through them")
         ax.plot(a, with_tip.exponents, "s", mfc="none", label="FE, with m_B at the tip")
         ax.axhline(1.5, color="0.6", lw=0.8, ls=":")
-        ax.set_xlabel("extension a (m)")
-        ax.set_ylabel("lambda")
+        labels(ax, "extension a (m)", "lambda")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=7)
 
@@ -216,7 +206,6 @@ def lambda_fit(ctx):
       engines=("reference",), source="[W]; docs/rrrp-arm.md §2, docs/planar-link.md §4")
 def planar_special_case(ctx):
     import chrono_flex as cf
-    from chrono_flex.formulations.rrrp import RRRPArm, RRRPParams
 
     tiny = 1e-9
     p = RRRPParams(lambda_coeffs="W-geometry-2", stroke=(0.0, 0.5), gravity=0.0,

@@ -26,8 +26,12 @@ import functools
 import math
 
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from ..core import Outcome, case, step_error
+from ...inputs import spin_up
+from ...spatial.closed_forms import (bending_frequencies, cantilever_deflection,
+                                     hub_links_frequencies, torsion_frequencies)
 
 L, RHO_A, EI_Y, EI_Z, GJ, RHO_IP = 1.0, 0.5, 2.0, 5.0, 1.0, 1e-3
 #: The link's frame in the world: along (1, 1, 0.5), section y close to +Z (a skew frame,
@@ -57,14 +61,10 @@ def _clamped(n):
 
 
 def _bend(EI, k):
-    from chrono_flex.spatial.closed_forms import bending_frequencies
-
     return bending_frequencies(EI, RHO_A, L, k)
 
 
 def _torsion(k):
-    from chrono_flex.spatial.closed_forms import torsion_frequencies
-
     return torsion_frequencies(GJ, RHO_IP, L, k)
 
 
@@ -132,13 +132,11 @@ def chrono_beam_static(ctx):
     link.load_tip(force=(0.0, Py, Pz), torque=(T, 0.0, 0.0))
     sys_.DoStaticLinear()
     d = R.T @ link.tip_displacement()               # in the link's frame
-    from scipy.spatial.transform import Rotation
 
     # the linear solve turns the node by the exponential of its rotation vector: the twist
     # is that vector's component along the link (atan2 of matrix entries would mix in the
     # bending slopes at second order)
     twist = Rotation.from_matrix(link.tip_rotation()).as_rotvec()[0]
-    from chrono_flex.spatial.closed_forms import cantilever_deflection
 
     v, _, w, _, phi = cantilever_deflection(L, L, EI_Y, EI_Z, GJ, force=(Py, Pz), torque=T)
     exact = np.array([v, w, phi])           # P L^3 / (3 EI) in each plane, T L / GJ
@@ -154,7 +152,6 @@ def chrono_beam_static(ctx):
 def _hub_study():
     from chrono_flex.chrono.modal import system_modes
     from chrono_flex.chrono.spatial_beams import hub_with_links
-    from chrono_flex.spatial.closed_forms import hub_links_frequencies
 
     hub = hub_links_frequencies(2, EI_Z, RHO_A, L, ETA * RHO_A * L**3, n_links=2)
     exact = np.sort(np.concatenate([_bend(EI_Y, 2), _bend(EI_Y, 2), _bend(EI_Z, 2), hub,
@@ -203,8 +200,6 @@ def _tilted_arm():
 @functools.lru_cache(maxsize=None)
 def _tilted_reference():
     """Tip (v, w) of the tilted spin-up by the reference engine, every 0.01 s."""
-    from chrono_flex.inputs import spin_up
-
     ref = _tilted_arm().simulate(T_TILT, joint_motion=spin_up(OMEGA, T_UP), dt_out=0.01,
                                  method="Radau", rtol=1e-6, atol=1e-10, progress=False)
     return ref.extra["tip_vw_phi"][:, 0, :2]
@@ -214,7 +209,6 @@ def _tilted_reference():
 def _tilted_spin_up():
     from chrono_flex.chrono.spatial_beams import SpatialSection, hub_with_links
     from chrono_flex.chrono.system import configure_system, step
-    from chrono_flex.inputs import spin_up
 
     motion = spin_up(OMEGA, T_UP)
     vw_ref = _tilted_reference()
@@ -273,7 +267,6 @@ def spin_up_tilted(ctx):
 def _tilted_spin_up_element():
     from chrono_flex.chrono import SpatialFlexibleLink, step
     from chrono_flex.chrono.scenes import new_system
-    from chrono_flex.inputs import spin_up
 
     motion = spin_up(OMEGA, T_UP)
     arm = _tilted_arm()
@@ -422,8 +415,6 @@ TREE_RUNS = ((12, 2e-3), (6, 2e-3), (6, 1e-3))
 
 def tree_motion(t):
     """(theta, theta_d, theta_dd) of the tree's two joints at t (see TREE_OMEGA)."""
-    from chrono_flex.inputs import spin_up
-
     a, ad, add = spin_up(TREE_OMEGA, TREE_T_UP)(t)
     s = min(t / TREE_T_UP, 1.0)
     up = t < TREE_T_UP

@@ -24,16 +24,24 @@ import functools
 import math
 
 import numpy as np
+from scipy.linalg import eigh
 
 from ..core import Outcome, case, observed_rate
+from ...planar import equations as pmdl
+from ...planar.modes import eigenmodes
+from ...planar.shapes import ModesBasis, clamped_free_roots, tapered_cantilever_coefficient
+from ...spatial import params as sp
+from ...spatial.arm import SpatialArm
+from ...spatial.closed_forms import (bending_frequencies, cantilever_deflection,
+                                     hub_links_determinant, torsion_frequencies)
+from ...spatial.modes import steady_spin_frequencies
+from ...spatial.params import RevoluteJoint, SpatialLink
 
 L, EI_Y, EI_Z, GJ, RHO_A, RHO_IP = 1.2, 3.0, 1.2, 0.8, 0.5, 2e-3
 N_EL = 16
 
 
 def _link(n=N_EL, **kw):
-    from chrono_flex.spatial.params import SpatialLink
-
     args = dict(EI_y=EI_Y, EI_z=EI_Z, GJ=GJ, rho_A=RHO_A, rho_Ip=RHO_IP)
     args.update(kw)
     return SpatialLink(L, n, **args)
@@ -68,9 +76,6 @@ def _classified(arm, n_modes, joints="locked", body=0):
 
 @functools.lru_cache(maxsize=None)
 def _fixed_link_frequencies(n):
-    from chrono_flex.spatial.arm import SpatialArm
-    from chrono_flex.spatial.params import RevoluteJoint
-
     # a skew joint axis and a turned link: the frequencies must not care
     jt = RevoluteJoint(axis=(1.0, 2.0, 2.0), x_axis=(0.0, 0.6, 0.8), y_axis=(1.0, 0.0, 0.0))
     freqs, _ = _classified(SpatialArm([_link(n)], [jt], gravity=0.0), 12)
@@ -87,9 +92,6 @@ def _fixed_link_frequencies(n):
              "of 1 + cos cosh = 0 are solved to 1e-14",
       engines=("reference", "closed form"), source="Blevins table 8-1")
 def bending_two_planes(ctx):
-    from chrono_flex.planar.shapes import clamped_free_roots
-    from chrono_flex.spatial.closed_forms import bending_frequencies
-
     f = _fixed_link_frequencies(N_EL)
     bound = hermite_bound(clamped_free_roots(3), N_EL)
     ratios, details = [], []
@@ -113,8 +115,6 @@ def bending_two_planes(ctx):
              "for higher-order terms",
       engines=("reference", "closed form"), source="Blevins table 8-19")
 def torsion(ctx):
-    from chrono_flex.spatial.closed_forms import torsion_frequencies
-
     exact = torsion_frequencies(GJ, RHO_IP, L, 3)
     f = _fixed_link_frequencies(N_EL)["phi"][:3]
     err = np.abs(f - exact) / exact
@@ -136,10 +136,6 @@ def torsion(ctx):
              "pre-asymptotic terms (the next term is O(h^6))",
       engines=("reference", "closed form"))
 def frequency_order(ctx):
-    from chrono_flex.spatial.closed_forms import bending_frequencies
-
-    from chrono_flex.spatial.closed_forms import torsion_frequencies
-
     ns = (4, 8, 16)
     rates, errors = {}, {}
     exact = {"v": bending_frequencies(EI_Z, RHO_A, L, 1)[0],
@@ -169,10 +165,6 @@ def _static(force, torque):
     """Nodal (v, v', w, w', phi) of a cantilever on a turned revolute joint (held at
     0.7 rad) under a tip force (P_y, P_z) and torque T in the tip frame, and the closed
     form at the nodes."""
-    from chrono_flex.spatial.arm import SpatialArm
-    from chrono_flex.spatial.closed_forms import cantilever_deflection
-    from chrono_flex.spatial.params import RevoluteJoint
-
     n = 5
     jt = RevoluteJoint(axis=(0.0, 1.0, 1.0), x_axis=(1.0, 0.0, 0.0), y_axis=(0.0, 0.0, 1.0))
     arm = SpatialArm([_link(n)], [jt])
@@ -223,8 +215,6 @@ def _planar_pair(geometric_stiffening=False, n=3, gravity=9.81):
     gravity) and the same arm as a SpatialArm in the plane z = 0, with the index of each
     planar coordinate in the spatial q."""
     import chrono_flex as cf
-    from chrono_flex.spatial import params as sp
-    from chrono_flex.spatial.arm import SpatialArm
 
     links = [cf.Link(1.0, n, EI=2.0, rho_A=0.5), cf.Link(0.8, n, EI=1.5, rho_A=0.3)]
     joints = [cf.RevoluteJoint(hub_inertia=0.01, hub_mass=0.2),
@@ -258,7 +248,6 @@ def _planar_pair(geometric_stiffening=False, n=3, gravity=9.81):
              "largest entry",
       engines=("reference",), source="docs/spatial-link.md §5.2")
 def planar_special_case(ctx):
-    from chrono_flex.planar import equations as pmdl
     from chrono_flex.spatial import equations as smdl
 
     rng = np.random.default_rng(2026)
@@ -286,7 +275,6 @@ def planar_special_case(ctx):
     near = np.array([np.min(np.abs(fs - f)) / f for f in fp])
     # eigh's relative error of omega_k^2 is ~eps omega_max^2 / omega_k^2 (its absolute
     # error is eps times the largest eigenvalue): 100 eps of that, halved for omega
-    from chrono_flex.planar.modes import eigenmodes
 
     w2 = eigenmodes(planar, None, joints="free")[0]
     eig_bound = 50 * np.finfo(float).eps * w2[-1] / w2[:fp.size]
@@ -327,9 +315,6 @@ def planar_special_case_motion(ctx):
 
 
 def _hub_arm(n, J_hub, radius):
-    from chrono_flex.spatial import params as sp
-    from chrono_flex.spatial.arm import SpatialArm
-
     hub = sp.RigidBody(2.0, (0.5 * J_hub, 0.5 * J_hub, J_hub))
     xb, yb = sp.turned(math.pi)
     joints = [sp.RevoluteJoint(axis=(0, 0, 1)),
@@ -416,7 +401,6 @@ def _hub_outcome(arm, frequencies, vectors, n, J_h, r, label):
         ax.legend(fontsize=7)
         bx = fig.add_subplot(1, 2, 2)
         x = np.linspace(0.5, 3 * math.pi, 600)
-        from chrono_flex.spatial.closed_forms import hub_links_determinant
         bx.plot(x, [hub_links_determinant(b, EI_Z, RHO_A, L, J_h, 2, r) for b in x])
         bx.axhline(0.0, color="0.5", lw=0.6)
         bx.set(xlabel="bL", ylabel="determinant", title="hub and two links, r = 0.1 m")
@@ -456,10 +440,6 @@ def _rotating_ritz(EI, Omega, in_plane, n_modes):
     root, by Rayleigh-Ritz on n clamped-free eigenfunctions (a basis independent of the
     elements): K + Omega^2 G [- Omega^2 M in the plane of rotation], G = int N phi'^T phi'
     with the centrifugal axial force N = rho_A Omega^2 (L^2 - x^2) / 2."""
-    from scipy.linalg import eigh
-
-    from chrono_flex.planar.shapes import ModesBasis
-
     b = ModesBasis(L, n_modes)
     x, w, _ = b.quadrature()
     N, dN, d2N = b.values(x)
@@ -480,9 +460,6 @@ def _rotating_ritz(EI, Omega, in_plane, n_modes):
              "error bounded by twice its last change",
       engines=("reference",), source="Kane, Ryan & Banerjee 1987; docs/spatial-link.md §4.3")
 def geometric_stiffening(ctx):
-    from chrono_flex.spatial.arm import SpatialArm
-    from chrono_flex.spatial.modes import steady_spin_frequencies
-
     n = 8
     stiff = SpatialArm([_link(n)], geometric_stiffening=True)
     linear = SpatialArm([_link(n)])
@@ -534,9 +511,6 @@ RTOL_ENERGY, T_ENERGY = 1e-6, 0.05
              "bounded by 100 rtol (rtol = 1e-6)",
       engines=("reference",), source="docs/spatial-link.md §4.1")
 def chain_energy(ctx):
-    from chrono_flex.spatial import params as sp
-    from chrono_flex.spatial.arm import SpatialArm
-
     links = [_sized(0.8, 2), _sized(0.6, 2), _sized(0.4, 1)]
     x3, y3 = sp.turned(0.5, (0.0, 1.0, 0.0))
     joints = [sp.RevoluteJoint(axis=(0.2, 0.3, 1.0), hub_inertia=0.01),
@@ -561,8 +535,6 @@ def chain_energy(ctx):
 
 
 def _sized(length, n):
-    from chrono_flex.spatial.params import SpatialLink
-
     return SpatialLink(length, n, EI_y=EI_Y, EI_z=EI_Z, GJ=GJ, rho_A=RHO_A, rho_Ip=RHO_IP)
 
 
@@ -576,9 +548,6 @@ def _sized(length, n):
              "1e-12 is round-off of the solve",
       engines=("reference", "closed form"), source="Roark table 8.1; Saint-Venant torsion")
 def bent_cantilever(ctx):
-    from chrono_flex.spatial import params as sp
-    from chrono_flex.spatial.arm import SpatialArm
-
     a, b, P = 0.8, 0.5, 0.02
     l1 = sp.SpatialLink(a, 3, EI_y=EI_Y, EI_z=EI_Z, GJ=GJ, rho_A=RHO_A, rho_Ip=RHO_IP)
     l2 = sp.SpatialLink(b, 3, EI_y=2 * EI_Y, EI_z=EI_Z, GJ=GJ, rho_A=RHO_A, rho_Ip=RHO_IP)
@@ -605,8 +574,6 @@ def cone_link(n):
     values of the uniform link above (EI_z, EI_y differ: an elliptic section, both
     second moments ~ r^4). Each bending plane is the planar cone of
     :func:`chrono_flex.planar.shapes.tapered_cantilever_coefficient` (m = 2)."""
-    from chrono_flex.spatial.params import SpatialLink
-
     r4 = lambda x: (1.0 - x / L) ** 4                    # noqa: E731
     return SpatialLink(L, n, EI_y=lambda x: EI_Y * r4(x), EI_z=lambda x: EI_Z * r4(x),
                        GJ=lambda x: GJ * r4(x), rho_A=lambda x: RHO_A * (1.0 - x / L) ** 2,
@@ -616,9 +583,6 @@ def cone_link(n):
 def cone_coefficients(n):
     """{"v": c, "w": c}: the first bending frequency of each plane of :func:`cone_link`
     as the coefficient c = omega_1 L^2 sqrt(rho_A0 / EI_0) of that plane (joint locked)."""
-    from chrono_flex.spatial.arm import SpatialArm
-    from chrono_flex.spatial.params import RevoluteJoint
-
     freqs, _ = _classified(SpatialArm([cone_link(n)], [RevoluteJoint()], gravity=0.0), 6)
     return {p: 2 * math.pi * freqs[p][0] * L * L * math.sqrt(RHO_A / EI)
             for p, EI in (("v", EI_Z), ("w", EI_Y))}
@@ -634,8 +598,6 @@ def cone_coefficients(n):
              "below 1e-6 at 16 elements",
       engines=("reference", "closed form"), source="Kirchhoff 1879; Conway et al. 1964")
 def tapered(ctx):
-    from chrono_flex.planar.shapes import tapered_cantilever_coefficient
-
     exact = tapered_cantilever_coefficient(2)
     ns = (4, 8, 16)
     c = {n: cone_coefficients(n) for n in ns}

@@ -24,8 +24,11 @@ import functools
 import math
 
 import numpy as np
+from chrono_flex import PlanarArm, scenarios
 
-from ..core import Outcome, case
+from ..core import Outcome, case, labels
+from ...errors import SimulationError
+from ...scenarios.arms import krb_link
 
 OMEGAS = (4.0, 6.0, 10.0)
 T_SPIN = 15.0
@@ -44,9 +47,6 @@ def _spin_rate(Omega, t):
 @functools.lru_cache(maxsize=None)
 def _omega1():
     """First clamped-free bending frequency of the 8-element KRB link, rad/s."""
-    from chrono_flex import PlanarArm
-    from chrono_flex.scenarios.arms import krb_link
-
     return 2 * math.pi * PlanarArm([krb_link(8)]).natural_frequencies(1)[0]
 
 
@@ -63,8 +63,6 @@ def _crossing(Omega, fraction=1.0):
 
 @functools.lru_cache(maxsize=None)
 def _stiffened(Omega):
-    from chrono_flex import scenarios
-
     arm, kw = scenarios.get(f"spinup-{Omega:g}-stiffening").arm_and_kwargs(T_END)
     return arm.simulate(progress=False, **kw)
 
@@ -72,9 +70,6 @@ def _stiffened(Omega):
 @functools.lru_cache(maxsize=None)
 def _linear(Omega):
     """(t_fail or None, trajectory up to just before the failure)."""
-    from chrono_flex import scenarios
-    from chrono_flex.errors import SimulationError
-
     arm, kw = scenarios.get(f"spinup-{Omega:g}").arm_and_kwargs(T_END)
     try:
         return None, arm.simulate(progress=False, **kw)
@@ -87,7 +82,6 @@ def _linear(Omega):
 
 @functools.lru_cache(maxsize=None)
 def _beams(Omega, n):
-    from chrono_flex import scenarios
     from chrono_flex.chrono.beams import simulate_beams
 
     # the linear case's arm: the beams carry the stiffening whatever the flag says
@@ -141,8 +135,7 @@ def _plot(Omega, lin, t_fail, st, beams=()):
             bx.set_yscale("symlog", linthresh=1e-3)
         bx.axvline(t_x, color="0.5", lw=0.8, ls="-.",
                    label=f"spin rate = omega_1 (t = {t_x:.2f} s)")
-        bx.set_xlabel("t (s)")
-        bx.set_ylabel("difference (m)")
+        labels(bx, "t (s)", "difference (m)")
         bx.grid(alpha=0.3)
         bx.legend(fontsize=6)
     return plot
