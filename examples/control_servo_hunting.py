@@ -8,16 +8,16 @@ reads an ideal output encoder and tachometer; the setpoint is 0.05 rad.
 
 Expected (t from 1 to 2 s; one count of a 2^20-count encoder is 6.0e-6 rad):
 
-* PD (ki = 0): the output sticks 0.2 mrad short of the setpoint, no cycle;
-* PID, ki = 1e5 V/(rad s): hunting, a stick-slip square wave of about +-0.037 mrad and
-  period ~0.33 s: the integrator winds up while the output sticks, the friction falls
+* PD (ki = 0): the output sticks 0.25 mrad short of the setpoint, no cycle;
+* PID, ki = 1e5 V/(rad s): hunting, a stick-slip square wave of +-0.037 mrad (6 counts)
+  and period 0.33 s: the integrator winds up while the output sticks, the friction falls
   after breakaway and the output overshoots the setpoint;
 * the same PID on [S]'s own friction curve (Stribeck speed 10.47 rad/s, bristles
   100 N m/rad): no hunting, the friction does not fall at the servo's slip speeds;
 * with the steady-state (Stribeck-curve) compensation or the LuGre-observer
-  compensation the hunting shrinks (to ~0.013 and ~0.022 mrad) but a faster cycle stays:
-  the compensating torque reaches the output through the motor inertia and the gear
-  spring, slower than the breakaway.
+  compensation the hunting shrinks (to 0.013 mrad, 10 ms and 0.022 mrad, 40 ms) but a
+  faster cycle stays: the compensating torque reaches the output through the motor
+  inertia and the gear spring, slower than the breakaway.
 
 Run as a script (``python examples/control_servo_hunting.py [DIR]``) to simulate the five
 servos (several minutes) and write ``control_servo_hunting.png`` into DIR (default: the

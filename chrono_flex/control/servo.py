@@ -131,7 +131,7 @@ def hunting_figure(runs, title, setpoint=0.05):
             ax.plot(res.t, 1e3 * e, lw=0.8)
             ax.axhspan(-1e3 * HUNT_THRESHOLD, 1e3 * HUNT_THRESHOLD, color="0.85", lw=0,
                        label="detection threshold (1 count of 2^20)")
-            ax.set_ylim(-0.15, 0.25)
+            ax.set_ylim(-0.1, 0.3)
             ax.set_ylabel("r - alpha2, mrad", fontsize=7)
             ax.set_title(label, fontsize=8)
             ax.grid(True, alpha=0.3)
