@@ -142,13 +142,28 @@ class Result:
     @property
     def title(self):
         """A short name for figures and listings: the case's name, else the arm's links
-        and joints ("2-link revolute-revolute arm")."""
+        and joints ("2-link revolute-revolute arm", "spatial arm, 2 links", "RRRP arm")."""
         if self.info.get("case"):
             return str(self.info["case"])
+        kind = (self.model or {}).get("kind")
+        if kind in ("rrrp", "spatial"):
+            n = self.n_links
+            return "RRRP arm" if kind == "rrrp" else f"spatial arm, {n} link{'s' * (n != 1)}"
         if self.model is not None and self.model.get("joints"):
             kinds = "-".join(j.get("type", "revolute") for j in self.model["joints"])
             return f"{self.n_links}-link {kinds} arm"
         return f"{self.n_links}-link arm"
+
+    @property
+    def joint_kinds(self):
+        """"revolute" or "prismatic" for each joint of ``joint_angles``, from the model
+        (its fixed joints left out; the RRRP arm's fourth joint slides)."""
+        model = self.model or {}
+        kinds = (["revolute"] * 3 + ["prismatic"] if model.get("kind") == "rrrp" else
+                 [str(j.get("type", "")) for j in model.get("joints") or ()
+                  if j.get("type") != "fixed"])
+        return ["prismatic" if j < len(kinds) and "prismatic" in kinds[j] else "revolute"
+                for j in range(self.joint_angles.shape[1])]
 
     @property
     def n_links(self):
@@ -201,9 +216,7 @@ class Result:
         generalized coordinates from ``info["coordinate_units"]``, a drive's states from
         ``info["extra_units"]``, sensor channels from ``info["units"]``; "?" where the
         engine declared none (a spatial arm's elastic coordinates mix m and rad)."""
-        joints = (self.model or {}).get("joints") or []
-        prismatic = [j < len(joints) and "prismatic" in str(joints[j].get("type", ""))
-                     for j in range(self.joint_angles.shape[1])]
+        prismatic = [k == "prismatic" for k in self.joint_kinds]
         q_units = list(self.info.get("coordinate_units") or ())
         extra_units = self.info.get("extra_units") or {}
         units = {}
@@ -360,6 +373,65 @@ class Result:
             if k in self.info:
                 lines.append(f"{k}: {self.info[k]}")
         return "\n".join(lines)
+
+
+class SeriesFiles:
+    """``to_csv``, ``to_npz`` and ``from_npz`` for a result made of named series of one
+    length (:meth:`columns`, each (nt,)) and plain data (:meth:`meta`: JSON-able); a
+    class using it rebuilds itself in :meth:`from_parts`. The files are laid out as
+    :class:`Result`'s: the CSV's first row names the columns, the second gives their
+    units (:meth:`units`), then one row per sample; the NPZ holds each column and the
+    meta data as JSON."""
+
+    def columns(self):
+        raise NotImplementedError
+
+    def meta(self):
+        raise NotImplementedError
+
+    def units(self):
+        return {}
+
+    @classmethod
+    def from_parts(cls, columns, meta):
+        raise NotImplementedError
+
+    def to_csv(self, path):
+        """Write :meth:`columns` to a CSV file at ``path`` (atomically); return ``path``."""
+        cols, units = self.columns(), self.units()
+        data = np.column_stack([np.asarray(v, dtype=float) for v in cols.values()])
+        with atomic_write(path, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(list(cols))
+            w.writerow([units.get(n, "") for n in cols])
+            for row in data:
+                w.writerow([repr(float(v)) for v in row])
+        return path
+
+    def to_npz(self, path):
+        """Write the columns and the meta data (JSON) to a compressed NPZ file at
+        ``path`` (atomically); :meth:`from_npz` reads it back. Returns ``path``."""
+        cols = self.columns()
+        arrays = {f"col_{k}": np.asarray(v) for k, v in cols.items()}
+        arrays["meta_json"] = np.array(json.dumps(_plain({"columns": list(cols),
+                                                          "meta": self.meta()})))
+        with atomic_write(path, "wb") as f:
+            np.savez_compressed(f, **arrays)
+        return path
+
+    @classmethod
+    def from_npz(cls, path):
+        """The result written by :meth:`to_npz` at ``path``; ParameterError naming the
+        path for a file that is not one."""
+        try:
+            with np.load(path, allow_pickle=False) as d:
+                head = json.loads(str(d["meta_json"]))
+                cols = {k: d[f"col_{k}"] for k in head["columns"]}
+            return cls.from_parts(cols, head["meta"])
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+            raise ParameterError("path", os.fspath(path), f"is not a file written by "
+                                 f"{cls.__name__}.to_npz ({type(exc).__name__}: {exc})") \
+                from None
 
 
 def plot(results, labels=None, path=None, title=None):

@@ -72,3 +72,77 @@ def test_the_drive_result_writes_reads_and_prints_in_one_line(tmp_path):
     np.testing.assert_array_equal(back.states, r.states)
     assert set(back.outputs) == set(r.outputs) and back.info["method"] == "Radau"
     assert back.summary() == r.summary()
+
+
+def _every_method_round_trips(res, tmp_path, stem):
+    """to_csv (names, units, one row per sample), to_npz/from_npz (equal columns), a
+    summary, a figure and a one-line repr without arrays."""
+    path = res.to_csv(tmp_path / f"{stem}.csv")
+    cols = res.columns()
+    assert _header(path) == list(cols)
+    for name in list(cols)[1:3]:
+        np.testing.assert_array_equal(_column(path, name), cols[name])
+    back = type(res).from_npz(res.to_npz(tmp_path / f"{stem}.npz"))
+    assert list(back.columns()) == list(cols)
+    for name, v in cols.items():
+        np.testing.assert_array_equal(back.columns()[name], v)
+    assert back.summary() == res.summary() and repr(back) == repr(res)
+    assert "\n" not in repr(res) and "array" not in repr(res)
+    fig = res.plot(tmp_path / f"{stem}.png")
+    assert len(fig.axes) >= 2 and (tmp_path / f"{stem}.png").stat().st_size > 10_000
+    return back
+
+
+def test_a_drive_scenario_writes_reads_and_prints_in_one_line(tmp_path):
+    from chrono_flex.scenarios.drive import SCENARIOS, ScenarioResult
+
+    res = SCENARIOS["drive-step"][1](t_end=0.01)
+    back = _every_method_round_trips(res, tmp_path, "scenario")
+    assert isinstance(back, ScenarioResult)
+    assert back.metrics == res.metrics and back.panels[0]["title"] == res.panels[0]["title"]
+    path = tmp_path / "scenario.csv"
+    assert _column(path, "t").size == res.data["t"].size
+    units = dict(zip(_header(path), _units_row(path)))
+    assert units["t"] == "s" and units["current_dynamic"] == "A"   # from the axis labels
+
+
+def _units_row(path):
+    with open(path, newline="") as f:
+        rows = csv.reader(f)
+        next(rows)
+        return next(rows)
+
+
+def test_the_weak_coupling_result_writes_reads_and_prints_in_one_line(tmp_path):
+    from chrono_flex.formulations import screw as sc
+
+    arm = cf.PlanarArm([cf.Link(1.0, 2, EI=5.0, rho_A=1.0), cf.Link(0.8, 2, EI=3.0,
+                                                                   rho_A=1.0)])
+    res = sc.weak_coupling(arm, _two_joint_motion, 0.2, dt_out=0.02)
+    back = _every_method_round_trips(res, tmp_path, "weak")
+    assert isinstance(back, sc.WeakCouplingResult)
+    np.testing.assert_array_equal(back.joint_torque, res.joint_torque)
+    np.testing.assert_array_equal(back.elastic[1], res.elastic[1])
+    np.testing.assert_array_equal(back.tip_deflection, res.tip_deflection)
+    assert "N m" in repr(res)
+
+
+def _two_joint_motion(t):
+    """Both joints on a smooth rest-to-rest turn of 0.3 rad over 0.2 s."""
+    x = min(t / 0.2, 1.0)
+    s, ds, dds = (x**3 * (10 - 15 * x + 6 * x**2), 30 * x**2 * (1 - x) ** 2 / 0.2,
+                  60 * x * (1 - x) * (1 - 2 * x) / 0.04)
+    return np.array([0.3 * s] * 2), np.array([0.3 * ds] * 2), np.array([0.3 * dds] * 2)
+
+
+def test_spatial_and_rrrp_results_name_their_arm():
+    link = SpatialLink(0.5, 1, EI_y=2.0, EI_z=1.0, GJ=1.0, rho_A=0.2, rho_Ip=1e-3)
+    res = cf.SpatialArm([link]).simulate(0.01, dt_out=0.005, step=1e-3, progress=False)
+    assert res.title == "spatial arm, 1 link" and "spatial arm" in repr(res)
+    rrrp = RRRPArm().simulate(0.01, q0=[0.0, 0.3, -0.3, 0, 0, 0, 0, 2.6], dt_out=0.005,
+                              progress=False)
+    assert rrrp.title == "RRRP arm" and "'RRRP arm'" in repr(rrrp)
+    assert rrrp.joint_kinds == ["revolute"] * 3 + ["prismatic"]      # a slides
+    units = rrrp.units()
+    assert units["joint4"] == "m" and units["joint4_torque"] == "N"
+    assert units["joint3"] == "rad" and units["joint3_torque"] == "N m"

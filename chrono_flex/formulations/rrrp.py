@@ -75,11 +75,9 @@ import numpy as np
 
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
-from ..integrators.ivp import EXPLICIT, STIFF, integrate
 from .._aliases import canonical
 from ..planar.description import _build, _fields_of
-from ..result import Energy, Result
-from ..stepping import Progress
+from .rrrp_run import ACTUATED, COORDINATES, ELASTIC, RRRPResult, simulate_rrrp  # noqa: F401
 
 #: [W]'s three fits of the exponent lambda(a) = c2 a^2 + c1 a + c0 of arms 2+3, as
 #: (c2, c1, c0) (docs/rrrp-arm.md eq. (3.3)). "W-80/60-60/40" is the geometry [W] states
@@ -96,11 +94,6 @@ THETA3_CONVENTIONS = ("horizontal", "arm1")
 #: clamped-free fit of the y mode).
 PHI1Z_SHAPES = ("sine", "power")
 
-#: Names of the generalized coordinates, in order.
-COORDINATES = ("theta1", "theta2", "theta3", "q1y", "q1z", "q2y", "q2z", "a")
-#: Indices of the actuated coordinates (tau1, tau2, tau3, force on a).
-ACTUATED = (0, 1, 2, 7)
-ELASTIC = (3, 4, 5, 6)
 _H_CS = 1e-30            # complex step: no subtraction, any tiny h is exact to round-off
 _FD_SHIFT = 1e-5         # |e eta'| of the central difference for J' eta' (error ~ 1e-10)
 
@@ -260,44 +253,6 @@ def _ry_neg(t):
     c, s, z, o = np.cos(t), np.sin(t), np.zeros_like(t), np.ones_like(t)
     return np.stack([np.stack([c, z, -s], -1), np.stack([z, o, z], -1),
                      np.stack([s, z, c], -1)], -2)
-
-
-class RRRPResult(Result):
-    """A trajectory of the RRRP arm: a :class:`~chrono_flex.result.Result` (``to_csv``,
-    ``to_npz``, ``from_npz``, ``summary``, ``plot``).
-
-    q and qd (nt, 8) in the order :data:`COORDINATES`; joint_angles, joint_rates and
-    joint_torque (nt, 4) those of the actuated coordinates (theta1, theta2, theta3, a;
-    tau1, tau2, tau3 in N m and F_a in N); tip_position (nt, 3) of B; tip_deflection
-    (nt, 2) the transverse tip deflections of arm 1 and of arms 2+3 (their modes are 1
-    at the tip); ``extra["joint_position"]`` (nt, 3) of A and
-    ``extra["angular_momentum_z"]`` (nt,); energy (``dissipated`` is zero: no damping).
-    """
-
-    @property
-    def joint_position(self):
-        return self.extra["joint_position"]
-
-    @property
-    def angular_momentum_z(self):
-        return self.extra["angular_momentum_z"]
-
-    @property
-    def inputs(self):
-        """(nt, 4) tau1, tau2, tau3, F_a: ``joint_torque``."""
-        return self.joint_torque
-
-    @property
-    def kinetic(self):
-        return self.energy.kinetic
-
-    @property
-    def elastic(self):
-        return self.energy.elastic
-
-    @property
-    def gravity(self):
-        return self.energy.gravity
 
 
 class RRRPArm:
@@ -577,14 +532,22 @@ class RRRPArm:
             raise SimulationError("singular mass matrix", t) from None
 
     # ---------------------------------------------------------------- simulation
+    def tip_deflections(self, eta):
+        """(..., 2) transverse tip deflections of arm 1 and of arms 2+3 (their modes are
+        1 at the tip; arm 1's z mode has the tip value of its shape)."""
+        eta = np.asarray(eta, dtype=float)
+        return np.stack([np.hypot(eta[..., 3], self._phi1z_tip * eta[..., 4]),
+                         np.hypot(eta[..., 5], eta[..., 6])], axis=-1)
+
     def simulate(self, t_end, q0=None, qd0=None, torque=None, dt_out=None, method="RK45",
-                 rtol=1e-8, atol=1e-10, max_step=np.inf, progress=None, n_out=None,
-                 **old_names):
+                 rtol=None, atol=None, max_step=np.inf, progress=None, n_out=None,
+                 max_nfev=None, max_wall_time=None, step=None, **old_names):
         """Integrate from t = 0 to ``t_end``; returns an :class:`RRRPResult`.
 
         The keywords are those of every ``simulate`` (:mod:`chrono_flex._aliases`); the
         old names ``eta0``, ``eta_d0`` and ``inputs`` still work, with a
-        DeprecationWarning.
+        DeprecationWarning. The run goes through the engines' one plumbing
+        (:mod:`chrono_flex.formulations.rrrp_run`).
 
         q0, qd0: the initial coordinates and rates eta, eta' (8,), in the order
         :data:`COORDINATES` (q0 is required: its ``a`` must lie in the stroke).
@@ -592,8 +555,11 @@ class RRRPArm:
         None for free motion. The work done by the inputs is integrated as an extra state.
         dt_out: output interval, s (default t_end / 400); ``n_out`` instead gives the
         number of equally spaced outputs.
-        method: "RK45" (default; [W] used a variable-step 4(5) Runge-Kutta) or any
-        scipy method ("Radau", ...). progress: None (on unless quiet), a bool, or a
+        method: "RK45" (default; [W] used a variable-step 4(5) Runge-Kutta), any scipy
+        method ("Radau", ...; rtol 1e-8 and atol 1e-10 by default), "generalized_alpha"
+        (rtol of its step control, or a fixed ``step``) or "rk4" (a fixed ``step``).
+        max_nfev, max_wall_time: budgets (a run stopped by one raises BudgetExceeded
+        carrying the partial result). progress: None (on unless quiet), a bool, or a
         :class:`chrono_flex.stepping.Progress`. Raises SimulationError on NaN, a singular
         mass matrix, a modal coordinate beyond ``max_deflection`` or ``a`` leaving the stroke.
         """
@@ -603,87 +569,8 @@ class RRRPArm:
         if named:
             raise TypeError(f"RRRPArm.simulate() got an unexpected keyword argument "
                             f"{next(iter(named))!r}")
-        if eta0 is None:
-            raise ParameterError("q0", None, "must be given (8,): its `a` must lie in the "
-                                 f"stroke {self.params.stroke}")
-        p = self.params
-        t_end = ck.positive("t_end", t_end)
-        eta0 = ck.vector("q0", eta0, size=self.n)
-        eta_d0 = np.zeros(self.n) if eta_d0 is None else ck.vector("qd0", eta_d0, size=self.n)
-        if not p.stroke[0] <= eta0[7] <= p.stroke[1]:
-            raise ParameterError("q0", tuple(eta0),
-                                 f"must have a = eta0[7] in the stroke {p.stroke}")
-        if np.max(np.abs(eta0[list(ELASTIC)])) >= p.max_deflection:
-            raise ParameterError("q0", tuple(eta0),
-                                 "modal coordinates must be below max_deflection = "
-                                 f"{p.max_deflection:g}")
-        if inputs is not None and not callable(inputs):
-            raise ParameterError("torque", inputs, "must be callable(t, eta, eta_d) or None")
-        if method not in STIFF + EXPLICIT:
-            raise ParameterError("method", method, f"must be one of {STIFF + EXPLICIT}")
-        for name, v in (("rtol", rtol), ("atol", atol)):
-            ck.positive(name, v)
-        if n_out is not None:
-            if dt_out is not None:
-                raise ParameterError("n_out", n_out, "is given with dt_out; give one of them")
-            t_eval = np.linspace(0.0, t_end, ck.positive_int("n_out", n_out))
-        else:
-            t_eval = ck.output_times(0.0, t_end, t_end / 400 if dt_out is None
-                                     else ck.positive("dt_out", dt_out))
-        n = self.n
-
-        def Q_of(t, eta, eta_d):
-            if inputs is None:
-                return np.zeros(n)
-            try:
-                return self.generalized_force(inputs(t, eta, eta_d))
-            except ParameterError as exc:       # the callback's name in simulate
-                raise ParameterError("torque", exc.value, exc.requirement) from None
-
-        def rhs(t, x):
-            eta, eta_d = x[:n], x[n:2 * n]
-            Q = Q_of(t, eta, eta_d)
-            return np.concatenate([eta_d, self.accelerations(t, eta, eta_d, Q), [Q @ eta_d]])
-
-        ev_lo = lambda t, x: x[7] - p.stroke[0]  # noqa: E731
-        ev_hi = lambda t, x: p.stroke[1] - x[7]  # noqa: E731
-        ev_q = lambda t, x: p.max_deflection - np.max(np.abs(x[3:7]))  # noqa: E731
-        events = [(ev_lo, f"the extension a fell below the stroke minimum {p.stroke[0]:g} m"),
-                  (ev_hi, f"the extension a passed the stroke maximum {p.stroke[1]:g} m"),
-                  (ev_q, f"a modal coordinate exceeded max_deflection = {p.max_deflection:g} m "
-                         "(divergence)")]
-        x0 = np.concatenate([eta0, eta_d0, [0.0]])
-        if progress is None or isinstance(progress, bool):
-            prog = Progress(t_end, "spatial", enabled=progress)
-        else:
-            prog = progress
-        sol = integrate(rhs, (0.0, t_end), x0, t_eval, method=method, rtol=rtol, atol=atol,
-                        events=events, max_step=max_step, progress=prog)
-        X = sol.y.T
-        q, qd, W = X[:, :n], X[:, n:2 * n], X[:, 2 * n]
-        def joint_inputs(t, eta, eta_d):      # (tau1, tau2, tau3, F_a) as the user gave them
-            if inputs is None:
-                return np.zeros(4)
-            u = np.asarray(inputs(t, eta, eta_d), dtype=float).reshape(-1)
-            return u if u.size == 4 else u[list(ACTUATED)]
-
-        U = np.array([joint_inputs(t, a, b) for t, a, b in zip(sol.t, q, qd)])
-        M = self.mass_matrix(q)
-        kin = 0.5 * np.einsum("tk,tkl,tl->t", qd, M, qd)
-        energy = Energy(kinetic=kin, elastic=self.elastic_energy(q),
-                        gravity=self.gravity_energy(q), input_work=W,
-                        dissipated=np.zeros_like(W))
-        r = np.real(self.positions(q))
-        info = dict(engine="reference (spatial RRRP)", method=method, rtol=rtol, atol=atol,
-                    nfev=int(sol.nfev), wall_time=sol.wall_time, coordinates=COORDINATES)
-        vwp = np.stack([np.hypot(q[:, 3], self._phi1z_tip * q[:, 4]),
-                        np.hypot(q[:, 5], q[:, 6])], axis=1)
-        ji = list(ACTUATED)
-        return RRRPResult(t=sol.t, q=q, qd=qd, joint_angles=q[:, ji], joint_rates=qd[:, ji],
-                          tip_position=r[:, -1], tip_deflection=vwp, energy=energy,
-                          joint_torque=U, plane=None, info=info, model=self.to_dict(),
-                          extra={"joint_position": r[:, -2], "angular_momentum_z":
-                                 np.einsum("tl,tl->t", M[:, 0, :], qd)})
+        return simulate_rrrp(self, t_end, eta0, eta_d0, inputs, dt_out, method, rtol, atol,
+                             max_step, progress, n_out, max_nfev, max_wall_time, step)
 
 
 def simulate(t_end, q0=None, qd0=None, torque=None, params=None, **kw):

@@ -41,7 +41,7 @@ from scipy.linalg import eigh
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
 from ..spatial.arm import SpatialArm
-from ..spatial.modes import linear_stiffness
+from ..spatial.modes import Modes, linear_stiffness
 from ..spatial.params import (FixedJoint, PrismaticJoint, RevoluteJoint, RigidBody,
                               SpatialLink)
 from .rrrp import ACTUATED, ELASTIC, RRRPArm, RRRPParams
@@ -334,14 +334,23 @@ def am_frequencies(am, eta, n=4):
     rest with the joints held: K_l phi = omega^2 M_ee phi over the modal coordinates,
     K_l the Hessian of the potential (central differences of its complex-step gradient,
     as :meth:`RRRPArm.static_deflection` does)."""
+    return am_modes(am, eta, n).frequencies
+
+
+def am_modes(am, eta, n=4):
+    """The n lowest natural modes of :func:`am_frequencies` as a
+    :class:`chrono_flex.spatial.modes.Modes` (``joints`` "locked"; mass-normalised
+    vectors over the eight coordinates, zero at the actuated ones)."""
     eta = ck.vector("eta", eta, 8)
     n = ck.positive_int("n", n)
     if n > len(ELASTIC):
         raise ParameterError("n", n, f"must be at most {len(ELASTIC)}")
     e = list(ELASTIC)
     M = am.mass_matrix(eta)[np.ix_(e, e)]
-    w2 = eigh(_am_hessian(am, eta), M, eigvals_only=True)
-    return np.sqrt(np.maximum(w2[:n], 0.0)) / (2 * np.pi)
+    w2, phi = eigh(_am_hessian(am, eta), M)
+    vectors = np.zeros((n, 8))
+    vectors[:, e] = phi[:, :n].T
+    return Modes(np.sqrt(np.maximum(w2[:n], 0.0)) / (2 * np.pi), vectors, "locked", eta)
 
 
 def am_prescribed(am, joint_motion, t_eval, e0=None, ed0=None, rtol=1e-8, atol=1e-10,

@@ -39,6 +39,7 @@ from scipy.integrate import solve_ivp
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
 from ..planar.shapes import basis_for
+from ..result import SeriesFiles
 from .screw_algebra import (DELTA, EX, EZ, cross3, cross6, rot_z, screw_matrix,
                             screw_matrix_inv, spatial_inertia)
 # the public screw algebra, still reachable here as in 0.1 (chrono_flex.screw.skew, ...)
@@ -355,12 +356,13 @@ def flexible_recursion(arm, q, qd, qdd, elastic, links=None):
 
 
 @dataclass
-class WeakCouplingResult:
+class WeakCouplingResult(SeriesFiles):
     """Joint torques along a prescribed trajectory by [L]'s weak coupling.
 
     t (nt,); joint_torque (nt, nj): step 3, with the deformation; joint_torque_rigid
     (nt, nj): step 1 alone; elastic: list per link of (nt, n_i) elastic coordinates;
     tip_deflection (nt, nl): w_i(L_i) in the link frame; info: solver statistics.
+    ``to_csv``, ``to_npz``, ``from_npz``: :class:`chrono_flex.result.SeriesFiles`.
     """
 
     t: np.ndarray
@@ -369,6 +371,83 @@ class WeakCouplingResult:
     elastic: list
     tip_deflection: np.ndarray
     info: dict
+
+    name = "weak coupling"
+    description = "joint torques along a prescribed joint motion ([L]'s weak coupling)"
+
+    def __repr__(self):
+        tau = ", ".join(f"{v:+.4g}" for v in self.joint_torque[-1])
+        return (f"<WeakCouplingResult: t = {self.t[0]:.4g} .. {self.t[-1]:.4g} s, "
+                f"{self.t.size} samples, final joint torques [{tau}] N m>")
+
+    def columns(self):
+        nj, nl = self.joint_torque.shape[1], self.tip_deflection.shape[1]
+        cols = {"t": self.t}
+        for j in range(nj):
+            cols[f"joint{j + 1}_torque"] = self.joint_torque[:, j]
+            cols[f"joint{j + 1}_torque_rigid"] = self.joint_torque_rigid[:, j]
+        for i in range(nl):
+            cols[f"tip_deflection{i + 1}"] = self.tip_deflection[:, i]
+        for i, e in enumerate(self.elastic):
+            cols.update({f"elastic{i + 1}_{k + 1}": e[:, k] for k in range(e.shape[1])})
+        return cols
+
+    def units(self):
+        """Time, torques, deflections (the elastic coordinates mix m and rad: none)."""
+        return {n: "s" if n == "t" else "N m" if "torque" in n else "m"
+                for n in self.columns() if not n.startswith("elastic")}
+
+    def meta(self):
+        return {"info": self.info, "n_elastic": [e.shape[1] for e in self.elastic]}
+
+    @classmethod
+    def from_parts(cls, columns, meta):
+        def stack(prefix, n):
+            return np.column_stack([columns[f"{prefix}{k + 1}"] for k in range(n)])
+        nj = sum(1 for n in columns if n.endswith("_torque_rigid"))
+        tau = np.column_stack([columns[f"joint{j + 1}_torque"] for j in range(nj)])
+        rigid = np.column_stack([columns[f"joint{j + 1}_torque_rigid"] for j in range(nj)])
+        nl = sum(1 for n in columns if n.startswith("tip_deflection"))
+        elastic = [stack(f"elastic{i + 1}_", m) for i, m in enumerate(meta["n_elastic"])]
+        return cls(columns["t"], tau, rigid, elastic, stack("tip_deflection", nl), meta["info"])
+
+    @property
+    def data(self):
+        return self.columns()
+
+    @property
+    def panels(self):
+        """The figure's panels (as a drive scenario's): joint torques, tip deflections."""
+        nj, nl = self.joint_torque.shape[1], self.tip_deflection.shape[1]
+        return [dict(title="joint torques (dashed: rigid arm)", xlabel="time t (s)",
+                     ylabel="torque (N m)",
+                     lines=[("t", f"joint{j + 1}_torque{s}", f"joint {j + 1}{label}",
+                             f"C{j}{style}") for j in range(nj)
+                            for s, label, style in (("", "", "-"), ("_rigid", ", rigid", "--"))]),
+                dict(title="tip deflections", xlabel="time t (s)", ylabel="deflection (m)",
+                     lines=[("t", f"tip_deflection{i + 1}", f"link {i + 1}", "-")
+                            for i in range(nl)])]
+
+    def summary(self):
+        lines = [f"{self.description}: t = {self.t[0]:.4g} .. {self.t[-1]:.4g} s, "
+                 f"{self.t.size} samples"]
+        for j in range(self.joint_torque.shape[1]):
+            d = self.joint_torque[:, j] - self.joint_torque_rigid[:, j]
+            tau = np.max(np.abs(self.joint_torque[:, j]))
+            lines.append(f"joint {j + 1}: torque max |.| {tau:.6g} N m, the deformation's "
+                         f"share max |.| {np.max(np.abs(d)):.6g} N m")
+        for i in range(self.tip_deflection.shape[1]):
+            lines.append(f"link {i + 1}: tip deflection max |w| "
+                         f"{np.max(np.abs(self.tip_deflection[:, i])):.4e} m")
+        return "\n".join(lines)
+
+    def plot(self, path=None):
+        """Joint torques (with the rigid arm's) and tip deflections
+        (:func:`chrono_flex.viz.plotting.plot_panels`); saved to ``path`` when given;
+        returns the figure."""
+        from ..viz.plotting import plot_panels
+
+        return plot_panels(self, path)
 
 
 def composite_inertias(bodies, rec):

@@ -18,11 +18,13 @@ from ..errors import ParameterError, SimulationError
 from ..drive.friction import LuGre
 from ..drive.simulate import simulate_drive
 from ..drive.gear_drive import DriveParams, GearDrive
+from ..result import SeriesFiles
 
 
 @dataclass
-class ScenarioResult:
-    """Series of a scenario and how to draw them.
+class ScenarioResult(SeriesFiles):
+    """Series of a scenario and how to draw them (``to_csv``, ``to_npz``, ``from_npz``:
+    :class:`chrono_flex.result.SeriesFiles`).
 
     Attributes:
         name, description: the registry entry.
@@ -38,6 +40,32 @@ class ScenarioResult:
     panels: list
     lines: list = field(default_factory=list)
     metrics: dict = field(default_factory=dict)
+
+    def __repr__(self):
+        return (f"<ScenarioResult {self.name!r}: {len(self.data)} series of "
+                f"{len(next(iter(self.data.values()), ()))} samples, "
+                f"{len(self.metrics)} metrics>")
+
+    def columns(self):
+        return self.data
+
+    def units(self):
+        """Each drawn series' unit: the last parenthesis of its axis label."""
+        out = {}
+        for panel in self.panels:
+            for x, y, *_ in panel["lines"]:
+                for key, label in ((x, panel.get("xlabel", "")), (y, panel.get("ylabel", ""))):
+                    if label.endswith(")") and "(" in label:
+                        out.setdefault(key, label[label.rindex("(") + 1:-1])
+        return out
+
+    def meta(self):
+        return dict(name=self.name, description=self.description, panels=self.panels,
+                    lines=self.lines, metrics=self.metrics)
+
+    @classmethod
+    def from_parts(cls, columns, meta):
+        return cls(data=columns, **meta)
 
     def summary(self):
         return "\n".join([f"{self.name}: {self.description}"] + list(self.lines))

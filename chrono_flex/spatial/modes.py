@@ -9,7 +9,7 @@ with them free; rigid-body modes (zero frequency) are left out
 (docs/spatial-link.md §4.2).
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.linalg import eigh
@@ -34,6 +34,26 @@ class Modes:
     vectors: np.ndarray
     joints: str
     q: np.ndarray
+    centerline: np.ndarray = None      # (nl, ns, 3) at q, m (:func:`with_shapes`)
+    shapes: np.ndarray = None          # (n, nl, ns, 3), largest displacement 1
+
+
+def with_shapes(modes, centerlines, n_samples=41):
+    """``modes`` with the centrelines at q and each mode's shape: the central difference
+    of ``centerlines(q, n_samples)`` -> (nl, ns, 3) along the mode's vector (error
+    ~h^2 of the rotations' curvature), scaled so that its largest displacement is 1 and
+    positive (the vector's sign with it), as :func:`chrono_flex.planar.modes.mode_shape`."""
+    n_samples = ck.n_samples(n_samples)
+    vectors, shapes = modes.vectors.copy(), []
+    for k, v in enumerate(vectors):
+        h = 1e-6 / np.max(np.abs(v))
+        s = (centerlines(modes.q + h * v, n_samples)
+             - centerlines(modes.q - h * v, n_samples)) / (2 * h)
+        largest = s.reshape(-1)[np.argmax(np.abs(s))]
+        shapes.append(s / largest)
+        vectors[k] *= np.sign(largest)
+    return replace(modes, vectors=vectors, centerline=centerlines(modes.q, n_samples),
+                   shapes=np.array(shapes))
 
 
 def linear_stiffness(model, q):
@@ -103,4 +123,5 @@ def steady_spin_frequencies(arm, joint_rates, n=3, q=None):
     return w[:n] / (2 * np.pi)
 
 
-__all__ = ["JOINTS", "Modes", "linear_stiffness", "natural_modes", "steady_spin_frequencies"]
+__all__ = ["JOINTS", "Modes", "linear_stiffness", "natural_modes", "steady_spin_frequencies",
+           "with_shapes"]

@@ -95,10 +95,7 @@ def envelope(t, y, n_windows=ENVELOPE_WINDOWS):
 
 def _joint_kinds(result):
     """"prismatic" or "revolute" for each joint of a result (from its model)."""
-    joints = (result.model or {}).get("joints") or []
-    nj = np.asarray(result.joint_angles).shape[1]
-    return ["prismatic" if j < len(joints) and "prismatic" in str(joints[j].get("type", ""))
-            else "revolute" for j in range(nj)]
+    return list(result.joint_kinds)
 
 
 def _flat(a):

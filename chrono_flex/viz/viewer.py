@@ -48,7 +48,8 @@ class ViewSeries:
     deformed minus rigid; link_id (n,) link of each sample (1 = first link); color
     (nt, n) the colouring field named ``color_name``; title; up (3,) the world's
     vertical, against gravity: the arm plane's +Y for a result (the planar model's
-    gravity acts along -Y), world +Y for a VTK series (Chrono's convention).
+    gravity acts along -Y), world +Z for a spatial arm's result (no plane), world +Y
+    for a VTK series (Chrono's convention).
     """
 
     t: np.ndarray
@@ -72,7 +73,8 @@ class ViewSeries:
             color, name = np.linalg.norm(d, axis=-1), "|deflection| (m)"
         return cls(np.asarray(result.t, float), r.reshape(nt, nl * ns, 3), d,
                    np.repeat(np.arange(1, nl + 1), ns), color, name,
-                   f"{result.title} ({result.engine})", tuple(result.plane.y_axis))
+                   f"{result.title} ({result.engine})",   # a spatial result: +Z is up
+                   (0.0, 0.0, 1.0) if result.plane is None else tuple(result.plane.y_axis))
 
     @classmethod
     def from_vtk(cls, pvd):

@@ -35,7 +35,8 @@ LAYERS = [
     ("chrono_flex.viz", 8), ("chrono_flex.bench", 8),
     ("chrono_flex.bench_perf", 8), ("chrono_flex.validation", 8),
     ("chrono_flex.campaign", 8),
-    ("chrono_flex.cli", 9), ("chrono_flex.__main__", 9),
+    ("chrono_flex.cli", 9), ("chrono_flex.cli_common", 9), ("chrono_flex.cli_tools", 9),
+    ("chrono_flex.__main__", 9),
 ]
 
 #: Upward imports that are allowed, each a convenience method of a lower object that
@@ -44,6 +45,7 @@ ALLOWED = {
     ("chrono_flex.result", "chrono_flex.viz.plotting"): "Result.plot()",
     ("chrono_flex.drive.simulate", "chrono_flex.viz.plotting"): "DriveResult.plot()",
     ("chrono_flex.scenarios.drive", "chrono_flex.viz.plotting"): "ScenarioResult.plot()",
+    ("chrono_flex.formulations.screw", "chrono_flex.viz.plotting"): "WeakCouplingResult.plot()",
 }
 
 
