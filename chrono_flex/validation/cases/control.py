@@ -123,7 +123,7 @@ HUNT_RUNS = (("PD (ki = 0)", hunting_params, 0.0, None, False),
              "compensated amplitude is below the uncompensated one",
       tolerance=0.0,
       reason="an existence question: the threshold, 6.0e-6 rad, is what the servo's own "
-             "encoder could show, 1000 times the integrator's error (rtol 1e-7 of the 0.05 "
+             "encoder could show, 100 times the integrator's error (rtol 1e-6 of the 0.05 "
              "rad setpoint); the runs sit far from it on both sides (details)",
       engines=("drive",), source=SOURCE + "; Canudas de Wit et al. 1995 (LuGre, observer "
                                          "compensation); Armstrong-Helouvry et al. 1994")
