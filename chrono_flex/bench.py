@@ -7,6 +7,8 @@
 * :func:`bench_beams`: the same for a single-link case built from Chrono's beams.
 * :func:`bench_slider_crank`: the same for a scene with a welded body, the flexible
   slider-crank (docs/chrono.md §8).
+* :func:`bench_spatial_hub`: the same for a spatial scene, the free hub with two
+  links, as the spatial custom element and as Chrono's spatial beams.
 * :func:`bench_render`: wall time of a GIF of a case run.
 * :func:`bench_spatial_forcing`: one evaluation of M(q) and f of the spatial link's
   equations (docs/spatial-link.md §4) for a hub with two links, per element count.
@@ -127,7 +129,7 @@ def _compute_q_cost(arm, repeat=200):
     t0 = time.perf_counter()
     for k in range(repeat):
         link._injected_key = None
-        link._compute_q(link.load, x, w)
+        link.compute_q(link.load, x, w)
     return (time.perf_counter() - t0) / repeat
 
 
@@ -162,6 +164,7 @@ def bench_slider_crank_formulations(t_sim=0.1, step=1e-3):
     each with K and R differenced on arrays (the default) and by Chrono's loop over
     ComputeQ calls (as before), and Chrono's beams; each row gets ``ratio``, its wall
     time over the beams'."""
+    bench_slider_crank(2 * step, step)     # warm-up: the compiled kernels load once
     rows = [bench_slider_crank(t_sim, step, jac, "element", diff)
             for jac in ("step", "auto") for diff in ("chrono", "arrays")]
     rows.append(bench_slider_crank(t_sim, step, formulation="beam"))
@@ -224,7 +227,8 @@ def bench_render(case="bien-2link", n_frames=200, path=None, engine="reference")
 
 
 __all__ = ["bench_drive_step", "bench_chrono_element", "bench_beams", "bench_render",
-           "bench_slider_crank", "bench_slider_crank_formulations", "bench_spatial_forcing"]
+           "bench_slider_crank", "bench_slider_crank_formulations", "bench_spatial_forcing",
+           "bench_spatial_hub"]
 
 
 def bench_spatial_forcing(n_elements_list=(2, 4, 8), n=100, repeat=3):
@@ -256,3 +260,35 @@ def bench_spatial_forcing(n_elements_list=(2, 4, 8), n=100, repeat=3):
         out[f"hub_two_links_{ne}el_us"] = _best_of(calls, n, repeat)
         out[f"hub_two_links_{ne}el_nq"] = arm.nq
     return out
+
+
+def bench_spatial_hub(n_elements=4, t_sim=0.05, step=1e-3, jacobian="auto"):
+    """Wall time per simulated second of the free hub with two links
+    (:func:`chrono_flex.scenarios.spatial.hub_two_links`, a torque pulse on the hub) as
+    the spatial custom element (:class:`~chrono_flex.chrono.spatial_element.SpatialFlexibleLink`,
+    ``jacobian``) and as Chrono's spatial beams
+    (:func:`~chrono_flex.chrono.spatial_beams.arm_from_beams`), side by side at the same
+    element count and step; each row gets ``ratio``, its wall time over the beams'."""
+    from .chrono import scenes
+    from .chrono.spatial_beams import arm_from_beams
+    from .chrono.spatial_element import SpatialFlexibleLink
+    from .inputs import pulse
+    from .scenarios.spatial import hub_two_links
+
+    t_sim, step = ck.positive("t_sim", t_sim), ck.positive("step", step)
+    torque = pulse([0.02], 1.0)
+    rows = []
+    for formulation in ("element", "beam"):
+        arm = hub_two_links(int(n_elements))
+        system = scenes.new_system()
+        if formulation == "element":
+            SpatialFlexibleLink(system, arm, torque=torque, jacobian=jacobian)
+        else:
+            arm_from_beams(system, arm, torque=torque)
+        t0 = time.perf_counter()
+        scenes.run(system, step, t_sim, lambda: 0.0)
+        rows.append(dict(formulation=formulation, n_elements=int(n_elements), nq=arm.nq,
+                         wall_per_sim_second=(time.perf_counter() - t0) / t_sim))
+    for r in rows:
+        r["ratio"] = r["wall_per_sim_second"] / rows[-1]["wall_per_sim_second"]
+    return rows

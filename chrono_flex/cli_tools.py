@@ -233,7 +233,8 @@ def cmd_identify(args):
 def cmd_bench(args):
     from . import engines
     from .bench import (bench_beams, bench_chrono_element, bench_drive_step, bench_render,
-                        bench_slider_crank_formulations, bench_spatial_forcing)
+                        bench_slider_crank_formulations, bench_spatial_forcing,
+                        bench_spatial_hub)
 
     if args.what != "perf":
         _refuse_unused(args, ("quick", "verbose"), f"with `bench {args.what}` (perf only)")
@@ -287,4 +288,8 @@ def cmd_bench(args):
         else:
             name, calls = "Chrono beams", ""
         print(f"  {name:40s} {r['wall_per_sim_second']:10.3f}  x{r['ratio']:7.2f}{calls}")
+    print("Wall time per simulated second (s), free hub with two spatial links (4 elements "
+          "each, 1 ms), and its ratio to Chrono's spatial beams:")
+    for r in bench_spatial_hub():
+        print(f"  {r['formulation']:40s} {r['wall_per_sim_second']:10.3f}  x{r['ratio']:7.2f}")
     return 0

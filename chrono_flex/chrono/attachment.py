@@ -20,7 +20,7 @@ station's pose) sits in the hooks at the end of :class:`Welds`.
 import numpy as np
 
 from ..errors import ParameterError
-from ..planar import floating
+from ..planar import floating, floating_kernels
 from .system import NEWTON_ATTR, REGISTRY_ATTR, quat_to_matrix, weld_tolerance_floor
 
 
@@ -54,7 +54,7 @@ def body_kinetic_energy(body):
 def body_state_from(x, w):
     """The same from a body's 7 entries of Chrono's state x and 6 of w (docs/chrono.md
     eq. (2.1))."""
-    return x[0:3], quat_to_matrix(*x[3:7]), w[0:3], w[3:6]
+    return x[0:3], quat_to_matrix(*x[3:7].tolist()), w[0:3], w[3:6]
 
 
 def system_address(item):
@@ -131,8 +131,8 @@ class Attachment(WeldErrors):
         self.damping = tuple(float(c) for c in damping)
         self.dissipated = 0.0
         self._last = None           # (time, gap rate, relative angular velocity) after a step
-        self._physics = owner._weld_physics      # the model's weld functions (module)
-        self._shapes = owner._station_shapes(self.link, self.s)
+        self._physics = owner.weld_physics      # the model's weld functions (module)
+        self._shapes = owner.station_shapes(self.link, self.s)
         self.index = None           # the body's place among the load's bodies (set by the link)
         self._kin_key, self._kin = None, None
         self.released_at = None     # time of release() (None while welded)
@@ -152,7 +152,7 @@ class Attachment(WeldErrors):
         if self.released:
             raise ParameterError("attachment", self, f"was already released at t = "
                                  f"{self.released_at} s")
-        self.owner._detach(self)
+        self.owner.detach(self)
         self.released_at = float(self.owner.system.GetChTime())
 
     @property
@@ -173,9 +173,14 @@ class Attachment(WeldErrors):
             self._kin_key = key
         return self._physics.attachment_terms(
             lk.model, q, qd, self.link, self.s,
-            lk._placement_state() if placement is None else placement,
+            lk.placement_state() if placement is None else placement,
             body_state(self.body) if body is None else body, self.offset, self.frame_rot,
             self.gains, kinematics=self._kin)
+
+    def station_kinematics(self):
+        """The station's kinematics (r, J, phi, J_phi) of the last :meth:`terms`, or None
+        before the first."""
+        return self._kin if self._kin_key is not None else None
 
     def error(self):
         """(position gap |e| in m, angle of the relative rotation in rad) now."""
@@ -198,7 +203,7 @@ class Attachment(WeldErrors):
         """Elastic energy stored in the bushing, J (zero once released)."""
         return 0.0 if self.released else self.terms()["energy"]
 
-    def _after_step(self, time):
+    def after_step(self, time):
         """Add the dampers' work over the last step (mean relative rates, see
         :attr:`dissipated`)."""
         if self.damping == (0.0, 0.0):
@@ -256,12 +261,12 @@ def check_attachment(chrono, owner, body, link, s, frame):
                              "ground with a Chrono joint on a free body instead)")
     if body is owner.tip_body or (owner.parent_body is not None and _same(body, owner.parent_body)):
         raise ParameterError("body", body, "is the link's own parent or tip marker body")
-    lengths = owner._link_lengths()
+    lengths = owner.link_lengths()
     link, s = check_station(link, s, len(lengths), lambda k: lengths[k])
     Ab = np.asarray(body.GetRotMat().to_numpy(), dtype=float)
     xb = np.asarray(body.GetPos().to_numpy(), dtype=float)
     if frame is None:
-        pos, rot = owner._station_pose(link, s)
+        pos, rot = owner.station_pose(link, s)
         return body, link, s, Ab.T @ (pos - xb), Ab.T @ rot
     if not isinstance(frame, chrono.ChFramed):
         raise ParameterError("frame", frame, "must be a ChFramed (the attachment frame in "
@@ -337,14 +342,14 @@ class Welds:
         c_r = 2.0 * zeta * np.sqrt(k_r * self._weld_rotary_inertia(body))
         att = Attachment(self, body, link, s, offset, rot, (k_p, k_r), (c_p, c_r))
         # a weld moves the two as one: the body takes the station's velocity
-        _, _, v, w = self._weld_physics.station_motion(self.model, self.q(), self.qd(), link,
-                                                       s, self._placement_state())
+        _, _, v, w = self.weld_physics.station_motion(self.model, self.q(), self.qd(), link,
+                                                       s, self.placement_state())
         v_com = v + np.cross(w, -(A @ offset))
         body.SetPosDt(self._chrono.ChVector3d(*v_com))
         body.SetAngVelLocal(self._chrono.ChVector3d(*(A.T @ w)))
         settings = getattr(self.system, NEWTON_ATTR, None)
         if settings is not None:
-            reach = np.linalg.norm(body.GetPos().to_numpy()) + sum(self._link_lengths())
+            reach = np.linalg.norm(body.GetPos().to_numpy()) + sum(self.link_lengths())
             inertia = min(np.linalg.eigvalsh(np.asarray(body.GetInertia().to_numpy(), dtype=float)))
             settings.raise_floor(weld_tolerance_floor(k_p, k_r, body.GetMass(), inertia, reach))
         ids = [b.GetIdentifier() for b in self._bodies]
@@ -355,11 +360,11 @@ class Welds:
         self.attachments.append(att)
         self._build_load()
         self.initialize_accelerations()
-        att._after_step(self.system.GetChTime())
+        att.after_step(self.system.GetChTime())
         return att
 
     def enable_contact(self, material, thickness, stations=None, link=-1,
-                       stiffness_ratio=None, shape="box"):
+                       stiffness_ratio=None, shape="box", station_mass=None):
         """Contact along link ``link``: one light body per station (arc lengths
         ``stations``, default the element nodes), welded by :meth:`attach`, carrying a
         box of the section's ``thickness`` (height and width, at most one element) along
@@ -368,14 +373,15 @@ class Welds:
         needs a collision system). The stations' bodies do not collide with one another
         (collision family :data:`~chrono_flex.chrono.contact.STATION_FAMILY`). Returns a
         :class:`~chrono_flex.chrono.contact.LinkContact` (contact force per station).
-        ``shape="sphere"``: a sphere of diameter ``thickness`` per station instead.
+        ``shape="sphere"``: a sphere of diameter ``thickness`` per station instead;
+        ``station_mass``: each station body's mass (kg; for SMC contact).
         What the contact sees and leaves out: docs/chrono.md §13."""
         from .contact import element_contact
 
         return element_contact(self, material, thickness, stations, link, stiffness_ratio,
-                               shape)
+                               shape, station_mass=station_mass)
 
-    def _detach(self, att):
+    def detach(self, att):
         """Take ``att`` out of the load (:meth:`Attachment.release`): the body leaves the
         load's loadables unless another weld of this link holds it, the load is rebuilt,
         and every item gets consistent accelerations again."""
@@ -399,7 +405,7 @@ class Welds:
         attached bodies (6 per body)), from the states Chrono passes."""
         f_arm = np.zeros(self._nw_arm)
         f_bodies = np.zeros(6 * len(self._bodies))
-        placement = self._placement_state(parent) if self._moving else self._placement_state()
+        placement = self.placement_state(parent) if self._moving else self.placement_state()
         nb = self._n_body
         for att in self.attachments:
             k = att.index
@@ -412,20 +418,29 @@ class Welds:
 
     def _weld_matrices(self, q, parent, bodies):
         """The welds' K and R over the load's velocity coordinates
-        (:func:`chrono_flex.planar.floating.attachment_jacobians`)."""
+        (:func:`chrono_flex.planar.floating.attachment_jacobians`; added by the compiled
+        :func:`chrono_flex.planar.floating_kernels.add_weld_matrices` where there is one)."""
         nw, nb, nq = self._nw, self._n_body, self.nq
         K, R = np.zeros((nw, nw)), np.zeros((nw, nw))
-        placement = self._placement_state(parent) if self._moving else self._placement_state()
+        placement = self.placement_state(parent) if self._moving else self.placement_state()
         damped = False
+        add = getattr(self.weld_physics, "add_weld_matrices", None)
         for att in self.attachments:
             b0 = self._nw_arm + 6 * att.index
+            kin = att.station_kinematics()
+            damped = damped or att.damping != (0.0, 0.0)
+            cols = np.concatenate([np.arange(6 if self._moving else 0),
+                                   np.arange(nb, nb + nq), np.arange(b0, b0 + 6)])
+            if add is not None and add(self.model, q, att.link, att.s, placement,
+                                       bodies[att.index], att.offset, att.gains, cols, K, R,
+                                       kinematics=kin):
+                continue
             idx = {"q": slice(nb, nb + nq), "body": slice(b0, b0 + 6)}
             if self._moving:
                 idx["parent"] = slice(0, 6)
-            Kb, Rb = self._weld_physics.attachment_jacobians(
+            Kb, Rb = self.weld_physics.attachment_jacobians(
                 self.model, q, att.link, att.s, placement, bodies[att.index], att.offset,
-                att.gains, kinematics=att._kin if att._kin_key is not None else None)
-            damped = damped or att.damping != (0.0, 0.0)
+                att.gains, kinematics=kin)
             for (a, b), blk in Kb.items():
                 if a in idx and b in idx:
                     K[idx[a], idx[b]] += blk
@@ -490,18 +505,18 @@ class Welds:
 
     # -- the model's side of the welds (a spatial arm overrides these) -----------------
     #: the module of the weld's pure functions: station, station_motion,
-    #: attachment_terms, attachment_jacobians
-    _weld_physics = floating
+    #: attachment_terms, attachment_jacobians (compiled where numba is present)
+    weld_physics = floating_kernels
 
-    def _link_lengths(self):
+    def link_lengths(self):
         """Lengths of the links a body can be welded to, in the order of ``link``."""
         return [lk.length for lk in self.arm.links]
 
-    def _contact_link(self, link):
+    def contact_link(self, link):
         """(shape basis, link parameters) of a link, for its contact stations."""
         return self.model.bases[link], self.arm.links[link]
 
-    def _station_shapes(self, link, s):
+    def station_shapes(self, link, s):
         """The shape values at abscissa s of a link that the weld's ``station`` takes."""
         return self.model.bases[link].values(np.array([float(s)]))[:2]
 
@@ -521,11 +536,11 @@ class Welds:
     def _weld_rotary_inertia(self, body):
         """The body's inertia that sets the rotational damper, c_r = 2 zeta sqrt(k_r J):
         about the plane normal (the one rotation that bends a planar link)."""
-        n = self._placement_state()[1] @ floating.plane_normal(self._placement_state()[5])
+        n = self.placement_state()[1] @ floating.plane_normal(self.placement_state()[5])
         A = np.asarray(body.GetRotMat().to_numpy(), dtype=float)
         return float(n @ A @ np.asarray(body.GetInertia().to_numpy(), dtype=float) @ A.T @ n)
 
-    def _placement_state(self, body=None):
+    def placement_state(self, body=None):
         """(p_B, A_B, v_B, omega_B, o, P) of the plane (a parent at rest: the world), for
         :func:`chrono_flex.planar.floating.attachment_terms`; ``body``: the parent's state
         (default: now)."""
@@ -535,10 +550,10 @@ class Welds:
             return z, np.eye(3), z, z, self._ground_o, self._ground_P
         return body[0], body[1], body[2], body[3], self._o, self._P
 
-    def _station_pose(self, link, s):
+    def station_pose(self, link, s):
         """World position and rotation of the station frame at abscissa s of a link now."""
         r, _, phi, _ = floating.station(self.model, self.q(), self.qd(), link, s)
-        return floating.plane_pose(r, phi, *self._placement())
+        return floating.plane_pose(r, phi, *self.placement())
 
 
 __all__ = ["Attachment", "Welds", "body_state", "body_state_from", "check_attachment",

@@ -217,6 +217,25 @@ class BeamArm:
         sys_.Setup()
         sys_.Update(0.0)    # the motors' angles and rates are valid before the first step
 
+    # -- for the welds (chrono.beam_weld) -----------------------------------------------
+    def keep(self, *items):
+        """Hold ``items`` (SWIG frames, joints) as long as the scene: SWIG does not keep
+        temporaries alive."""
+        self._keep.extend(items)
+
+    def vector3(self, v):
+        """A ``ChVector3d`` of ``v`` (3,), held as long as the scene."""
+        return self._vec3(v)
+
+    def count_body(self, body, welded=True):
+        """Count ``body`` among the scene's bodies (whose energy :meth:`energy` sums),
+        once (``welded``), or take it out (``welded=False``)."""
+        ident = body.GetIdentifier()
+        if not welded:
+            self._bodies = [b for b in self._bodies if b.GetIdentifier() != ident]
+        elif all(b.GetIdentifier() != ident for b in self._bodies):
+            self._bodies.append(body)
+
     # -- construction helpers ------------------------------------------------------------
     def _vec3(self, v):
         v = self.chrono.ChVector3d(float(v[0]), float(v[1]), float(v[2]))

@@ -68,7 +68,7 @@ class BeamWeld(WeldErrors):
         owner.welds = [w for w in owner.welds if w is not self]
         ident = body.GetIdentifier()
         if all(w.body.GetIdentifier() != ident for w in owner.welds):
-            owner._bodies = [b for b in owner._bodies if b.GetIdentifier() != ident]
+            owner.count_body(body, welded=False)
         self.released_at = float(owner.system.GetChTime())
         # HHT starts the next step from the stored accelerations: take the weld's force
         # and moment (about the centre of mass) out of the body's. Chrono's acceleration
@@ -143,18 +143,17 @@ def attach(owner, body, link=-1, s=None, frame=None):
     # a weld moves both as one: the body takes the node's velocity
     w = np.asarray(node.GetAngVelParent().to_numpy(), dtype=float)
     v = np.asarray(node.GetPosDt().to_numpy(), dtype=float) + np.cross(w, xb - xn)
-    body.SetPosDt(owner._vec3(v))
-    body.SetAngVelParent(owner._vec3(w))
+    body.SetPosDt(owner.vector3(v))
+    body.SetAngVelParent(owner.vector3(w))
     joint = chrono.ChLinkMateFix()
     fr = node.Frame()
-    owner._keep.append(fr)
+    owner.keep(fr)
     joint.Initialize(node, body, fr)
     owner.system.Add(joint)
-    owner._keep.append(joint)
+    owner.keep(joint)
     weld = BeamWeld(owner, body, link, s, node, joint, Ab.T @ (xn - xb), Ab.T @ An)
     owner.welds.append(weld)
-    if all(body.GetIdentifier() != b.GetIdentifier() for b in owner._bodies):
-        owner._bodies.append(body)
+    owner.count_body(body)
     owner.initialize_accelerations()
     return weld
 

@@ -30,7 +30,7 @@ about the joint by 1/(2 n^2) (errors fall as h^2); Chrono's beams are extensible
 stiffness EA from the section decomposition of :func:`section_properties`).
 
 Every Chrono object handed to a Chrono call is kept referenced from Python
-(``BeamArm._keep``): SWIG does not keep temporaries alive, and a reference into a
+(``BeamArm.keep``): SWIG does not keep temporaries alive, and a reference into a
 destroyed ``ChFramed`` reads garbage.
 
 Only this package imports pychrono; import cost is paid on first use.

@@ -20,6 +20,8 @@ method or with a negative coefficient, a shape larger than an element) with an e
 that names it.
 """
 
+import warnings
+
 import numpy as np
 
 from ..errors import ParameterError
@@ -29,6 +31,11 @@ from ._detect import require_pychrono
 #: the link's inertia is unchanged to this fraction, heavy enough to keep the weld's
 #: matrices well scaled.
 STATION_MASS_FRACTION = 1e-6
+#: The same in an SMC system (docs/chrono.md §13): Chrono's Hooke damping is g_n times
+#: the pair's effective mass, the station body's, so a station of 1e-6 of the link
+#: leaves the touch undamped; at 1e-3 the station's own mode sqrt(k_p / m_s) (about
+#: 4e5 rad/s for a weld of 1.5e8 N/m at 1 g) stays far above the contact's.
+SMC_STATION_MASS_FRACTION = 1e-3
 
 _NSC_COEFFICIENTS = ("SlidingFriction", "StaticFriction", "RollingFriction",
                      "SpinningFriction", "Restitution", "Cohesion", "Compliance",
@@ -135,6 +142,21 @@ def beam_contact(beam_arm, material, radius, link=-1):
     return LinkContact(system, stations, nodes, material, radius, surface=surf)
 
 
+def _warn_undamped_step(chrono, system):
+    """Warn when an SMC system steps with HHT at alpha = 0: the station bodies' own mode
+    (omega h >> 1) then rings undamped (the trapezoidal rule's amplification tends to
+    -1), and the contact with it (docs/chrono.md §13)."""
+    ts = system.GetTimestepper()
+    if ts is None or ts.GetType() != chrono.ChTimestepper.Type_HHT:
+        return
+    alpha = chrono.CastToChTimestepperHHT(ts).GetAlpha()
+    if alpha > -1e-3:
+        warnings.warn(f"SMC contact on the element with HHT alpha = {alpha:g}: the station "
+                      "bodies' mode is far above the step and will ring undamped; use "
+                      "alpha < 0 (e.g. -0.3) or implicit Euler (docs/chrono.md §13)",
+                      UserWarning, stacklevel=3)
+
+
 def station_spans(stations, length, reach):
     """The stretch of centre line each station's box covers: up to the midpoint to
     the neighbouring stations, at most ``reach`` (half an element) either side, within
@@ -167,23 +189,29 @@ STATION_FAMILY = 3
 
 
 def element_contact(owner, material, thickness, stations=None, link=-1,
-                    stiffness_ratio=None, shape="box", family=STATION_FAMILY):
+                    stiffness_ratio=None, shape="box", family=STATION_FAMILY,
+                    station_mass=None):
     """Station bodies welded to a planar or spatial element, each with a box of the
     section's ``thickness`` along its tangent over its span (:func:`station_spans`: at
     most one element);
     returns a :class:`LinkContact` (docs/chrono.md §13). ``shape`` "sphere": a sphere of
-    diameter ``thickness`` at each station instead (the beams' node cloud's shape)."""
+    diameter ``thickness`` at each station instead (the beams' node cloud's shape).
+    ``station_mass``: each station body's mass, kg (default
+    :data:`STATION_MASS_FRACTION` of the link's mass per station, in an SMC system
+    :data:`SMC_STATION_MASS_FRACTION`: Chrono's Hooke damping is proportional to it,
+    docs/chrono.md §13). In an SMC system stepped by HHT with alpha = 0 a
+    :class:`UserWarning` says that the station bodies' mode will not be damped."""
     chrono = require_pychrono()
     system = owner.system
     check_system(system, "link")
     check_material(system, material)
-    lengths = owner._link_lengths()
+    lengths = owner.link_lengths()
     n_links = len(lengths)
     if not isinstance(link, (int, np.integer)) or not -n_links <= link < n_links:
         raise ParameterError("link", link, f"must index one of the {n_links} links")
     k = int(link) % n_links
     L = lengths[k]
-    b, lk = owner._contact_link(k)
+    b, lk = owner.contact_link(k)
     n_el = len(b.elements) if getattr(b, "elements", None) else 1
     le = L / n_el
     thickness = check_size("thickness", thickness, le, "section thickness")
@@ -197,12 +225,21 @@ def element_contact(owner, material, thickness, stations=None, link=-1,
         raise ParameterError("stations", stations.tolist(),
                              f"must be increasing arc lengths in [0, {L:g}] m")
     spans = station_spans(stations, L, 0.5 * le)
-    mass = STATION_MASS_FRACTION * _link_mass(lk) / len(stations)
+    smc = isinstance(system, chrono.ChSystemSMC)
+    if smc:
+        _warn_undamped_step(chrono, system)
+    if station_mass is None:
+        fraction = SMC_STATION_MASS_FRACTION if smc else STATION_MASS_FRACTION
+        mass = fraction * _link_mass(lk) / len(stations)
+    else:
+        mass = float(station_mass)
+        if not np.isfinite(mass) or mass <= 0:
+            raise ParameterError("station_mass", station_mass, "must be a mass > 0 kg")
     bodies, welds, kw = [], [], {}
     if stiffness_ratio is not None:
         kw["stiffness_ratio"] = stiffness_ratio
     for s, (lo, hi) in zip(stations, spans):
-        p, A = owner._station_pose(k, s)
+        p, A = owner.station_pose(k, s)
         body = chrono.ChBody()
         body.SetMass(mass)
         J = mass * max((hi - lo) ** 2, thickness ** 2) / 12.0
@@ -236,5 +273,6 @@ def element_contact(owner, material, thickness, stations=None, link=-1,
                        welds=welds)
 
 
-__all__ = ["LinkContact", "STATION_FAMILY", "STATION_MASS_FRACTION", "beam_contact", "check_material",
+__all__ = ["LinkContact", "SMC_STATION_MASS_FRACTION", "STATION_FAMILY",
+           "STATION_MASS_FRACTION", "beam_contact", "check_material",
            "check_size", "check_system", "element_contact", "station_spans"]

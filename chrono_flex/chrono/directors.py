@@ -13,35 +13,32 @@ import numpy as np
 from .. import _checks as ck
 from .._callbacks import call_vector
 from ..errors import ParameterError
-from .system import note_update
 
 _LOAD_CLASS = None
 
 
 def guarded_compute_q(load, state_x, state_w):
-    """ComputeQ of the custom loads: ``load.link._compute_q`` fills Q; an exception (from
-    a user callback or the physics) is stored on the owner, to be re-raised with its
-    time after the step (:func:`step`, ``raise_pending``), and Q is zeroed so that Chrono
-    can finish the step instead of crashing in C++."""
+    """ComputeQ of the custom loads: ``load.link.compute_q`` fills Q; an exception (from
+    a user callback or the physics) is stored on the owner (``record_error``), to be
+    re-raised with its time after the step (:func:`step`, ``raise_pending``), and Q is
+    zeroed so that Chrono can finish the step instead of crashing in C++."""
     owner = load.link
     try:
-        owner._compute_q(load, state_x, state_w)
+        owner.compute_q(load, state_x, state_w)
     except BaseException as exc:          # noqa: BLE001 - re-raised after the step
-        if owner._error is None:
-            owner._error = (exc, owner._time)
-        load.load_Q.SetVect([0.0] * owner._nw)
+        owner.record_error(exc)
+        load.load_Q.SetVect([0.0] * load.load_Q.Size())
 
 
 def guarded_compute_jacobian(load):
-    """K and R of the custom loads (``load.link._compute_jacobian``), at the state of the
+    """K and R of the custom loads (``load.link.compute_jacobian``), at the state of the
     Update's ComputeQ, guarded as :func:`guarded_compute_q`: an exception is stored on
     the owner, and K and R are left as they were."""
     owner = load.link
     try:
-        owner._compute_jacobian(load)
+        owner.compute_jacobian(load)
     except BaseException as exc:          # noqa: BLE001 - re-raised after the step
-        if owner._error is None:
-            owner._error = (exc, owner._time)
+        owner.record_error(exc)
 
 
 def flexible_link_load_class(chrono):
@@ -70,20 +67,13 @@ def flexible_link_load_class(chrono):
             except AttributeError:
                 pass
             link = self.link
-            note_update(link, time)
+            link.note_update(time)
             missing = self.GetJacobians() is None
             if missing and link.differences != "chrono":
                 self.CreateJacobianMatrices()        # M, K, R: filled from Python
-            link._stiff_now = link._wants_jacobian(time, missing)
-            link._chrono_differences = link._stiff_now and link.differences == "chrono"
-            link._time = time
-            try:
-                link._gravity = link._system_gravity()
-            except BaseException as exc:          # noqa: BLE001 - re-raised after the step
-                if link._error is None:
-                    link._error = (exc, time)
+            own_jacobian = link.begin_update(time, missing)
             chrono.ChLoadCustomMultiple.Update(self, time, update_flags)
-            if link._stiff_now and not link._chrono_differences:
+            if own_jacobian:
                 guarded_compute_jacobian(self)
 
         def ComputeQ(self, state_x, state_w):
@@ -94,7 +84,7 @@ def flexible_link_load_class(chrono):
             # calls). The bindings do not let Python override ComputeJacobian, so with
             # FlexibleLink.differences "arrays" this stays False and Update sets K and R
             # itself (guarded_compute_jacobian). See FlexibleLink `jacobian`.
-            return self.link._chrono_differences
+            return self.link.chrono_differences
 
     _LOAD_CLASS = FlexibleLinkLoad
     return _LOAD_CLASS

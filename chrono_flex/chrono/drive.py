@@ -59,7 +59,7 @@ from .._callbacks import loop_input, takes_state
 from ..errors import ParameterError, SimulationError
 from ._detect import require_pychrono
 from .directors import guarded_compute_q
-from .system import REGISTRY_ATTR, note_update, quat_to_matrix
+from .system import REGISTRY_ATTR, CallbackState, quat_to_matrix
 
 
 def drive_scales(drive):
@@ -148,8 +148,7 @@ def _load_class(chrono):
                 update_flags.disown()       # stops SWIG's "memory leak" line (docs/chrono.md §2)
             except AttributeError:
                 pass
-            note_update(self.link, time)
-            self.link._time = time
+            self.link.note_update(time)
             chrono.ChLoadCustomMultiple.Update(self, time, update_flags)
 
         def ComputeQ(self, state_x, state_w):
@@ -181,7 +180,7 @@ def _axis_frame(frame, chrono):
     return np.column_stack([x, np.cross(z, x), z]), None
 
 
-class GearDriveLink:
+class GearDriveLink(CallbackState):
     """A :class:`~chrono_flex.drive.GearDrive` acting about a revolute axis between two
     Chrono bodies (see the module docstring for the design).
 
@@ -332,7 +331,7 @@ class GearDriveLink:
         return dy, float(tau)
 
     # -- the callback -------------------------------------------------------------------
-    def _compute_q(self, load, state_x, state_w):
+    def compute_q(self, load, state_x, state_w):
         self.n_compute_q += 1
         x = np.asarray(state_x.GetVectorData(self._nx))
         w = np.asarray(state_w.GetVectorData(self._nw))

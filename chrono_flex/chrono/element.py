@@ -35,19 +35,19 @@ Any free body of the scene can be welded to the link at any station, both ways, 
 
 import numpy as np
 
-from ..planar import floating
+from ..planar import floating, floating_kernels
 from ..planar import equations as mdl
 from .. import _checks as ck
-from .._callbacks import call_vector, loop_input, takes_state
+from .._callbacks import loop_input, takes_state
 from ..errors import ParameterError, SimulationError
 from ..planar.params import Plane
 from ._detect import require_pychrono
-from .attachment import (Welds, body_inertia, body_state, body_state_from,
-                         start_body_acceleration)
+from .attachment import Welds, body_inertia, body_state, start_body_acceleration
 from .directors import PositionFunction, flexible_link_load_class
-from .system import REGISTRY_ATTR, matrix_to_quat, quat_to_matrix, vector
+from .element_load import LoadEvaluation, _quat_times_axis_rotation  # noqa: F401 (old path)
+from .system import REGISTRY_ATTR, CallbackState, matrix_to_quat, vector
 
-class FlexibleLink(Welds):
+class FlexibleLink(Welds, LoadEvaluation, CallbackState):
     """A planar flexible-link arm (docs/planar-link.md) as a Chrono item, on the ground or a body.
 
     Args:
@@ -186,7 +186,7 @@ class FlexibleLink(Welds):
         self._step_time = None
         self._steps_since_jacobian = 0
         self.n_compute_q = 0
-        self.n_jacobians = 0           # K and R built (see _compute_jacobian)
+        self.n_jacobians = 0           # K and R built (see compute_jacobian)
         self._last_state = None        # (x, w, f) of the last ComputeQ
         self._chrono_differences = True
         self.n_retries = 0             # failed Newton attempts retried with a halved step
@@ -235,8 +235,8 @@ class FlexibleLink(Welds):
         """(M, f) of the arm over [body velocities (when it moves), q_dot]."""
         if body is None:
             return floating.plane_terms(self.model, q, qd, self._ground_P.T @ g, Q)
-        return floating.spatial_terms(self.model, q, qd, body[0], body[1], body[2], body[3],
-                                      self._o, self._P, g, Q)
+        return floating_kernels.moving_terms(self.model, q, qd, body[1], body[3], self._o,
+                                             self._P, g, Q)
 
     # -- building -----------------------------------------------------------------------
     def _build_load(self):
@@ -321,184 +321,6 @@ class FlexibleLink(Welds):
         self.actuators.append((int(joint), actuator, _state_input(drive_input), shafts))
         self._build_load()
         self.initialize_accelerations()
-
-    # -- the callback -------------------------------------------------------------------
-    def _wants_jacobian(self, time, missing):
-        """Whether this Update rebuilds K and R (see ``jacobian``): at the first Update of
-        every N-th step. A new time means a new step (every Update within a step carries
-        the step's end time, docs/chrono.md §2)."""
-        new_step = time != self._step_time
-        self._step_time = time
-        if missing or self.jacobian == "iteration":
-            self._steps_since_jacobian = 0
-            return True
-        if not new_step:
-            return False
-        iterations = self.n_compute_q - self._calls_at_step
-        self._calls_at_step = self.n_compute_q
-        self._steps_since_jacobian += 1
-        slow = (self.jacobian == "auto" and not self._built_last_step
-                and iterations > self.AUTO_MAX_ITERATIONS)
-        self._built_last_step = slow or self._steps_since_jacobian >= self._every
-        if self._built_last_step:
-            self._steps_since_jacobian = 0
-        return self._built_last_step
-
-    def _state_from(self, x, w):
-        """(q, qd, body state or None, actuator states, attached bodies' states) from
-        Chrono's state vectors."""
-        nq, nx, nw = self.nq, self._nx_arm, self._nw_arm
-        if self._moving:
-            body = (x[0:3], quat_to_matrix(*x[3:7]), w[0:3], w[3:6])
-            q, qd = x[7:7 + nq], w[6:6 + nq]
-            z = w[6 + nq:nw]
-        else:
-            body = None
-            q, qd = x[:nq], w[:nq]
-            z = w[nq:nw]
-        bodies = [body_state_from(x[nx + 7 * k:nx + 7 * k + 7], w[nw + 6 * k:nw + 6 * k + 6])
-                  for k in range(len(self._bodies))]
-        return q, qd, body, z, bodies
-
-    def _joint_forces(self, t, q, qd, z):
-        """Generalized forces on q (nq,) and the actuator state rates."""
-        arm = self.arm
-        Q = None
-        if self._torque_fn is not None or self._torque_functions is not None or self.actuators:
-            tau = np.zeros(arm.n_joints)
-            if self._torque_fn is not None:
-                tau += call_vector("torque", self._torque_fn, arm.n_joints, t, q, qd)
-            elif self._torque_functions is not None:
-                tau += [f.GetVal(t) for f in self._torque_functions]
-            Q = np.zeros(self.nq)
-            Q[arm.joint_index] = tau
-        rates = []
-        i = 0
-        for joint, act, u_fn, shafts in self.actuators:
-            k = arm.joint_index[joint]
-            zi = z[i:i + len(shafts)]
-            u = 0.0 if u_fn is None else u_fn(t, q, qd)
-            dz, tau_j = act.rates(t, zi, q[k], qd[k], u)
-            Q[k] += tau_j
-            rates.append(np.atleast_1d(np.asarray(dz, dtype=float)))
-            i += len(shafts)
-        return Q, rates
-
-    def _system_gravity(self):
-        return np.asarray(self.system.GetGravitationalAcceleration().to_numpy(), dtype=float)
-
-    def _terms(self, t, q, qd, body, z, g=None):
-        """(M, f) over the load's velocity coordinates."""
-        g = self._gravity if g is None else g
-        Q, rates = self._joint_forces(t, q, qd, z)
-        M, f = self._model_terms(q, qd, body, g, Q)
-        if self._n_act:
-            n = M.shape[0]
-            M = np.pad(M, ((0, self._n_act), (0, self._n_act)))
-            M[n:, n:] = np.eye(self._n_act)
-            f = np.concatenate([f] + rates)
-        return M, f
-
-    def _load_terms(self, x, w):
-        """(M, f) of the whole load at Chrono's state vectors ``x``, ``w`` (arrays):
-        the arm's terms, and the welds' when bodies are attached."""
-        q, qd, body, z, bodies = self._state_from(x, w)
-        if self.attachments:
-            # the arm's own terms do not depend on the attached bodies: kept for the
-            # Jacobian's perturbations of the bodies' coordinates
-            arm_key = (self._time, x[:self._nx_arm].tobytes(), w[:self._nw_arm].tobytes())
-            if arm_key != self._arm_key:
-                self._arm_terms = self._terms(self._time, q, qd, body, z)
-                self._arm_key = arm_key
-            M_arm, f = self._arm_terms
-            f_arm, f_bodies = self._attachment_forces(q, qd, body, bodies)
-            f = np.concatenate([f + f_arm, f_bodies])
-            M = np.zeros((self._nw, self._nw))
-            M[:self._nw_arm, :self._nw_arm] = M_arm
-        else:
-            M, f = self._terms(self._time, q, qd, body, z)
-        if not np.all(np.isfinite(f)):
-            raise FloatingPointError("non-finite generalized forces (the state has diverged)")
-        return M, f, (q, qd, body, bodies)
-
-    def _compute_q(self, load, state_x, state_w):
-        self.n_compute_q += 1
-        x = np.asarray(state_x.GetVectorData(self._nx))
-        w = np.asarray(state_w.GetVectorData(self._nw))
-        M, f, (q, qd, body, bodies) = self._load_terms(x, w)
-        # Inject M(x) once per Update, at the unperturbed state. In an Update where Chrono
-        # differences K and R itself, ComputeQ is called at x, again at x, then at
-        # perturbed x and w (docs/chrono.md §2): inject on the second call. Otherwise
-        # ComputeQ runs once, at x.
-        key = bytes(memoryview(x))
-        if self._chrono_differences:
-            inject = key == self._last_key and key != self._injected_key
-        else:
-            inject = key != self._injected_key
-        if inject:
-            jac = load.GetJacobians()
-            if jac is not None:
-                M[self._diag_index, self._diag_index] -= self._diag_inertia
-                jac.M = self._chrono.ChMatrixDynamicd(M)
-                self._injected_key = key
-                if self.attachments and self.jacobian != "iteration":
-                    self._refresh_weld_jacobians(jac, q, qd, body, bodies)
-        self._last_key = key
-        self._last_state = (x, w, f)
-        load.load_Q.SetVect(f.tolist())
-
-    #: Chrono's difference step for K and R (ChLoadCustomMultiple::ComputeJacobian).
-    JACOBIAN_DELTA = 1e-8
-
-    #: How K and R are differenced: "arrays" (default, :meth:`_compute_jacobian`) or
-    #: "chrono" (Chrono's own loop, 2n + 2 ComputeQ calls; kept for comparison: the
-    #: benchmark runs both side by side).
-    differences = "arrays"
-
-    def _compute_jacobian(self, load):
-        """K = -dQ/dx and R = -dQ/dv of the load at the state of the last ComputeQ, by
-        the same one-sided differences as Chrono's ``ChLoadCustomMultiple::
-        ComputeJacobian`` (step ``JACOBIAN_DELTA``; positions incremented as Chrono
-        increments them, a body's rotation by a local rotation vector), evaluated here on
-        arrays: Chrono's own loop makes 2n + 2 ComputeQ calls, each crossing from C++ to
-        Python and copying the state (docs/chrono.md §2)."""
-        jac = load.GetJacobians()
-        if jac is None or self._last_state is None:
-            return
-        x, w, f0 = self._last_state
-        d, nw = self.JACOBIAN_DELTA, self._nw
-        K = np.empty((nw, nw))
-        R = np.empty((nw, nw))
-        for i in range(nw):
-            K[:, i] = (f0 - self._load_terms(self._increment(x, i, d), w)[1]) / d
-        for i in range(nw):
-            wi = w.copy()
-            wi[i] += d
-            R[:, i] = (f0 - self._load_terms(x, wi)[1]) / d
-        self.n_jacobians += 1
-        jac.K = self._chrono.ChMatrixDynamicd(K)
-        jac.R = self._chrono.ChMatrixDynamicd(R)
-
-    def _increment(self, x, i, d):
-        """x incremented by d along velocity coordinate i, as Chrono's
-        ``LoadStateIncrement``: shafts add d; a body's position adds d, its rotation
-        quaternion is multiplied on the right by that of the local rotation vector d e_k
-        (``ChBody::IntStateIncrement``)."""
-        x = x.copy()
-        for xo, wo, kind in self._blocks:
-            if kind == "shafts":
-                n = self._n_shaft_coords
-                if wo <= i < wo + n:
-                    x[xo + i - wo] += d
-                    return x
-            elif wo <= i < wo + 6:
-                j = i - wo
-                if j < 3:
-                    x[xo + j] += d
-                else:
-                    x[xo + 3:xo + 7] = _quat_times_axis_rotation(x[xo + 3:xo + 7], j - 3, d)
-                return x
-        raise IndexError(i)
 
     def initialize_accelerations(self, include_parent=False):
         """Give the shafts the accelerations q_dd consistent with the current state.
@@ -609,13 +431,13 @@ class FlexibleLink(Welds):
         contact) is welded with :meth:`attach` instead. :func:`step` calls this after every step.
         """
         chrono = self._chrono
-        pos, R = self._tip_pose()
+        pos, R, vel = self._tip_motion()
         self.tip_body.SetPos(chrono.ChVector3d(*pos))
         self.tip_body.SetRot(chrono.ChQuaterniond(*matrix_to_quat(R)))
-        self.tip_body.SetPosDt(chrono.ChVector3d(*self.tip_velocity()))
+        self.tip_body.SetPosDt(chrono.ChVector3d(*vel))
         t = self.system.GetChTime()
         for att in self.attachments:
-            att._after_step(t)
+            att.after_step(t)
 
     # -- reading the state --------------------------------------------------------------
     def q(self):
@@ -662,22 +484,25 @@ class FlexibleLink(Welds):
                 np.asarray(b.GetPosDt().to_numpy(), dtype=float),
                 np.asarray(b.GetAngVelLocal().to_numpy(), dtype=float))
 
-    def _placement(self):
+    def placement(self):
         """(body position, rotation, plane origin, plane axes) of the plane now."""
-        body = self._body_state()
+        return self._placement_of(self._body_state())
+
+    def _placement_of(self, body):
         if body is None:
             return np.zeros(3), np.eye(3), self._ground_o, self._ground_P
         return body[0], body[1], self._o, self._P
 
     def _tip_pose(self):
-        return floating.tip_pose(self.model, self.q(), *self._placement())
+        r, _, phi, _ = floating_kernels.tip_kinematics(self.model, self.q(), self.qd())
+        return floating.plane_pose(r, phi, *self.placement())
 
     def centerlines(self, n_samples=21, rigid=False):
         """World points (nl, ns, 3) of the links' centrelines now: the shape functions of
         :func:`chrono_flex.planar.equations.centerlines` (as the reference engine's Result), placed
         in the plane and on the parent body; ``rigid=True``: zero elastic deformation."""
         pts, _ = mdl.centerlines(self.model, self.q(), n_samples, rigid=rigid)
-        pos, A, o, P = self._placement()
+        pos, A, o, P = self.placement()
         return pos + (o + pts @ P.T) @ A.T
 
     def tip_frame(self):
@@ -687,18 +512,28 @@ class FlexibleLink(Welds):
         pos, R = self._tip_pose()
         return chrono.ChFramed(chrono.ChVector3d(*pos), chrono.ChQuaterniond(*matrix_to_quat(R)))
 
+    def _tip_motion(self):
+        """(position, rotation, velocity) of the tip in the world now, from one reading of
+        the state (for :meth:`sync`)."""
+        q, qd = self.q(), self.qd()
+        r, J, phi, _ = floating_kernels.tip_kinematics(self.model, q, qd)
+        body = self._body_state()
+        pos, R = floating.plane_pose(r, phi, *self._placement_of(body))
+        return pos, R, self._tip_velocity(r, J @ qd, body)
+
     def tip_velocity(self):
         """World velocity of the tip (3,), m/s."""
         q, qd = self.q(), self.qd()
-        _, tips = mdl.kin.chain_frames(self.model.layout, q, qd)
-        p_dot_plane = tips[-1].Jp @ qd
-        body = self._body_state()
+        r, J, _, _ = floating_kernels.tip_kinematics(self.model, q, qd)
+        return self._tip_velocity(r, J @ qd, self._body_state())
+
+    def _tip_velocity(self, r, p_dot_plane, body):
         P = self._P if body is not None else self._ground_P
         if body is None:
             return P @ p_dot_plane
         _, A, v, w = body
-        s = self._o + P @ tips[-1].p
-        return v + A @ (np.cross(w, s) + P @ p_dot_plane)
+        s = self._o + P @ r
+        return v + A @ (floating_kernels.cross3(w, s) + P @ p_dot_plane)
 
     def mass_matrix(self):
         """The arm's mass matrix over the load's velocity coordinates at the current state."""
@@ -722,20 +557,8 @@ class FlexibleLink(Welds):
             wv = np.concatenate([body[2], body[3], qd])
             kinetic = 0.5 * wv @ M @ wv
         elastic = float(mdl.elastic_potential(self.model, q))
-        gravity = floating.gravity_potential(self.model, q, *self._placement(), g)
+        gravity = floating.gravity_potential(self.model, q, *self.placement(), g)
         return float(kinetic), elastic, gravity
-
-
-def _quat_times_axis_rotation(quat, axis, angle):
-    """quat * (cos(angle/2), sin(angle/2) e_axis): a rotation by ``angle`` about the local
-    axis ``axis`` (0, 1, 2) composed on the right (Hamilton product, scalar first)."""
-    w0, x0, y0, z0 = quat
-    c, s = np.cos(0.5 * angle), np.sin(0.5 * angle)
-    if axis == 0:
-        return np.array([w0 * c - x0 * s, x0 * c + w0 * s, y0 * c + z0 * s, z0 * c - y0 * s])
-    if axis == 1:
-        return np.array([w0 * c - y0 * s, x0 * c - z0 * s, y0 * c + w0 * s, z0 * c + x0 * s])
-    return np.array([w0 * c - z0 * s, x0 * c + y0 * s, y0 * c - x0 * s, z0 * c + w0 * s])
 
 
 def _plane_from(joint_frame, default, chrono):

@@ -114,14 +114,15 @@ def run(system, h, t_end, read):
     return np.array(out)
 
 
-def contact_system(method, gravity, k_contact=2e4, g_contact=0.0, smc_timestepper="hht"):
+def contact_system(method, gravity, k_contact=2e4, g_contact=0.0, smc_timestepper="hht",
+                   smc_alpha=0.0):
     """(chrono, system, material) for contact scenes (docs/chrono.md §13), frictionless
     (a roller), Bullet collision. ``method`` "nsc": ``ChSystemNSC``, linearised implicit
     Euler with ADMM around a sparse LU (tolerances 1e-10, 300 iterations). "smc":
     ``ChSystemSMC`` with Hooke contact of stiffness ``k_contact`` (N/m) and normal
     damping ``g_contact`` per unit effective mass (1/s), no tangential stiffness,
-    :func:`configure_system` with ``smc_timestepper`` and the contact's Jacobian in the
-    implicit step."""
+    :func:`configure_system` with ``smc_timestepper`` (HHT's ``smc_alpha``) and the
+    contact's Jacobian in the implicit step."""
     chrono = require_pychrono()
     if method == "nsc":
         system = chrono.ChSystemNSC()
@@ -134,7 +135,7 @@ def contact_system(method, gravity, k_contact=2e4, g_contact=0.0, smc_timesteppe
         mat = chrono.ChContactMaterialNSC()
     elif method == "smc":
         system = chrono.ChSystemSMC()
-        configure_system(system, timestepper=smc_timestepper)
+        configure_system(system, timestepper=smc_timestepper, alpha=smc_alpha)
         system.SetContactForceModel(chrono.ChSystemSMC.Hooke)
         system.UseMaterialProperties(False)
         system.SetContactStiff(True)

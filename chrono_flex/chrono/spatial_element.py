@@ -91,7 +91,7 @@ class SpatialFlexibleLink(FlexibleLink):
                               self._o, self._P, g, Q)
 
     # -- the welds' hooks (docs/chrono.md §8, §12) ---------------------------------------
-    _weld_physics = sfl
+    weld_physics = sfl
 
     def attach(self, body, link=-1, s=None, frame=None, stiffness_ratio=sfl.BUSHING_RATIO,
                damping_ratio=0.0):
@@ -112,14 +112,14 @@ class SpatialFlexibleLink(FlexibleLink):
         """
         return super().attach(body, link, s, frame, stiffness_ratio, damping_ratio)
 
-    def _link_lengths(self):
+    def link_lengths(self):
         return [self.model.bases[i].length for i in self.model.links]
 
-    def _contact_link(self, link):
+    def contact_link(self, link):
         i = self.model.links[link]
         return self.model.bases[i], self.model.bodies[i]
 
-    def _station_shapes(self, link, s):
+    def station_shapes(self, link, s):
         return sfl.station_shapes(self.model, link, s)
 
     def _weld_stiffness(self, link, ratio):
@@ -130,15 +130,15 @@ class SpatialFlexibleLink(FlexibleLink):
         a spatial link, and one damper gain serves them."""
         return float(np.trace(np.asarray(body.GetInertia().to_numpy(), dtype=float)) / 3.0)
 
-    def _station_pose(self, link, s):
+    def station_pose(self, link, s):
         R, A, _, _ = sfl.station_motion(self.model, self.q(), self.qd(), link, s,
-                                        self._placement_state())
+                                        self.placement_state())
         return R, A
 
     # -- reading the state ------------------------------------------------------------------
     def _base(self):
         """The base frame now (world), as a fixed frame (position and rotation)."""
-        pos, A, o, P = self._placement()
+        pos, A, o, P = self.placement()
         return sfl.fixed_base(self.nq, pos + A @ o, A @ P)
 
     def tip_coordinates(self, q=None):
@@ -153,6 +153,10 @@ class SpatialFlexibleLink(FlexibleLink):
     def _tip_pose(self):
         body = self.model.links[-1]
         return sfl.world_tip_frames(self.model, self.q(), self._base())[body]
+
+    def _tip_motion(self):
+        pos, R = self._tip_pose()
+        return pos, R, self.tip_velocity()
 
     def tip_frames(self):
         """(position (3,), rotation (3, 3)) in the world of every body's attachment frame

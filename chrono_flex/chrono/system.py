@@ -166,15 +166,36 @@ def weld_tolerance_floor(k_p, k_r, mass, inertia, reach):
     return eps * max(k_p * max(reach, 1.0) / mass, k_r / inertia)
 
 
+class CallbackState:
+    """What a Chrono item written in Python keeps between Chrono's callbacks: the time of
+    the current Update, the first exception caught in a callback (re-raised after the
+    step, as no exception may cross Chrono's C++ solver) and the count of Newton
+    attempts Chrono retried. The director classes (:mod:`chrono_flex.chrono.directors`)
+    go through these methods. The item sets ``_time``, ``_error`` (None),
+    ``_last_update_time`` (None) and ``n_retries`` (0) when it is built."""
+
+    def note_update(self, time):
+        """An Update at ``time`` begins: count the Updates whose time goes back (Chrono
+        resets the state to the step's start after each failed Newton attempt, then
+        halves the step; not the round-off of Chrono's clamping of the last sub-step's
+        end to the step's end), and make ``time`` the time of the callbacks that follow."""
+        last = self._last_update_time
+        if last is not None and time < last - 1e-12 * max(1.0, abs(last)):
+            self.n_retries += 1
+            self._error = None  # the failed attempt is discarded, and its errors with it
+        self._last_update_time = time
+        self._time = time
+
+    def record_error(self, exc, time=None):
+        """Keep ``exc``, raised in a callback at ``time`` (default: the current Update's),
+        unless an earlier one is kept already; :func:`step` re-raises it."""
+        if self._error is None:
+            self._error = (exc, self._time if time is None else time)
+
+
 def note_update(owner, time):
-    """Count, on ``owner``, the Updates whose time goes back: Chrono resets the state to
-    the step's start after each failed Newton attempt (then halves the step). Not the
-    round-off of Chrono's clamping of the last sub-step's end to the step's end."""
-    last = owner._last_update_time
-    if last is not None and time < last - 1e-12 * max(1.0, abs(last)):
-        owner.n_retries += 1
-        owner._error = None     # the failed attempt is discarded, and its errors with it
-    owner._last_update_time = time
+    """:meth:`CallbackState.note_update` of ``owner``."""
+    owner.note_update(time)
 
 
 def vector(chrono, values):

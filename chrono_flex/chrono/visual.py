@@ -170,7 +170,7 @@ class ArmVisuals:
         chrono = self.chrono
         self._tubes, self._joints, self._payloads = [], [], []
         fl0 = self._links[0]
-        _, A, _, P = fl0._placement()
+        _, A, _, P = fl0.placement()
         self.normal = A @ np.cross(P[:, 0], P[:, 1])
         self.points = np.concatenate([fl.centerlines(self.n_samples).reshape(-1, 3)
                                       for fl in self._links])
@@ -227,7 +227,7 @@ class ArmVisuals:
         for fl, tubes, joints, payload in zip(self._links, self._tubes, self._joints,
                                               self._payloads):
             pts = self.drawn_centerlines(fl)
-            pos, A, _, P = fl._placement()
+            pos, A, _, P = fl.placement()
             normal = A @ np.cross(P[:, 0], P[:, 1])
             R = A @ np.column_stack([P[:, 0], P[:, 1], np.cross(P[:, 0], P[:, 1])])
             rot = chrono.ChQuaterniond(*matrix_to_quat(R))

@@ -137,6 +137,34 @@ class TreeBody:
         return np.full(6, self.mass / 6.0), self.com + offsets
 
 
+def base_to_tip_chains(parents):
+    """The base-to-tip chains of a tree ([L]'s split; docs/screw-recursion.md §5):
+    ``parents[j]`` the parent of body j (-1: the base; parents before children). One list
+    of body indices per tip (a body without children), from its root body to the tip, in
+    the order of the tips. Branches share their common part."""
+    parents = list(parents)
+    has_child = {p for p in parents if p >= 0}
+    out = []
+    for tip in range(len(parents)):
+        if tip in has_child:
+            continue
+        path = [tip]
+        while parents[path[-1]] >= 0:
+            path.append(parents[path[-1]])
+        out.append(path[::-1])
+    return out
+
+
+def chain_owners(chains):
+    """{body: index of the chain that owns it}: the first chain through it (the owned
+    bodies of a chain are the end of its path, from its branch point to its tip)."""
+    owner = {}
+    for k, path in enumerate(chains):
+        for j in path:
+            owner.setdefault(j, k)
+    return owner
+
+
 class RigidTree:
     """A branched arm of rigid bodies (module docstring); one joint coordinate per body."""
 
@@ -208,19 +236,8 @@ class RigidTree:
 
     # ------------------------------------------------------- split into base-to-tip chains
     def chains(self):
-        """The base-to-tip chains of the tree ([L]'s split): one list of body indices per
-        tip (a body without children), from its root body (parent -1) to the tip, in the
-        order of the tips. A chain is every body on the path; branches share their common
-        part."""
-        out = []
-        for tip in range(self.n):
-            if self.children[tip]:
-                continue
-            path = [tip]
-            while self.bodies[path[-1]].parent >= 0:
-                path.append(self.bodies[path[-1]].parent)
-            out.append(path[::-1])
-        return out
+        """The base-to-tip chains of the tree ([L]'s split, :func:`base_to_tip_chains`)."""
+        return base_to_tip_chains([b.parent for b in self.bodies])
 
     def chain_inverse_dynamics(self, q, qd, qdd):
         """Joint torques / forces by the serial chain recursion run on each base-to-tip chain
@@ -244,10 +261,7 @@ class RigidTree:
         """
         q, qd, qdd = self._states(q, qd, qdd)
         chains = self.chains()
-        owner = {}
-        for k, path in enumerate(chains):
-            for j in path:
-                owner.setdefault(j, k)
+        owner = chain_owners(chains)
         branch = [np.zeros(6) for _ in range(self.n)]
         tau = np.full(self.n, np.nan)
         for k in range(len(chains) - 1, -1, -1):

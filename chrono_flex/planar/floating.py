@@ -230,7 +230,7 @@ def plane_pose(planar_position, planar_angle, body_pos, body_rot, plane_origin_l
     c, s = np.cos(planar_angle), np.sin(planar_angle)
     ex = P @ np.array([c, s])
     ey = P @ np.array([-s, c])
-    R_local = np.column_stack([ex, ey, np.cross(ex, ey)])
+    R_local = np.column_stack([ex, ey, _cross3(ex, ey)])
     pos = (np.asarray(body_pos, dtype=float)
            + A @ (np.asarray(plane_origin_local, dtype=float) + P @ np.asarray(planar_position)))
     return pos, A @ R_local

@@ -2,6 +2,7 @@
 station bodies), docs/chrono.md §13."""
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -120,12 +121,14 @@ def test_element_station_boxes_follow_the_link_and_do_not_touch_each_other():
     assert tip < -1e-3
 
 
-def test_smc_contact_on_the_beams_gives_the_reaction_of_a_support_in_series():
-    r = C.propped_by_contact("beam", "smc")
+@pytest.mark.parametrize("formulation", ["beam", "element"])
+def test_smc_contact_gives_the_reaction_of_a_support_in_series(formulation):
+    r = C.propped_by_contact(formulation, "smc")
     # the series compliance 3EI/(k_c L^3) = 3e-3 must show: 1e-4 is 30 times below it
-    # and above the settling left after 1 s (2e-5, measured)
-    assert abs(r["R"] - r["R_rigid"]) / r["R_rigid"] > 2e-3
-    assert r["R"] == pytest.approx(r["R_pred"], rel=1e-4)
+    # and above the settling left after 1 s (2e-5 beams, 8e-5 element, measured)
+    # (the link's share: the element's station body, 1 g, rests on the support too)
+    assert abs(r["R"] - r["W_station"] - r["R_rigid"]) / r["R_rigid"] > 2e-3
+    assert abs(r["R"] - r["R_pred"]) < 1e-4 * r["R_rigid"]
     assert r["tip"] == pytest.approx(r["tip_pred"], rel=1e-4)
 
 
@@ -146,3 +149,59 @@ def test_the_spatial_element_rests_on_the_support_with_three_eighths_qL():
     # the planar case's tolerance (nodally exact mesh, ADMM, weld, settling)
     assert ct.forces()[0, 1] == pytest.approx(R, rel=2e-5)
     assert abs(ct.bodies[0].GetPos().y) < 1e-6
+
+
+def test_a_station_mass_that_is_not_a_mass_is_named():
+    chrono, system, mat = _nsc()
+    link = scenes.clamped_link(system, _arm(), "element")
+    for bad in (-1e-3, 0.0, float("nan")):
+        with pytest.raises(ParameterError, match="`station_mass`"):
+            link.enable_contact(mat, 0.02, station_mass=bad)
+
+
+def _spatial(system):
+    from chrono_flex.chrono.spatial_element import SpatialFlexibleLink
+    from chrono_flex.spatial.arm import SpatialArm
+    from chrono_flex.spatial.params import FixedJoint, SpatialLink
+
+    link = SpatialLink(1.0, 4, EI_y=20.0, EI_z=20.0, GJ=10.0, rho_A=1.0, rho_Ip=1e-3)
+    return SpatialFlexibleLink(system, SpatialArm([link], [FixedJoint()]))
+
+
+def test_the_spatial_element_names_the_same_bad_input():
+    chrono, system, mat = _nsc(collision=False)
+    with pytest.raises(ParameterError, match="no collision system"):
+        _spatial(system).enable_contact(mat, 0.01)
+    chrono, system, mat = _nsc()
+    fl = _spatial(system)
+    with pytest.raises(ParameterError, match="`thickness`.*larger than the element"):
+        fl.enable_contact(mat, 0.26)                     # elements of 0.25 m
+    mat.SetFriction(-0.1)
+    with pytest.raises(ParameterError, match="material.SlidingFriction"):
+        fl.enable_contact(mat, 0.01)
+
+
+def test_a_post_strike_restitution_outside_zero_to_one_is_named():
+    from chrono_flex.chrono.contact_scenes import PostStrike
+
+    with pytest.raises(ParameterError, match="`restitution`"):
+        PostStrike("element", restitution=1.5)
+
+
+def test_smc_stations_are_heavier_and_an_undamped_step_is_warned_about():
+    import pychrono.core as chrono
+    from chrono_flex.chrono.contact import SMC_STATION_MASS_FRACTION
+
+    _, system, mat = scenes.contact_system("smc", (0.0, 0.0, 0.0))   # HHT, alpha = 0
+    link = scenes.clamped_link(system, _arm(), "element")
+    with pytest.warns(UserWarning, match="HHT alpha = 0"):
+        ct = link.enable_contact(mat, 0.02, stations=[0.5, 1.0])
+    # 1e-3 of the link's 1 kg over two stations (Chrono stores masses in double)
+    assert [b.GetMass() for b in ct.bodies] == pytest.approx(
+        [SMC_STATION_MASS_FRACTION * 1.0 / 2] * 2, rel=1e-15)
+    _, system, mat = scenes.contact_system("smc", (0.0, 0.0, 0.0), smc_alpha=-0.3)
+    link = scenes.clamped_link(system, _arm(), "element")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        link.enable_contact(mat, 0.02, station_mass=2e-3)
+    assert isinstance(system, chrono.ChSystemSMC)

@@ -1,0 +1,235 @@
+"""How a :class:`~chrono_flex.chrono.element.FlexibleLink` evaluates its load: the
+generalized forces and mass matrix at Chrono's state vectors (``ComputeQ``), the policy
+that decides when K and R are rebuilt, and K and R themselves.
+
+A mixin of :class:`~chrono_flex.chrono.element.FlexibleLink` (and so of
+:class:`~chrono_flex.chrono.spatial_element.SpatialFlexibleLink`); the Chrono director
+that calls it is :mod:`chrono_flex.chrono.directors`.
+"""
+
+import numpy as np
+
+from .._callbacks import call_vector
+from .attachment import body_state_from
+from .system import quat_to_matrix
+
+
+class LoadEvaluation:
+    """The element's load callbacks (see the module docstring)."""
+
+    # -- the callback -------------------------------------------------------------------
+    def begin_update(self, time, missing):
+        """Called by the load's Update at ``time`` before Chrono's own Update (after
+        :meth:`~chrono_flex.chrono.system.CallbackState.note_update`): decides whether
+        this Update rebuilds K and R (``jacobian``; ``missing``: the load has no Jacobian
+        matrices yet) and who differences them (:attr:`differences`), and reads the
+        system's gravity. Returns True when the link forms K and R itself
+        (:meth:`compute_jacobian`) after Chrono's Update."""
+        self._stiff_now = self._wants_jacobian(time, missing)
+        self._chrono_differences = self._stiff_now and self.differences == "chrono"
+        try:
+            self._gravity = self._system_gravity()
+        except BaseException as exc:          # noqa: BLE001 - re-raised after the step
+            self.record_error(exc, time)
+        return self._stiff_now and not self._chrono_differences
+
+    @property
+    def chrono_differences(self):
+        """Whether Chrono differences K and R in the current Update (the load's
+        ``IsStiff``): 2n + 2 ComputeQ calls (:attr:`differences` "chrono")."""
+        return self._chrono_differences
+
+    def _wants_jacobian(self, time, missing):
+        """Whether this Update rebuilds K and R (see ``jacobian``): at the first Update of
+        every N-th step. A new time means a new step (every Update within a step carries
+        the step's end time, docs/chrono.md §2)."""
+        new_step = time != self._step_time
+        self._step_time = time
+        if missing or self.jacobian == "iteration":
+            self._steps_since_jacobian = 0
+            return True
+        if not new_step:
+            return False
+        iterations = self.n_compute_q - self._calls_at_step
+        self._calls_at_step = self.n_compute_q
+        self._steps_since_jacobian += 1
+        slow = (self.jacobian == "auto" and not self._built_last_step
+                and iterations > self.AUTO_MAX_ITERATIONS)
+        self._built_last_step = slow or self._steps_since_jacobian >= self._every
+        if self._built_last_step:
+            self._steps_since_jacobian = 0
+        return self._built_last_step
+
+    def _state_from(self, x, w):
+        """(q, qd, body state or None, actuator states, attached bodies' states) from
+        Chrono's state vectors."""
+        nq, nx, nw = self.nq, self._nx_arm, self._nw_arm
+        if self._moving:
+            body = (x[0:3], quat_to_matrix(*x[3:7].tolist()), w[0:3], w[3:6])
+            q, qd = x[7:7 + nq], w[6:6 + nq]
+            z = w[6 + nq:nw]
+        else:
+            body = None
+            q, qd = x[:nq], w[:nq]
+            z = w[nq:nw]
+        bodies = [body_state_from(x[nx + 7 * k:nx + 7 * k + 7], w[nw + 6 * k:nw + 6 * k + 6])
+                  for k in range(len(self._bodies))]
+        return q, qd, body, z, bodies
+
+    def _joint_forces(self, t, q, qd, z):
+        """Generalized forces on q (nq,) and the actuator state rates."""
+        arm = self.arm
+        Q = None
+        if self._torque_fn is not None or self._torque_functions is not None or self.actuators:
+            tau = np.zeros(arm.n_joints)
+            if self._torque_fn is not None:
+                tau += call_vector("torque", self._torque_fn, arm.n_joints, t, q, qd)
+            elif self._torque_functions is not None:
+                tau += [f.GetVal(t) for f in self._torque_functions]
+            Q = np.zeros(self.nq)
+            Q[arm.joint_index] = tau
+        rates = []
+        i = 0
+        for joint, act, u_fn, shafts in self.actuators:
+            k = arm.joint_index[joint]
+            zi = z[i:i + len(shafts)]
+            u = 0.0 if u_fn is None else u_fn(t, q, qd)
+            dz, tau_j = act.rates(t, zi, q[k], qd[k], u)
+            Q[k] += tau_j
+            rates.append(np.atleast_1d(np.asarray(dz, dtype=float)))
+            i += len(shafts)
+        return Q, rates
+
+    def _system_gravity(self):
+        return np.asarray(self.system.GetGravitationalAcceleration().to_numpy(), dtype=float)
+
+    def _terms(self, t, q, qd, body, z, g=None):
+        """(M, f) over the load's velocity coordinates."""
+        g = self._gravity if g is None else g
+        Q, rates = self._joint_forces(t, q, qd, z)
+        M, f = self._model_terms(q, qd, body, g, Q)
+        if self._n_act:
+            n = M.shape[0]
+            M = np.pad(M, ((0, self._n_act), (0, self._n_act)))
+            M[n:, n:] = np.eye(self._n_act)
+            f = np.concatenate([f] + rates)
+        return M, f
+
+    def _load_terms(self, x, w):
+        """(M, f) of the whole load at Chrono's state vectors ``x``, ``w`` (arrays):
+        the arm's terms, and the welds' when bodies are attached."""
+        q, qd, body, z, bodies = self._state_from(x, w)
+        if self.attachments:
+            # the arm's own terms do not depend on the attached bodies: kept for the
+            # Jacobian's perturbations of the bodies' coordinates
+            arm_key = (self._time, x[:self._nx_arm].tobytes(), w[:self._nw_arm].tobytes())
+            if arm_key != self._arm_key:
+                self._arm_terms = self._terms(self._time, q, qd, body, z)
+                self._arm_key = arm_key
+            M_arm, f = self._arm_terms
+            f_arm, f_bodies = self._attachment_forces(q, qd, body, bodies)
+            f = np.concatenate([f + f_arm, f_bodies])
+            M = np.zeros((self._nw, self._nw))
+            M[:self._nw_arm, :self._nw_arm] = M_arm
+        else:
+            M, f = self._terms(self._time, q, qd, body, z)
+        if not np.all(np.isfinite(f)):
+            raise FloatingPointError("non-finite generalized forces (the state has diverged)")
+        return M, f, (q, qd, body, bodies)
+
+    def compute_q(self, load, state_x, state_w):
+        """The load's ComputeQ: the generalized forces at Chrono's state vectors into
+        ``load.load_Q``, and M(x) into its Jacobians once per Update (with the welds' K
+        and R kept current)."""
+        self.n_compute_q += 1
+        x = np.asarray(state_x.GetVectorData(self._nx))
+        w = np.asarray(state_w.GetVectorData(self._nw))
+        M, f, (q, qd, body, bodies) = self._load_terms(x, w)
+        # Inject M(x) once per Update, at the unperturbed state. In an Update where Chrono
+        # differences K and R itself, ComputeQ is called at x, again at x, then at
+        # perturbed x and w (docs/chrono.md §2): inject on the second call. Otherwise
+        # ComputeQ runs once, at x.
+        key = bytes(memoryview(x))
+        if self._chrono_differences:
+            inject = key == self._last_key and key != self._injected_key
+        else:
+            inject = key != self._injected_key
+        if inject:
+            jac = load.GetJacobians()
+            if jac is not None:
+                M[self._diag_index, self._diag_index] -= self._diag_inertia
+                jac.M = self._chrono.ChMatrixDynamicd(M)
+                self._injected_key = key
+                if self.attachments and self.jacobian != "iteration":
+                    self._refresh_weld_jacobians(jac, q, qd, body, bodies)
+        self._last_key = key
+        self._last_state = (x, w, f)
+        load.load_Q.SetVect(f.tolist())
+
+    #: Chrono's difference step for K and R (ChLoadCustomMultiple::ComputeJacobian).
+    JACOBIAN_DELTA = 1e-8
+
+    #: How K and R are differenced: "arrays" (default, :meth:`compute_jacobian`) or
+    #: "chrono" (Chrono's own loop, 2n + 2 ComputeQ calls; kept for comparison: the
+    #: benchmark runs both side by side).
+    differences = "arrays"
+
+    def compute_jacobian(self, load):
+        """K = -dQ/dx and R = -dQ/dv of the load at the state of the last ComputeQ, by
+        the same one-sided differences as Chrono's ``ChLoadCustomMultiple::
+        ComputeJacobian`` (step ``JACOBIAN_DELTA``; positions incremented as Chrono
+        increments them, a body's rotation by a local rotation vector), evaluated here on
+        arrays: Chrono's own loop makes 2n + 2 ComputeQ calls, each crossing from C++ to
+        Python and copying the state (docs/chrono.md §2)."""
+        jac = load.GetJacobians()
+        if jac is None or self._last_state is None:
+            return
+        x, w, f0 = self._last_state
+        d, nw = self.JACOBIAN_DELTA, self._nw
+        K = np.empty((nw, nw))
+        R = np.empty((nw, nw))
+        for i in range(nw):
+            K[:, i] = (f0 - self._load_terms(self._increment(x, i, d), w)[1]) / d
+        for i in range(nw):
+            wi = w.copy()
+            wi[i] += d
+            R[:, i] = (f0 - self._load_terms(x, wi)[1]) / d
+        self.n_jacobians += 1
+        jac.K = self._chrono.ChMatrixDynamicd(K)
+        jac.R = self._chrono.ChMatrixDynamicd(R)
+
+    def _increment(self, x, i, d):
+        """x incremented by d along velocity coordinate i, as Chrono's
+        ``LoadStateIncrement``: shafts add d; a body's position adds d, its rotation
+        quaternion is multiplied on the right by that of the local rotation vector d e_k
+        (``ChBody::IntStateIncrement``)."""
+        x = x.copy()
+        for xo, wo, kind in self._blocks:
+            if kind == "shafts":
+                n = self._n_shaft_coords
+                if wo <= i < wo + n:
+                    x[xo + i - wo] += d
+                    return x
+            elif wo <= i < wo + 6:
+                j = i - wo
+                if j < 3:
+                    x[xo + j] += d
+                else:
+                    x[xo + 3:xo + 7] = _quat_times_axis_rotation(x[xo + 3:xo + 7], j - 3, d)
+                return x
+        raise IndexError(i)
+
+
+def _quat_times_axis_rotation(quat, axis, angle):
+    """quat * (cos(angle/2), sin(angle/2) e_axis): a rotation by ``angle`` about the local
+    axis ``axis`` (0, 1, 2) composed on the right (Hamilton product, scalar first)."""
+    w0, x0, y0, z0 = quat
+    c, s = np.cos(0.5 * angle), np.sin(0.5 * angle)
+    if axis == 0:
+        return np.array([w0 * c - x0 * s, x0 * c + w0 * s, y0 * c + z0 * s, z0 * c - y0 * s])
+    if axis == 1:
+        return np.array([w0 * c - y0 * s, x0 * c - z0 * s, y0 * c + w0 * s, z0 * c + x0 * s])
+    return np.array([w0 * c - z0 * s, x0 * c + y0 * s, y0 * c - x0 * s, z0 * c + w0 * s])
+
+
+__all__ = ["LoadEvaluation"]
