@@ -26,6 +26,7 @@ LAYERS = [
     ("chrono_flex.planar.floating", 2), ("chrono_flex.planar.invariants", 2),
     ("chrono_flex.planar.kernels", 2), ("chrono_flex.planar.chain_ga", 2),
     ("chrono_flex.spatial.equations", 2), ("chrono_flex.spatial.assembly", 2),
+    ("chrono_flex.spatial.kernels", 2), ("chrono_flex.spatial.tree_ga", 2),
     ("chrono_flex.result", 3), ("chrono_flex.stepping", 3), ("chrono_flex.integrators", 3),
     ("chrono_flex.planar", 4), ("chrono_flex.spatial", 4), ("chrono_flex.formulations", 4),
     ("chrono_flex.control", 4),
