@@ -144,6 +144,10 @@ class LoadEvaluation:
         self.n_compute_q += 1
         x = np.asarray(state_x.GetVectorData(self._nx))
         w = np.asarray(state_w.GetVectorData(self._nw))
+        pack = self._compiled_load()
+        if pack is not None:
+            self._compute_q_compiled(load, pack, x, w)
+            return
         M, f, (q, qd, body, bodies) = self._load_terms(x, w)
         # Inject M(x) once per Update, at the unperturbed state. In an Update where Chrono
         # differences K and R itself, ComputeQ is called at x, again at x, then at
@@ -162,6 +166,51 @@ class LoadEvaluation:
                 self._injected_key = key
                 if self.attachments and self.jacobian != "iteration":
                     self._refresh_weld_jacobians(jac, q, qd, body, bodies)
+        self._last_key = key
+        self._last_state = (x, w, f)
+        load.load_Q.SetVect(f.tolist())
+
+    def _compiled_load(self):
+        """The :class:`~chrono_flex.planar.load_kernels.LoadPack` of this load, packed once
+        after each rebuild of the load (None where the compiled path does not apply:
+        :meth:`_pack_load`)."""
+        if self._load_pack is False:
+            self._load_pack = self._pack_load()
+        return self._load_pack
+
+    def _pack_load(self):
+        return None
+
+    def _joint_forces_at(self, x, w):
+        """Q (nq,) on q at Chrono's state vectors (a load without actuator states)."""
+        xo = 7 if self._moving else 0
+        nb = self._n_body
+        Q, _ = self._joint_forces(self._time, x[xo:xo + self.nq], w[nb:nb + self.nq], w[:0])
+        return np.zeros(self.nq) if Q is None else Q
+
+    def _compute_q_compiled(self, load, pack, x, w):
+        """ComputeQ by one compiled call (:func:`chrono_flex.planar.load_kernels.load_forces`):
+        the same forces, M and injection policy as the array path below it."""
+        M, f = self._kernels.load_forces(pack, x, w, self._joint_forces_at(x, w), self._gravity)
+        if not np.all(np.isfinite(f)):
+            raise FloatingPointError("non-finite generalized forces (the state has diverged)")
+        key = bytes(memoryview(x))
+        if self._chrono_differences:
+            inject = key == self._last_key and key != self._injected_key
+        else:
+            inject = key != self._injected_key
+        if inject:
+            jac = load.GetJacobians()
+            if jac is not None:
+                M[self._diag_index, self._diag_index] -= self._diag_inertia
+                jac.M = self._chrono.ChMatrixDynamicd(M)
+                self._injected_key = key
+                if self.attachments and self.jacobian != "iteration":
+                    self._refresh_weld_jacobians(
+                        jac, None, None, None, None,
+                        matrices=self._kernels.weld_matrices(pack, x, self._weld_damped),
+                        fd=lambda: self._kernels.weld_stiffness_differences(
+                            pack, x, w, self.JACOBIAN_DELTA))
         self._last_key = key
         self._last_state = (x, w, f)
         load.load_Q.SetVect(f.tolist())
@@ -186,6 +235,15 @@ class LoadEvaluation:
             return
         x, w, f0 = self._last_state
         d, nw = self.JACOBIAN_DELTA, self._nw
+        pack = self._compiled_load()
+        if pack is not None and self._torque_fn is None:
+            # joint forces of time only: Q is held over the differences
+            K, R = self._kernels.load_jacobian(pack, x, w, self._joint_forces_at(x, w),
+                                               self._gravity, d)
+            self.n_jacobians += 1
+            jac.K = self._chrono.ChMatrixDynamicd(K)
+            jac.R = self._chrono.ChMatrixDynamicd(R)
+            return
         K = np.empty((nw, nw))
         R = np.empty((nw, nw))
         for i in range(nw):
