@@ -189,26 +189,27 @@ class LoadEvaluation:
         return np.zeros(self.nq) if Q is None else Q
 
     def _compute_q_compiled(self, load, pack, x, w):
-        """ComputeQ by one compiled call (:func:`chrono_flex.planar.load_kernels.load_forces`):
+        """ComputeQ by one compiled call (:func:`chrono_flex.planar.load_kernels.compute_q`):
         the same forces, M and injection policy as the array path below it."""
-        M, f = self._kernels.load_forces(pack, x, w, self._joint_forces_at(x, w), self._gravity)
-        if not np.all(np.isfinite(f)):
-            raise FloatingPointError("non-finite generalized forces (the state has diverged)")
         key = bytes(memoryview(x))
         if self._chrono_differences:
             inject = key == self._last_key and key != self._injected_key
         else:
             inject = key != self._injected_key
+        welds = inject and self.attachments and self.jacobian != "iteration"
+        M, f, finite, K_w, R_w = self._kernels.compute_q(
+            pack, x, w, self._joint_forces_at(x, w), self._gravity, welds, self._weld_damped)
+        if not finite:
+            raise FloatingPointError("non-finite generalized forces (the state has diverged)")
         if inject:
             jac = load.GetJacobians()
             if jac is not None:
                 M[self._diag_index, self._diag_index] -= self._diag_inertia
                 jac.M = self._chrono.ChMatrixDynamicd(M)
                 self._injected_key = key
-                if self.attachments and self.jacobian != "iteration":
+                if welds:
                     self._refresh_weld_jacobians(
-                        jac, None, None, None, None,
-                        matrices=self._kernels.weld_matrices(pack, x, self._weld_damped),
+                        jac, None, None, None, None, matrices=(K_w, R_w),
                         fd=lambda: self._kernels.weld_stiffness_differences(
                             pack, x, w, self.JACOBIAN_DELTA))
         self._last_key = key

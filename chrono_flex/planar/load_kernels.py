@@ -213,6 +213,35 @@ def _weld_matrices(L, x, damped):
     return K, R
 
 
+@_jit
+def _compute_q(L, x, w, Q, g, weld_matrices, damped):
+    """What one ComputeQ needs: (M (nw, nw), f, whether f is finite, the welds' K, R at
+    x when ``weld_matrices``, else empty)."""
+    M_arm, f, _ = _forces(L, x, w, Q, g, True)
+    nw, na = f.shape[0], M_arm.shape[0]
+    M = np.zeros((nw, nw))
+    M[:na, :na] = M_arm
+    finite = True
+    for i in range(nw):
+        if not np.isfinite(f[i]):
+            finite = False
+    if weld_matrices:
+        K, R = _weld_matrices(L, x, damped)
+    else:
+        K, R = np.zeros((0, 0)), np.zeros((0, 0))
+    return M, f, finite, K, R
+
+
+def compute_q(pack, x, w, Q, g, weld_matrices, damped):
+    """(M (nw, nw), f (nw,), f finite, the welds' K and R (or None: not asked for; R
+    None also when no weld is damped)) of the load at Chrono's state vectors, in one
+    compiled call: :func:`load_forces` and :func:`weld_matrices`."""
+    M, f, finite, K, R = _compute_q(pack, x, w, Q, g, bool(weld_matrices), bool(damped))
+    if not weld_matrices:
+        return M, f, finite, None, None
+    return M, f, finite, K, (R if damped else None)
+
+
 def load_forces(pack, x, w, Q, g):
     """(M (nw, nw), f (nw,)) of the load at Chrono's state vectors x, w (joint
     forces Q (nq,), gravity g (3,), world), in one compiled call."""
@@ -242,5 +271,5 @@ def weld_matrices(pack, x, damped):
     return K, (R if damped else None)
 
 
-__all__ = ["LoadPack", "load_forces", "load_jacobian", "pack_load", "weld_matrices",
+__all__ = ["LoadPack", "compute_q", "load_forces", "load_jacobian", "pack_load", "weld_matrices",
            "weld_stiffness_differences"]

@@ -126,3 +126,21 @@ def test_compiled_load_matches_the_array_path(chrono, build):
     Kfd = link._weld_fd(q, qd, body, bodies)
     Kfd_c = link._kernels.weld_stiffness_differences(pack, x, w, link.JACOBIAN_DELTA)
     assert np.abs(Kfd_c - Kfd).max() < tol
+
+
+def test_compute_q_call_is_load_forces_and_weld_matrices(chrono):
+    """The one call of ComputeQ returns what the separate kernels return (the same
+    compiled code: equal to the last bit), and reports non-finite forces."""
+    link = _slider_crank(chrono)
+    pack = link._compiled_load()
+    x, w = _states(link, np.random.default_rng(5))
+    Q, g = link._joint_forces_at(x, w), link._gravity
+    M, f, finite, K_w, R_w = link._kernels.compute_q(pack, x, w, Q, g, True, True)
+    M1, f1 = link._kernels.load_forces(pack, x, w, Q, g)
+    K1, R1 = link._kernels.weld_matrices(pack, x, True)
+    assert finite and np.array_equal(f, f1) and np.array_equal(M, M1)
+    assert np.array_equal(K_w, K1) and np.array_equal(R_w, R1)
+    assert link._kernels.compute_q(pack, x, w, Q, g, False, False)[3] is None
+    w_bad = w.copy()
+    w_bad[7] = np.nan
+    assert not link._kernels.compute_q(pack, x, w_bad, Q, g, False, False)[2]
