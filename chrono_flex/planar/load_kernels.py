@@ -166,21 +166,26 @@ def _jacobian(L, x, w, Q, g, d, with_arm):
     """(K, R) of the load (with_arm False: of the welds alone, R left zero) by one-sided
     differences of step d around x, w, as Chrono's ComputeJacobian."""
     _, f0, fw0 = _forces(L, x, w, Q, g, with_arm)
+    f_arm0 = f0 - fw0
     nw = f0.shape[0]
+    nw_arm = _sizes(L)[3]
     K = np.empty((nw, nw))
     R = np.zeros((nw, nw))
     for i in range(nw):
-        _, fi, fwi = _forces(L, _increment(L, x, i, d), w, Q, g, with_arm)
+        # a welded body's coordinates enter the welds only: the arm's terms are kept
+        arm_i = with_arm and i < nw_arm
+        _, fi, fwi = _forces(L, _increment(L, x, i, d), w, Q, g, arm_i)
         if with_arm:
-            K[:, i] = (f0 - fi) / d
+            K[:, i] = (f0 - (fi if arm_i else f_arm0 + fwi)) / d
         else:
-            K[:, i] = (fwi - fw0) / -d
+            K[:, i] = (fw0 - fwi) / d
     if with_arm:
         for i in range(nw):
             wi = w.copy()
             wi[i] += d
-            _, fi, _ = _forces(L, x, wi, Q, g, True)
-            R[:, i] = (f0 - fi) / d
+            arm_i = i < nw_arm
+            _, fi, fwi = _forces(L, x, wi, Q, g, arm_i)
+            R[:, i] = (f0 - (fi if arm_i else f_arm0 + fwi)) / d
     return K, R
 
 
