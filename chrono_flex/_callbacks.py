@@ -62,6 +62,9 @@ def call_vector(name, fn, n, t, *args):
     except Exception as exc:  # noqa: BLE001 - re-raised with the callback's name and time
         raise SimulationError(f"the `{name}` callback raised {type(exc).__name__}: {exc}",
                               t) from exc
+    if n == 1 and isinstance(out, float) and math.isfinite(out) \
+            and abs(out) <= MAX_MAGNITUDE:
+        return np.array([float(out)])       # one valid real: the checks below, in brief
     try:
         raw = np.asarray(out)
     except (TypeError, ValueError):         # ragged sequences
@@ -141,6 +144,16 @@ def is_sampled(fn):
     number (s)."""
     period = getattr(fn, "period", None)
     return isinstance(period, (int, float)) and not isinstance(period, bool) and period > 0
+
+
+def check_period(name, fn, step):
+    """A sampled ``fn`` (:func:`is_sampled`) whose period is below an engine's fixed
+    ``step`` is a ParameterError naming ``period``: it would be sampled less often than
+    it asks. ``name``: the input it gives ("torque", "drive_input")."""
+    if is_sampled(fn) and fn.period < step * (1 - 1e-9):
+        raise ParameterError("period", fn.period, f"of the `{name}` controller is below "
+                             f"the step {step:g} s (it would be sampled less often than "
+                             "it asks)")
 
 
 def reads_drive_states(fn):
@@ -275,6 +288,7 @@ class stepped:
     def __init__(self, name, ctrl):
         self.name, self.ctrl = name, ctrl
         self.n_states = 0                   # to the engine: a plain callable
+        self.reads_drive_states = reads_drive_states(ctrl)
         self.reset()
 
     def reset(self):
@@ -338,7 +352,7 @@ def loop_input(name, fn):
     return fn
 
 
-__all__ = ["MAX_MAGNITUDE", "ControllerBlock", "call_vector", "call_vector_series",
+__all__ = ["MAX_MAGNITUDE", "ControllerBlock", "call_vector", "call_vector_series", "check_period",
            "has_states", "held", "is_sampled", "loop_input", "read_only", "reads_drive_states",
            "sample_index",
            "stepped", "takes_state"]

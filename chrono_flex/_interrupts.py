@@ -89,13 +89,21 @@ def checkpoint(t):
                              f"{_INT.deadlines[-1][1]:g} s", t)
 
 
+#: The compiled functions :func:`compiled_call` has seen compiled (their first call done).
+_COMPILED = set()
+
+
 def compiled_call(fn, *args):
     """``fn(*args)`` for a compiled function that runs a while: a Ctrl-C meanwhile is
     held and raised as KeyboardInterrupt when it returns (its results are dropped).
     The first call of ``fn`` in a process compiles it (or loads it from the cache) and
     is not shielded, so Ctrl-C stops the compilation at once."""
-    if not _INT.armed or not getattr(fn, "signatures", None):
+    if not _INT.armed:
         return fn(*args)
+    if fn not in _COMPILED:              # a dispatcher's signatures cost ~0.1 ms to read
+        if not getattr(fn, "signatures", None):
+            return fn(*args)
+        _COMPILED.add(fn)
     _INT.shield = True
     try:
         out = fn(*args)

@@ -12,6 +12,8 @@
 * :func:`bench_render`: wall time of a GIF of a case run.
 * :func:`bench_spatial_forcing`: one evaluation of M(q) and f of the spatial link's
   equations (docs/spatial-link.md §4) for a hub with two links, per element count.
+* :func:`bench_spatial_engine`: the same arm through the planar engine and through the
+  spatial engine as a tree with z axes, and the ratio of their wall times.
 
 This module sits at the top with the command line: it may use the scenario catalogue
 and every engine; nothing imports it.
@@ -28,6 +30,7 @@ from .drive.fixed_step import FixedStepDrive
 from .drive.gear_drive import DriveParams, GearDrive
 from .planar.arm import PlanarArm
 from .planar.params import Payload
+from .spatial.arm import SpatialArm
 
 
 def _best_of(fn, n, repeat):
@@ -260,6 +263,67 @@ def bench_spatial_forcing(n_elements_list=(2, 4, 8), n=100, repeat=3):
         out[f"hub_two_links_{ne}el_us"] = _best_of(calls, n, repeat)
         out[f"hub_two_links_{ne}el_nq"] = arm.nq
     return out
+
+
+def _planar_and_spatial(n_elements):
+    """A hub (0.05 kg m^2) with two links (1.0 m and 0.5 m, EI = 1.04 N m^2, rho_A =
+    0.196 kg/m) and a 0.1 kg payload, as a PlanarArm and as a SpatialArm with its joint
+    axes along z (docs/spatial-link.md §5.2), and the index in the spatial q of each
+    planar coordinate."""
+    from .planar.params import Link, RevoluteJoint as PlanarJoint
+    from .spatial import FixedJoint, RevoluteJoint, RigidBody, SpatialLink
+
+    dims = ((1.0, 1.04, 0.196), (0.5, 1.04, 0.196))
+    p = PlanarArm([Link(L, n_elements, EI=EI, rho_A=r) for L, EI, r in dims],
+                  joints=[PlanarJoint(hub_inertia=0.05), PlanarJoint()],
+                  payload=Payload(0.1, 1e-3))
+    s = SpatialArm([SpatialLink(L, n_elements, EI_y=2.0, EI_z=EI, GJ=1.0, rho_A=r,
+                                rho_Ip=1e-3) for L, EI, r in dims]
+                   + [RigidBody(0.1, (0.0, 0.0, 1e-3))],
+                   joints=[RevoluteJoint(axis=(0, 0, 1), hub_inertia=0.05),
+                           RevoluteJoint(axis=(0, 0, 1)), FixedJoint()], parents=[-1, 0, 1])
+    idx = []
+    for b in range(2):
+        idx.append(s.model.layout.bodies[b].joint_index)
+        idx += list(s.elastic_indices(b)[:, :2].ravel())
+    return p, s, idx
+
+
+def bench_spatial_engine(t_end=0.5, step=1e-3, n_elements=4, repeat=3):
+    """Wall time (s, best of ``repeat`` after one run that compiles) of the arm of
+    :func:`_planar_and_spatial` through ``PlanarArm.simulate`` and through
+    ``SpatialArm.simulate``, side by side in one process, for ``t_end`` s under a torque
+    pulse on both joints: at a fixed ``step`` and at the default settings
+    (generalized-alpha's step control). Returns rows {"settings", "planar_s",
+    "spatial_s", "ratio" (spatial / planar), "nq" (planar, spatial), "difference" (max
+    |q_spatial - q_planar| of the in-plane coordinates over max |q_planar|)}."""
+    import numpy as np
+
+    from .inputs import pulse
+
+    repeat = ck.positive_int("repeat", repeat)
+    p, s, idx = _planar_and_spatial(ck.positive_int("n_elements", n_elements))
+    torque = pulse([0.1, 0.02], t_end)
+    rows = []
+    for settings in (dict(step=step), {}):
+        kw = dict(torque=torque, progress=False, **settings)
+        best = {}
+        res = {}
+        for name, arm in (("planar", p), ("spatial", s)):
+            res[name] = arm.simulate(t_end, **kw)          # compiles (or loads) the kernels
+        for _ in range(repeat):
+            for name, arm in (("planar", p), ("spatial", s)):
+                t0 = time.perf_counter()
+                arm.simulate(t_end, **kw)
+                best[name] = min(best.get(name, np.inf), time.perf_counter() - t0)
+        qp, qs = res["planar"].q, res["spatial"].q[:, idx]
+        rows.append(dict(settings=f"step {step:g} s" if settings else "default",
+                         planar_s=best["planar"], spatial_s=best["spatial"],
+                         ratio=best["spatial"] / best["planar"], nq=(p.nq, s.nq),
+                         newton=(res["planar"].info.get("newton"),
+                                 res["spatial"].info.get("newton")),
+                         difference=float(np.abs(qs - qp).max() / np.abs(qp).max())))
+    return rows
 
 
 def bench_spatial_hub(n_elements=4, t_sim=0.05, step=1e-3, jacobian="auto"):

@@ -7,7 +7,7 @@
     chrono-flex view RESULT.npz|SERIES.pvd|VTK_DIR [--scale K] [--frame K] [--screenshot FILE.png]
     chrono-flex plot RESULT.npz [RESULT.npz ...] [--out FILE.png|.pdf|.svg] [--labels A,B]
     chrono-flex identify efficiency FILE.csv
-    chrono-flex bench [render|perf] [--quick] [--repeat N]
+    chrono-flex bench [render|perf|spatial] [--quick] [--repeat N]
     chrono-flex validate [--only PATTERN] [--json FILE] [--report DIR] [--parallel [N]] [--scheduler ADDRESS] [--quiet]
     chrono-flex sweep CASE|MODEL.toml --vary KEY=V1,V2,... [--vary ...] --out DIR [--workers N | --serial | --scheduler ADDRESS]
 
@@ -387,8 +387,10 @@ def build_parser():
                                 "(N m, referred to the output) and efficiency (0..1)")
     e.set_defaults(fn=cmd_identify)
     b = sub.add_parser("bench", help="print performance figures")
-    b.add_argument("what", nargs="?", choices=("all", "render", "perf"), default="all",
-                   help="render: time a GIF of bien-2link (reference engine); perf: "
+    b.add_argument("what", nargs="?", choices=("all", "render", "perf", "spatial"),
+                   default="all",
+                   help="render: time a GIF of bien-2link (reference engine); spatial: the "
+                        "spatial engine against the planar one on a planar arm; perf: "
                         "work-precision of every engine (and Exudyn when installed) on "
                         "two flexible-link problems (about 10 min)")
     b.add_argument("--frames", type=int, default=200, help="frames of the render benchmark")

@@ -230,11 +230,18 @@ def cmd_identify(args):
     return 0
 
 
+def _print_spatial_engine(rows):
+    print("Spatial engine on the planar case (wall time s, spatial / planar; target <= 1.5):")
+    for r in rows:
+        print(f"  {r['settings']:14s} planar {r['planar_s']:8.3f}  spatial {r['spatial_s']:8.3f}"
+              f"  ratio {r['ratio']:6.2f}  nq {r['nq']}  difference {r['difference']:.1e}")
+
+
 def cmd_bench(args):
     from . import engines
     from .bench import (bench_beams, bench_chrono_element, bench_drive_step, bench_render,
-                        bench_slider_crank_formulations, bench_spatial_forcing,
-                        bench_spatial_hub)
+                        bench_slider_crank_formulations, bench_spatial_engine,
+                        bench_spatial_forcing, bench_spatial_hub)
 
     if args.what != "perf":
         _refuse_unused(args, ("quick", "verbose"), f"with `bench {args.what}` (perf only)")
@@ -263,12 +270,16 @@ def cmd_bench(args):
         print(f"  per frame                  {b['ms_per_frame']:10.1f} ms")
         print(f"  GIF size                   {b['gif_bytes'] / 1e6:10.2f} MB")
         return 0
+    if args.what == "spatial":
+        _print_spatial_engine(bench_spatial_engine())
+        return 0
     print("Drive module, one fixed step (microseconds):")
     for k, v in bench_drive_step().items():
         print(f"  {k:40s} {v:10.2f}" if isinstance(v, float) else f"  {k:40s} {v}")
     print("Spatial link, one evaluation of M(q) and f (microseconds):")
     for k, v in bench_spatial_forcing().items():
         print(f"  {k:40s} {v:10.2f}" if isinstance(v, float) else f"  {k:40s} {v}")
+    _print_spatial_engine(bench_spatial_engine())
     ok, why = engines.pychrono_available()
     if not ok:
         print(f"Chrono benchmarks skipped: {why}")

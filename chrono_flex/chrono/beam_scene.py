@@ -28,6 +28,7 @@ import math
 import numpy as np
 
 from .. import _checks as ck
+from .._callbacks import check_period
 from ..errors import ParameterError
 from ..planar.arm import PlanarArm
 from .directors import JointInputs, JointMotion, beam_function_classes
@@ -622,7 +623,8 @@ def build_beams(arm, joint_angles0=None, joint_rates0=None, torque=None, joint_m
             undeformed. With ``joint_motion`` they come from ``joint_motion(0)``.
         torque: callable(t, q, qd) -> (nj,) joint torques (N m) or forces (N); q and qd
             are in the arm's layout (``arm.nq``) with the joint coordinates at
-            ``arm.joint_index`` and NaN in the elastic entries.
+            ``arm.joint_index`` and NaN in the elastic entries. A controller runs as on
+            the custom element (docs/control.md §1.4; a period below ``step`` is named).
         joint_motion: callable(t) -> (theta, theta_d, theta_dd): prescribed joints.
         n_elements: elements per link (int, or one per link); default the Links'.
         consistent_mass: True for consistent-mass (Timoshenko, phi = 1e-6) elements.
@@ -667,6 +669,7 @@ def build_beams(arm, joint_angles0=None, joint_rates0=None, torque=None, joint_m
     if not -1.0 / 3.0 <= hht_alpha <= 0.0:
         raise ParameterError("hht_alpha", hht_alpha, "must lie in [-1/3, 0]")
     step = ck.positive("step", step)
+    check_period("torque", torque, step)
     if rayleigh_beta is not None:
         rayleigh_beta = ck.non_negative("rayleigh_beta", rayleigh_beta)
     if rayleigh_alpha is not None:

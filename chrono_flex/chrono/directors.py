@@ -11,7 +11,7 @@ C++ solver: each is stored on its owner with the time and re-raised after the st
 import numpy as np
 
 from .. import _checks as ck
-from .._callbacks import call_vector
+from .._callbacks import call_vector, loop_input
 from ..errors import ParameterError
 
 _LOAD_CLASS = None
@@ -137,11 +137,14 @@ class JointInputs:
     ``ChLinkMotor*`` call their ChFunction several times per step (residual and Newton
     iterations) with the time only; the joint state is read from the motors at each
     call, and the result is cached for one (t, state) so that a chain of n joints calls
-    ``torque`` once, not n times. No state is integrated here (docs/chrono.md §1).
+    ``torque`` once, not n times. No state is integrated here (docs/chrono.md §1): a
+    controller (:mod:`chrono_flex.control`) is reset, a sampled one held between its
+    samples, one with states advanced from step to step, as on the custom element
+    (:func:`chrono_flex._callbacks.loop_input`; docs/control.md §1.4).
     """
 
     def __init__(self, scene, torque):
-        self.scene, self.torque = scene, torque
+        self.scene, self.torque = scene, loop_input("torque", torque)
         self.nj = len(scene.arm.joints)
         self._key = None
         self._value = np.zeros(self.nj)

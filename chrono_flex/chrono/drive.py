@@ -128,6 +128,21 @@ class ScaledDrive:
         return np.asarray(y, dtype=float) * self.scales
 
 
+def arm_drive_states(actuators, z):
+    """The states of an element's actuators as an arm's controller reads them
+    (:func:`chrono_flex._callbacks.reads_drive_states`): each actuator's slice of the
+    element's actuator states ``z`` unscaled (:meth:`ScaledDrive.unscale`, where the
+    actuator has it), in the order of their joints, as the reference engines hand them.
+    ``actuators``: :attr:`FlexibleLink.actuators`, (joint, actuator, input, shafts)."""
+    parts, i = [], 0
+    for joint, act, _, shafts in actuators:
+        zi = np.asarray(z[i:i + len(shafts)], dtype=float)
+        parts.append((joint, act.unscale(zi) if hasattr(act, "unscale") else zi))
+        i += len(shafts)
+    parts.sort(key=lambda jz: jz[0])
+    return np.concatenate([zi for _, zi in parts] or [np.zeros(0)])
+
+
 _LOAD_CLASS = None
 
 
@@ -415,4 +430,4 @@ class GearDriveLink(CallbackState):
         return self.outputs()["tau_out"]
 
 
-__all__ = ["GearDriveLink", "ScaledDrive", "drive_scales"]
+__all__ = ["GearDriveLink", "ScaledDrive", "arm_drive_states", "drive_scales"]

@@ -38,12 +38,13 @@ import numpy as np
 from ..planar import floating, floating_kernels, load_kernels
 from ..planar import equations as mdl
 from .. import _checks as ck
-from .._callbacks import loop_input, takes_state
+from .._callbacks import loop_input, reads_drive_states, takes_state
 from ..errors import ParameterError, SimulationError
 from ..planar.params import Plane
 from ._detect import require_pychrono
 from .attachment import Welds, body_inertia, body_state, start_body_acceleration
 from .directors import PositionFunction, flexible_link_load_class
+from .drive import arm_drive_states
 from .element_load import LoadEvaluation, _quat_times_axis_rotation  # noqa: F401 (old path)
 from .system import REGISTRY_ATTR, CallbackState, matrix_to_quat, vector
 
@@ -605,8 +606,10 @@ def _state_input(fn):
     :func:`chrono_flex._callbacks.loop_input` makes it; None stays None."""
     if fn is None:
         return None
-    reads = takes_state("drive_input", fn, 2)
     f = loop_input("drive_input", fn)
-    return (lambda t, q, qd: f(t, q, qd)) if reads else (lambda t, q, qd: f(t))
+    if reads_drive_states(fn):              # the drives' states after q and qd
+        return lambda t, q, qd, acts, z: f(t, q, qd, arm_drive_states(acts, z))
+    reads = takes_state("drive_input", fn, 2)
+    return (lambda t, q, qd, *_: f(t, q, qd)) if reads else (lambda t, q, qd, *_: f(t))
 
 __all__ = ["FlexibleLink"]

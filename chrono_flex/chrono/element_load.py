@@ -93,7 +93,7 @@ class LoadEvaluation:
         for joint, act, u_fn, shafts in self.actuators:
             k = arm.joint_index[joint]
             zi = z[i:i + len(shafts)]
-            u = 0.0 if u_fn is None else u_fn(t, q, qd)
+            u = 0.0 if u_fn is None else u_fn(t, q, qd, self.actuators, z)
             dz, tau_j = act.rates(t, zi, q[k], qd[k], u)
             Q[k] += tau_j
             rates.append(np.atleast_1d(np.asarray(dz, dtype=float)))

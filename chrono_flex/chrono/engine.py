@@ -14,7 +14,8 @@ import numpy as np
 
 from .. import _checks as ck
 from .._aliases import joint_and_elastic
-from .._callbacks import call_vector, is_sampled, loop_input, takes_state
+from .._callbacks import (call_vector, check_period, loop_input, reads_drive_states,
+                          takes_state)
 from ..errors import BudgetExceeded, ParameterError, SimulationError
 from ..planar.post import arm_result, check_n_samples
 from ..stepping import (Progress, Stepper, fixed_step_output_times, fixed_substep,
@@ -92,10 +93,7 @@ def simulate_chrono(arm, t_end, joint_angles0=None, joint_rates0=None, elastic0=
     if step > t_end:
         raise ParameterError("step", step, f"must not exceed t_end = {t_end}")
     for name, fn in (("torque", torque), ("drive_input", drive_input)):
-        if is_sampled(fn) and fn.period < step * (1 - 1e-9):
-            raise ParameterError("period", fn.period, f"of the `{name}` controller is below "
-                                 f"the step {step:g} s (it would be sampled less often "
-                                 "than it asks)")
+        check_period(name, fn, step)
     if timestepper not in TIMESTEPPERS:
         raise ParameterError("timestepper", timestepper, f"must be one of {list(TIMESTEPPERS)}")
     max_deflection_ratio = ck.positive("max_deflection_ratio", max_deflection_ratio)
@@ -235,21 +233,28 @@ def _step_failure(exc, t_start, h, max_halvings, drives, jacobian):
 
 class _DriveInputs:
     """``drive_input(t)`` -> (n,) shared by the drives: evaluated once per time value and
-    checked, each drive reading its component (:meth:`component`)."""
+    checked, each drive reading its component (:meth:`component`). A controller whose
+    sensors read the drives' motor side (:func:`~chrono_flex._callbacks.reads_drive_states`)
+    is called ``drive_input(t, q, qd, z)``, z the drives' states in the order of their
+    joints (unscaled), as in the reference engines."""
 
     def __init__(self, fn, n, nq=0):
         self.reads_state = fn is not None and takes_state("drive_input", fn, 2)
+        self.reads_drive_states = reads_drive_states(fn)
         self.fn = loop_input("drive_input", fn)     # reset; held or stepped (controllers)
         self.n = n
         self._t, self._u = None, np.zeros(n)
         if fn is not None and n and not self.reads_state:
             self._u = self.values(0.0)      # a wrong shape is a ParameterError before the run
 
-    def values(self, t, q=None, qd=None):
+    def values(self, t, q=None, qd=None, z=None):
         """u at t: a function of time evaluated once per time value; one of the state
-        (drive_input(t, q, qd), the convention of the torque) at every call."""
+        (drive_input(t, q, qd), the convention of the torque; with the drives' states z
+        after them for a controller that reads them) at every call."""
         if self.fn is None:
             return self._u
+        if self.reads_drive_states:
+            return call_vector("drive_input", self.fn, self.n, t, q, qd, z)
         if self.reads_state:
             return call_vector("drive_input", self.fn, self.n, t, q, qd)
         if t != self._t:
@@ -257,7 +262,22 @@ class _DriveInputs:
         return self._u
 
     def component(self, k):
+        if self.reads_drive_states:
+            return _DriveStatesInput(self, k)
         return lambda t, q, qd: float(self.values(t, q, qd)[k])
+
+
+class _DriveStatesInput:
+    """Drive k's component of a :class:`_DriveInputs` that reads the drives' states:
+    called by the element as ``(t, q, qd, z)``."""
+
+    reads_drive_states = True
+
+    def __init__(self, inputs, k):
+        self.inputs, self.k = inputs, k
+
+    def __call__(self, t, q, qd, z):
+        return float(self.inputs.values(t, q, qd, z)[self.k])
 
 
 __all__ = ["simulate_chrono"]

@@ -155,7 +155,7 @@ class Sensor:
         if len(state) < 3:
             raise ParameterError("sensors", self, "reads a drive's motor side, which this "
                                  "engine does not hand to the loop (the arm reference "
-                                 "engines do)")
+                                 "engines do, and Chrono's element to a drive input)")
         return float(state[2][self.index])
 
     def _link(self, link):
@@ -328,16 +328,15 @@ class Accelerometer(_PointSensor):
     """A two-axis accelerometer on a link's point, m/s^2, in the link's frame (the
     floating frame: x along the undeformed link, y across it): the specific force
     R(psi)^T (a - g), a = J qdd + J' qd, as a real accelerometer reads it (gravity
-    included where the arm has it). Needs the accelerations: recorded from a result."""
+    included where the arm has it). On a spatial arm three axes, R^T (a - g) with R the
+    link frame's rotation (x along the undeformed link, y and z its section axes).
+    Needs the accelerations: recorded from a result."""
 
     unit = "m/s^2"
     needs_accelerations = True
 
     def __init__(self, plant, link=-1, station=None, name="accelerometer", **kw):
         super().__init__(plant, name, link, station, **kw)
-        if self.spatial:
-            raise ParameterError("plant", plant, "must be a PlanarArm (the accelerometer "
-                                 "reads the planar link's frame)")
         self.g = np.asarray(plant.model.g_vec, dtype=float)
 
     def value(self, t, q, qd, qdd=None):
@@ -345,6 +344,8 @@ class Accelerometer(_PointSensor):
             raise ParameterError("qdd", qdd, f"is needed by {self!r}")
         frame, _, J, a = self._point(np.asarray(q), np.asarray(qd))
         acc = J @ np.asarray(qdd) + a - self.g
+        if self.spatial:
+            return frame.R.T @ acc
         c, s = math.cos(frame.psi), math.sin(frame.psi)
         return np.array([c * acc[0] + s * acc[1], -s * acc[0] + c * acc[1]])
 

@@ -37,6 +37,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from .. import _checks as ck
+from ..integrators.choice import check_times
 from ..errors import ParameterError, SimulationError
 from ..planar.shapes import basis_for
 from ..result import SeriesFiles
@@ -490,10 +491,7 @@ def weak_coupling(arm, joint_motion, t_end, dt_out=None, t0=0.0, rtol=1e-8, atol
         raise ParameterError("elastic0", elastic0, "must be None or 'static'")
     if not callable(joint_motion):
         raise ParameterError("joint_motion", joint_motion, "must be callable")
-    t_end, t0 = ck.real("t_end", t_end), ck.real("t0", t0)
-    if t_end <= t0:
-        raise ParameterError("t_end", t_end, f"must be > t0 = {t0}")
-    dt_out = (t_end - t0) / 500 if dt_out is None else ck.positive("dt_out", dt_out)
+    t_end, t0, dt_out = check_times(t_end, t0, dt_out)
     rtol, atol = ck.positive("rtol", rtol), ck.positive("atol", atol)
     nj = arm.n_joints
     bodies = chain_bodies(arm)
@@ -598,9 +596,7 @@ def weak_coupling_order(arm, joint_motion, t_end, link, t0=0.0, n_samples=201):
     k = int(link) if isinstance(link, (int, np.integer)) and not isinstance(link, bool) else None
     if k is None or not 0 <= k < n:
         raise ParameterError("link", link, f"must be a link index 0..{n - 1}")
-    t_end, t0 = ck.real("t_end", t_end), ck.real("t0", t0)
-    if t_end <= t0:
-        raise ParameterError("t_end", t_end, f"must be > t0 = {t0}")
+    t_end, t0, _ = check_times(t_end, t0, None)
     revolute = np.array([jt.kind == "revolute" for jt in arm.joints[:k + 1]])
     spin = 0.0
     for t in np.linspace(t0, t_end, ck.positive_int("n_samples", n_samples)):

@@ -40,6 +40,7 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from .. import _checks as ck
+from ..integrators.choice import check_times
 from ..errors import ParameterError, SimulationError
 from ..spatial.kinematics import tip_rotation
 from ..spatial.params import rotation
@@ -361,10 +362,7 @@ def weak_coupling(arm, joint_motion, t_end, dt_out=None, t0=0.0, rtol=1e-8, atol
     """
     if not callable(joint_motion):
         raise ParameterError("joint_motion", joint_motion, "must be callable")
-    t_end, t0 = ck.real("t_end", t_end), ck.real("t0", t0)
-    if t_end <= t0:
-        raise ParameterError("t_end", t_end, f"must be > t0 = {t0}")
-    dt_out = (t_end - t0) / 500 if dt_out is None else ck.positive("dt_out", dt_out)
+    t_end, t0, dt_out = check_times(t_end, t0, dt_out)
     rtol, atol = ck.positive("rtol", rtol), ck.positive("atol", atol)
     tree = FlexibleTree(arm)
     nj = arm.n_joints
@@ -487,9 +485,7 @@ def weak_coupling_order(arm, joint_motion, t_end, links=None, t0=0.0, n_samples=
     """
     if not callable(joint_motion):
         raise ParameterError("joint_motion", joint_motion, "must be callable")
-    t_end, t0 = ck.real("t_end", t_end), ck.real("t0", t0)
-    if t_end <= t0:
-        raise ParameterError("t_end", t_end, f"must be > t0 = {t0}")
+    t_end, t0, _ = check_times(t_end, t0, None)
     tree = FlexibleTree(arm)
     nj = arm.n_joints
     for j in tree.links:

@@ -108,7 +108,9 @@ class GeneralizedAlpha:
             Newton solve of a step of the mass-matrix form in one call (a compiled twin
             of :meth:`_solve_step`, e.g. :class:`chrono_flex.planar.chain_ga.ChainStep`)
             and returns (status, x_{n+1}, y_{n+1}, acc_{n+1}), status 0 (converged), 1
-            (no convergence even with a fresh Jacobian) or 2 (non-finite forces); it
+            (no convergence even with a fresh Jacobian), 2 (non-finite forces) or 5 (a
+            state-reading input held over the step did not settle: the step is then
+            taken by the Python iteration); it
             keeps its own Jacobian and counts ``nfev``, ``njev`` and ``nlu``. The step
             control, halving and output stay here.
     """
@@ -524,7 +526,7 @@ class GeneralizedAlpha:
         if status == 2:
             raise SimulationError("non-finite generalized forces (divergence, or a step the "
                                   "model cannot take)", t_new)
-        if status != 0 and getattr(self.step_solver, "reads_state", False):
+        if status == 5:
             # a state-reading input held over the compiled step whose corrections did
             # not settle: this step by the exact iteration, the input at every iterate
             return self._solve_step_python(t_new, h)

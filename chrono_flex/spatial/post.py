@@ -4,6 +4,12 @@
 transverse tip deflection sqrt(v(L)^2 + w(L)^2) of each link in its frame (nt, nl);
 ``extra["tip_vw_phi"]`` holds v(L), w(L), phi(L) of each link (nt, nl, 3);
 ``curvature`` the bending curvature sqrt(v''^2 + w''^2).
+
+The samples are processed together: the frames of all bodies at every sample (by the
+compiled :func:`chrono_flex.spatial.kernels.tree_frames` where numba is the backend,
+else :func:`chrono_flex.spatial.kinematics.tree_frames` sample by sample), then the
+points r = p + R s(x) of the centrelines and of the quadrature (gravity's potential)
+as array products over the samples (docs/spatial-link.md §1).
 """
 
 import numpy as np
@@ -11,29 +17,93 @@ import numpy as np
 from ..errors import ParameterError
 from ..result import Energy, Result
 from . import equations as mdl
+from . import kinematics as kin
+from .kernels import packed_model, tree_frames
+
+
+def frames(model, Q, QD=None):
+    """(positions (nt, 2, nb, 3), rotations (nt, 2, nb, 3, 3), kinetic energies (nt,)
+    or None without QD) of the root (index 0) and attachment (1) frames of every body
+    at the rows of Q (nt, nq)."""
+    packed = packed_model(model)
+    if packed is not None:
+        pos, rot, T = tree_frames(packed, Q, QD)
+        return pos, rot, None if QD is None else T
+    T = None if QD is None else np.array([mdl.kinetic_energy(model, q, qd)
+                                         for q, qd in zip(Q, QD)])
+    nt, nb = Q.shape[0], len(model.bodies)
+    pos, rot = np.empty((nt, 2, nb, 3)), np.empty((nt, 2, nb, 3, 3))
+    for k, q in enumerate(Q):
+        for f, fr in enumerate(kin.tree_frames(model.layout, q)):
+            pos[k, f] = [x.p for x in fr]
+            rot[k, f] = [x.R for x in fr]
+    return pos, rot, T
+
+
+def _points(pos, rot, i, x, Nv, Nw, E):
+    """Points r = p + R [x, Nv e, Nw e] of link i at the abscissae x for the elastic
+    coordinates E (nt, ne): (nt, len(x), 3)."""
+    s = np.stack(np.broadcast_arrays(x[None, :], E @ Nv.T, E @ Nw.T), -1)
+    return pos[:, 0, i, None, :] + s @ np.swapaxes(rot[:, 0, i], 1, 2)
+
+
+def centerlines(model, Q, n_samples, pos, rot):
+    """Centreline points (nt, n_links, ns, 3) and bending curvature (nt, n_links, ns) at
+    the rows of Q, the frames (pos, rot) given (:func:`frames`)."""
+    pts, curv = [], []
+    for i in model.links:
+        bl = model.layout.bodies[i]
+        x = np.linspace(0.0, bl.basis.length, n_samples)
+        Nv, _, d2Nv, Nw, _, d2Nw, _, _ = bl.basis.values(x)
+        E = Q[:, bl.elastic_index]
+        pts.append(_points(pos, rot, i, x, Nv, Nw, E))
+        curv.append(np.hypot(E @ d2Nv.T, E @ d2Nw.T))
+    return np.stack(pts, 1), np.stack(curv, 1)
+
+
+def gravity_potentials(model, Q, pos, rot):
+    """V_g = - sum rho_A g . r - sum m g . r_item at the rows of Q
+    (:func:`chrono_flex.spatial.equations.gravity_potential`)."""
+    g = model.g_vec
+    V = np.zeros(Q.shape[0])
+    if not np.any(g):
+        return V
+    for i in model.links:
+        qu, bl = model.quad[i], model.layout.bodies[i]
+        r = _points(pos, rot, i, qu.x, qu.Nv, qu.Nw, Q[:, bl.elastic_index])
+        V -= (r @ g) @ qu.w_rho_A
+    for it in model.items:
+        if it.kind == "mass":
+            V -= it.value * (pos[:, 0 if it.where == "root" else 1, it.body] @ g)
+    return V
+
+
+def tip_coordinates(model, Q):
+    """(v(L), w(L), phi(L)) of each link in its own frame at the rows of Q,
+    (nt, n_links, 3)."""
+    out = []
+    for i in model.links:
+        bl = model.layout.bodies[i]
+        Nv, _, _, Nw, _, _, Nphi, _ = bl.basis.tip_values
+        E = Q[:, bl.elastic_index]
+        out.append(np.stack([E @ Nv[0], E @ Nw[0], E @ Nphi[0]], -1))
+    return np.stack(out, 1)
 
 
 def spatial_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, info=None, extra=None):
     """A :class:`~chrono_flex.result.Result` of a SpatialArm from sampled states
     (``extra``: further (nt, ...) series, the drives' states)."""
     m = arm.model
-    nt, nl = t.size, len(m.links)
-    kin_e, el_e, gr_e = np.empty(nt), np.empty(nt), np.empty(nt)
-    tip = np.empty((nt, 3))
-    vwp = np.empty((nt, nl, 3))
-    cl = np.empty((nt, nl, n_samples, 3))
-    clr = np.empty_like(cl)
-    curv = np.empty((nt, nl, n_samples))
-    last = m.links[-1]
-    for k in range(nt):
-        q, qd = Q[k], QD[k]
-        kin_e[k] = mdl.kinetic_energy(m, q, qd)
-        el_e[k] = mdl.elastic_potential(m, q)
-        gr_e[k] = mdl.gravity_potential(m, q)
-        tip[k] = mdl.tip_frames(m, q)[last].p
-        vwp[k] = mdl.tip_coordinates(m, q)
-        cl[k], curv[k] = mdl.centerlines(m, q, n_samples)
-        clr[k] = mdl.centerlines(m, q, n_samples, rigid=True)[0]
+    nt = t.size
+    pos, rot, kin_e = frames(m, Q, QD)
+    el_e = 0.5 * np.einsum("ti,ij,tj->t", Q, m.K, Q)
+    gr_e = gravity_potentials(m, Q, pos, rot)
+    tip = pos[:, 1, m.links[-1]].copy()
+    vwp = tip_coordinates(m, Q).reshape(nt, len(m.links), 3)
+    cl, curv = centerlines(m, Q, n_samples, pos, rot)
+    Qr = Q.copy()
+    Qr[:, m.elastic_index] = 0.0
+    clr = centerlines(m, Qr, n_samples, *frames(m, Qr)[:2])[0]
     ji = arm.joint_index
     info, model = dict(info or {}), None
     try:
@@ -50,10 +120,16 @@ def spatial_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, info=None, e
 
 def deflection_ratio(arm, q):
     """max over links of sqrt(v(L)^2 + w(L)^2) / L (the stepping loop's guard)."""
+    return float(deflection_ratios(arm, np.asarray(q)[None, :])[0])
+
+
+def deflection_ratios(arm, Q):
+    """:func:`deflection_ratio` at the rows of Q (nt, nq)."""
     m = arm.model
-    d = mdl.tip_coordinates(m, q)
+    d = tip_coordinates(m, Q)
     L = np.array([m.bodies[i].length for i in m.links])
-    return float(np.max(np.hypot(d[:, 0], d[:, 1]) / L))
+    return np.max(np.hypot(d[..., 0], d[..., 1]) / L, axis=1)
 
 
-__all__ = ["deflection_ratio", "spatial_result"]
+__all__ = ["centerlines", "deflection_ratio", "deflection_ratios", "frames",
+           "gravity_potentials", "spatial_result", "tip_coordinates"]

@@ -10,6 +10,13 @@ the inputs are those of the planar engine: a torque or drive input that reads th
 continuous with their states integrated with the arm's (docs/control.md); the input
 work and the dissipated energy are integrated as states, so the energy balance is
 checked to the integrator's tolerance.
+
+Where numba is the kernel backend (:func:`chrono_flex.planar.kernels.backend`) the terms
+come from the compiled kernels (:mod:`chrono_flex.spatial.kernels`) and
+generalized-alpha's steps of the forward problem without drive or controller states
+from the compiled Newton solve (:mod:`chrono_flex.spatial.tree_ga`), as on the planar
+arm (:func:`chrono_flex.planar.reference.compiled_step`); ``CHRONO_FLEX_KERNELS=numpy``
+(or :data:`COMPILED` False) keeps the numpy equations and the Python iteration.
 """
 
 import time
@@ -17,16 +24,37 @@ import time
 import numpy as np
 
 from .. import _checks as ck
-from .._callbacks import call_vector, reads_drive_states
+from .._callbacks import call_vector, call_vector_series, reads_drive_states
 from ..drive.coupling import ArmInputs, JointDrives
 from ..errors import BudgetExceeded, ParameterError
 from ..integrators.choice import DEFAULT_METHOD, build_integrator, check_method, check_times
 from ..integrators.ivp import fd_jacobian
+from ..inputs import is_time_only
+from ..planar.chain_ga import available as compiled_available
 from ..planar.reference import (ReferenceStepper, SampledStepper, inputs_in_loop,
                                sampled_torque)
 from ..stepping import Progress, output_times, partial_result, run
 from . import equations as mdl
-from .post import deflection_ratio, spatial_result
+from . import kernels as sk
+from . import tree_ga
+from .post import deflection_ratio, deflection_ratios, spatial_result
+
+#: Whether the compiled kernels and step may serve where they apply (tests compare).
+COMPILED = True
+
+
+def compiled_step(sim, method, torque):
+    """The compiled Newton solve of generalized-alpha's steps
+    (:func:`chrono_flex.spatial.tree_ga.tree_step`) for ``sim``, or None where it does
+    not apply: numba absent or not the backend, :data:`COMPILED` off, another method, a
+    mixed problem, drive or controller states. A torque not declared a function of time
+    alone (:func:`chrono_flex.inputs.is_time_only`) is evaluated once per step at the
+    state predicted for its end (as on the planar arm: ChainStep.held_torque)."""
+    if not (COMPILED and method == "generalized_alpha" and compiled_available()
+            and isinstance(sim, _ForwardProblem) and sim.n == 2 * sim.nq + 2):
+        return None
+    return tree_ga.tree_step(sim.arm.model, torque,
+                             reads_state=torque is not None and not is_time_only(torque))
 
 
 def simulate_reference(arm, t_end, q0=None, qd0=None, torque=None, joint_motion=None,
@@ -64,8 +92,13 @@ def simulate_reference(arm, t_end, q0=None, qd0=None, torque=None, joint_motion=
         e = arm.elastic_index
         x0 = np.concatenate([q0[e], qd0[e], [0.0, 0.0]])
     t_wall = time.perf_counter()
+    solver = compiled_step(sim, method, torque)
     ode, settings = build_integrator(sim, t0, t_end, x0, dt_out, method, rtol, atol,
-                                     max_step, max_nfev, step, rho_inf, family)
+                                     max_step, max_nfev, step, rho_inf, family, solver,
+                                     error_groups=tree_ga.error_groups(arm.model)
+                                     if joint_motion is None else None)
+    if solver is not None and solver.reads_state:
+        settings["torque_evaluation"] = "predicted"
 
     def result(rec):
         X = rec["x"]
@@ -108,6 +141,7 @@ class _ForwardProblem:
         self.drives = JointDrives(arm.drives, arm.drive_places(), 2 * arm.nq + 2)
         self.inputs = ArmInputs(torque, drive_input, self.drives, arm.n_joints)
         self.n, self.n2 = self.inputs.stop, arm.nq
+        self.packed = sk.packed_model(arm.model) if COMPILED else None
 
     def initial_state(self, q0, qd0):
         x = np.zeros(self.n)
@@ -131,8 +165,13 @@ class _ForwardProblem:
         tau, rates = self.joint_forces(t, q, qd, x)
         Q = np.zeros(nq)
         Q[arm.joint_index] = tau
-        M, f = mdl.forcing(arm.model, q, qd, Q)
-        return M, np.concatenate([f, [tau @ qd[arm.joint_index], qd @ arm.model.D @ qd],
+        m = arm.model
+        if self.packed is not None:       # the compiled terms (spatial.kernels)
+            M, r = sk.tree_terms(self.packed, q, qd, m.g_vec, m.geometric_stiffening)
+            f = Q - r - m.K @ q - m.D @ qd
+        else:
+            M, f = mdl.forcing(m, q, qd, Q)
+        return M, np.concatenate([f, [tau @ qd[arm.joint_index], qd @ m.D @ qd],
                                   *rates])
 
     def rhs(self, t, x):
@@ -149,11 +188,20 @@ class _ForwardProblem:
     def max_deflection_ratio(self, t, x):
         return deflection_ratio(self.arm, x[:self.nq])
 
+    def max_deflection_ratios(self, X):
+        """:meth:`max_deflection_ratio` at the states X (nt, n)."""
+        return deflection_ratios(self.arm, X[:, :self.nq])
+
     def samples(self, t, X):
         """(Q, QD, joint forces, input work, dissipated energy) at the samples."""
-        nq = self.nq
-        tau = np.array([self.joint_forces(tk, x[:nq], x[nq:2 * nq], x)[0]
-                        for tk, x in zip(t, X)])
+        nq, torque = self.nq, self.inputs.torque
+        tau = None
+        if self.n == 2 * nq + 2 and (torque is None or is_time_only(torque)):
+            tau = (np.zeros((t.size, self.arm.n_joints)) if torque is None
+                   else call_vector_series(torque, self.arm.n_joints, t))
+        if tau is None:           # state by state (faults reported with their time)
+            tau = np.array([self.joint_forces(tk, x[:nq], x[nq:2 * nq], x)[0]
+                            for tk, x in zip(t, X)])
         return X[:, :nq], X[:, nq:2 * nq], tau, X[:, 2 * nq], X[:, 2 * nq + 1]
 
     def extra(self, X):

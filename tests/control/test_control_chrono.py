@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from chrono_flex.control import PID, Encoder, Tachometer
+from chrono_flex.control import PID, CurrentSensor, Encoder, StateFeedback, Tachometer
 from chrono_flex.drive import DriveParams, GearDrive, simulate_drive
 
 from _chrono_helpers import sample, step_study
@@ -65,6 +65,11 @@ def test_one_pd_controller_in_chrono_and_in_simulate_drive():
     assert y_ref[-1, 0] > 0.01                   # the servo follows the setpoint (0.014)
 
 
+def drive_columns(res):
+    """The compared columns of an arm with a drive: the joint angle and the current."""
+    return np.column_stack([res.joint_angles[:, 0], res.extra["drive1_states"][:, 0]])
+
+
 def test_one_pd_controller_on_an_arm_drive_in_chrono_and_the_reference_engine():
     """[B]'s link on [S]'s drive (the scenario drive-bien-1link), the drive's voltage from
     a PD on the joint encoder: simulate_chrono against the reference engine (Radau)."""
@@ -79,9 +84,8 @@ def test_one_pd_controller_on_an_arm_drive_in_chrono_and_the_reference_engine():
     kw.update(drive_input=law, dt_out=0.002)
     ref = arm.simulate(t_end, method="Radau", **REF_TOL, **kw)
     runs = [simulate_chrono(arm, t_end, step=h, progress=False, **kw) for h in HS]
-    cols = lambda r: np.column_stack([r.joint_angles[:, 0], r.extra["drive1_states"][:, 0]])  # noqa: E731
-    p, ratios = step_study([cols(r) for r in runs], HS, cols(ref), REF_TOL["rtol"],
-                           REF_TOL["atol"])
+    p, ratios = step_study([drive_columns(r) for r in runs], HS, drive_columns(ref),
+                           REF_TOL["rtol"], REF_TOL["atol"])
     assert np.all(p > 1.0), p
     assert np.all(ratios <= 1.0), (p, ratios)
     assert ref.joint_angles[-1, 0] > 0.005          # the servo moves the link
@@ -152,9 +156,28 @@ def test_a_sample_period_below_chronos_step_is_named():
         simulate_chrono(arm, 0.01, torque=law, step=1e-3, progress=False)
 
 
-def test_a_motor_side_sensor_in_chrono_is_named():
-    """Chrono's items hand the loop (t, q, qd), not the drives' states: a controller with
-    a motor-side sensor on an arm's drive stops the run naming the sensor."""
+def motor_side_laws(arm):
+    """Two laws on the motor side of the drive on joint 0 (the setpoint at the motor:
+    ratio times the joint's): a state feedback on the motor encoder, the motor
+    tachometer and the motor current (stateless), and a PI on the motor encoder with the
+    motor tachometer's rate (its integral a state, advanced step to step in Chrono)."""
+    ratio = arm.drives[0].ratio
+    sensors = [Encoder(arm, 2**40, side="motor"), Tachometer(arm, side="motor"),
+               CurrentSensor(arm)]
+    # the gains of the link-side PD above seen at the motor (kp = 100 V/rad at the joint)
+    feedback = StateFeedback([100.0 / ratio, 1.0 / ratio, 2.0],
+                             reference=lambda t: [ratio * setpoint(t), 0.0, 0.0],
+                             sensors=sensors, u_min=-24.0, u_max=24.0)
+    pi = PID(100.0 / ratio, 500.0 / ratio, 1.0 / ratio, setpoint=lambda t: ratio * setpoint(t),
+             sensor=Encoder(arm, 2**40, side="motor"),
+             rate_sensor=Tachometer(arm, side="motor"), u_min=-24.0, u_max=24.0)
+    return {"state feedback": feedback, "PI": pi}
+
+
+def test_a_motor_side_sensor_in_chronos_torque_is_named():
+    """Chrono's element hands the drives' states to a drive input, not to its `torque`
+    (first called before the drives are added): a torque law with a motor-side sensor
+    stops the run naming the sensor."""
     import chrono_flex as cf
     from chrono_flex.chrono import simulate_chrono
     from chrono_flex.errors import ParameterError
@@ -164,4 +187,51 @@ def test_a_motor_side_sensor_in_chrono_is_named():
                        drives={0: GearDrive(DriveParams.serebrenny2019())})
     law = PID(0.5, 0.0, 0.0, sensor=Encoder(arm, 2**20, side="motor"))
     with pytest.raises(ParameterError, match="sensors"):
-        simulate_chrono(arm, 0.01, drive_input=law, progress=False)
+        simulate_chrono(arm, 0.01, torque=law, progress=False)
+
+
+@pytest.mark.parametrize("kind", ["state feedback", "PI"])
+def test_motor_side_sensors_on_an_arm_drive_in_chrono_and_the_reference_engine(kind):
+    """Chrono's element hands a controller the drives' states after q and qd, unscaled
+    and in the order of their joints, as the reference engines do: the motor encoder,
+    tachometer and current of the drive on the joint of [B]'s link on [S]'s drive
+    (drive-bien-1link) close the loop in simulate_chrono and in the reference engine
+    (Radau), and agree within Chrono's step bound."""
+    from chrono_flex import scenarios
+    from chrono_flex.chrono import simulate_chrono
+
+    t_end = 0.06
+    arm, kw = scenarios.get("drive-bien-1link").arm_and_kwargs(t_end=t_end)
+    kw.pop("t_end")
+    law = motor_side_laws(arm)[kind]
+    assert law.reads_drive_states
+    kw.update(drive_input=law, dt_out=0.002)
+    ref = arm.simulate(t_end, method="Radau", **REF_TOL, **kw)
+    runs = [simulate_chrono(arm, t_end, step=h, progress=False, **kw) for h in HS]
+    p, ratios = step_study([drive_columns(r) for r in runs], HS, drive_columns(ref),
+                           REF_TOL["rtol"], REF_TOL["atol"])
+    assert np.all(p > 1.0), p
+    assert np.all(ratios <= 1.0), (p, ratios)
+    assert ref.joint_angles[-1, 0] > 0.005          # the servo moves the link
+
+
+def test_motor_side_sensors_of_the_gear_drive_in_chrono_and_simulate_drive():
+    """Sensors attached to the GearDrive itself read its motor side in GearDriveLink
+    (x = [i, alpha1, Omega1, z, theta_out, omega_out]) as in simulate_drive: a state
+    feedback on the motor encoder, the motor tachometer and the current, the gains of
+    the output PD above seen at the motor."""
+    drive = GearDrive(DriveParams.serebrenny2019())
+    ratio = drive.ratio
+    law = StateFeedback([100.0 / ratio, 1.0 / ratio, 2.0],
+                        reference=lambda t: [ratio * setpoint(t), 0.0, 0.0],
+                        sensors=[Encoder(drive, 2**40, side="motor"),
+                                 Tachometer(drive, side="motor"), CurrentSensor(drive)],
+                        u_min=-24.0, u_max=24.0)
+    t_end = 0.04              # during the ramp (see the PD test above)
+    ref = simulate_drive(drive, t_end, drive_input=law, dt_out=0.002, **REF_TOL)
+    y_ref = np.column_stack([ref.state("output_angle"), ref.outputs["current"]])[1:]
+    ys = [flywheel(drive, law, h, t_end) for h in HS]
+    p, ratios = step_study(ys, HS, y_ref, REF_TOL["rtol"], REF_TOL["atol"])
+    assert np.all(p > 1.0), p
+    assert np.all(ratios <= 1.0), (p, ratios)
+    assert y_ref[-1, 0] > 0.01                   # the servo follows the setpoint

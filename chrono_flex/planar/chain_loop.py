@@ -1,0 +1,221 @@
+"""The step loop of the compiled generalized-alpha step (:mod:`.chain_ga`): steps of
+:func:`ga_solve` through output times in one call (:func:`ga_advance`,
+:func:`ga_outputs`), under a fixed step or the step control, with the input profiles'
+formulas evaluated in the loop (:func:`profile_values`)."""
+
+import math
+
+import numpy as np
+
+from . import kernels
+from .chain_newton import FAILED, NON_FINITE, OK, filtered_error, ga_solve
+
+
+@kernels._jit
+def profile_values(code, amp, par, t, out):
+    """The joint forces of an input profile at time t into ``out``: the formulas of
+    :mod:`chrono_flex.inputs` (codes :data:`chrono_flex.inputs.KERNEL_CODES`; ``amp``
+    the amplitudes, ``par`` the parameters its ``kernel`` holds), in the same
+    operations, so the same numbers: 1 pulse (period, w), 2 step (t_start), 3 sine (w,
+    phase, offset), 4 bang-bang (period)."""
+    for k in range(amp.shape[0]):
+        a = amp[k]
+        if code == 1:
+            if 0.0 <= t < par[0]:
+                out[k] = a * (math.sin(par[1] * t) * (1 - math.cos(par[1] * t)) / 2)
+            else:
+                out[k] = 0.0 * a
+        elif code == 2:
+            out[k] = a if t >= par[0] else 0.0 * a
+        elif code == 3:
+            out[k] = par[2] + a * math.sin(par[0] * t + par[1])
+        else:
+            if t < par[0] / 2:
+                out[k] = a
+            else:
+                out[k] = -a if t < par[0] else 0.0 * a
+
+
+#: Further status codes of :func:`ga_advance`: SHRUNK, the step control shrank the step
+#: below 1e-12 of the time scale; PAUSED, the call took its ``max_steps`` steps (or used
+#: the joint forces given ahead) before ``t_target``: the caller goes on from where it
+#: stopped after a look at interrupts and budgets (:func:`chrono_flex.stepping.checkpoint`).
+SHRUNK, PAUSED = 3, 4
+
+
+@kernels._jit
+def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, t_target,
+               x, y, acc, y_last, t_last, step, adaptive, h_next, q_scale, err_rtol,
+               max_step, am, af, gamma, beta, rtol, atol, max_iters, JF, Mj, A, piv, S,
+               state, counts, max_steps):
+    """Steps of :func:`ga_solve` from t to ``t_target``: the loop of
+    ``GeneralizedAlpha.advance`` compiled. The joint forces of a step, set into ``tau``
+    and Q: with rows in ``taus``, those of step k (counted from this call's first) are
+    the row i0 + k (fixed step only: the input evaluated ahead at the steps' ends,
+    :func:`fixed_grid`); else, with ``pcode`` > 0, the input profile (pcode, pamp,
+    ppar) at the step's end (:func:`profile_values`); else Q is constant (no
+    time-dependent input).
+    Fixed step (``adaptive`` False): equal sub-steps no longer than ``step``; a step
+    whose Newton fails returns FAILED at its start, for the Python side to halve.
+    Adaptive (``adaptive`` 1, or 2 for the estimate filtered through the Newton matrix,
+    :func:`filtered_error`): the step control of ``GeneralizedAlpha._adaptive`` (local
+    error (4.14) against err_rtol (1e-6 + max |q_k|), factor (0.9/err)^(1/3) within
+    [0.2, 2], the landing rules) with ``h_next`` the proposed step.
+
+    At most ``max_steps`` steps are tried (accepted, rejected and retried together;
+    a pause comes after an accepted step, never while a step is being retried), and
+    with rows in ``taus`` no more than it holds: then the call returns PAUSED
+    before ``t_target`` (the work of one call is bounded, so that the caller can look
+    at interrupts and budgets between calls; resumed, the steps are those an
+    uninterrupted call takes).
+
+    Returns (status, t, x, y, acc, y_last, t_last, h_next, q_scale, steps, rejected,
+    retries): where it stopped (t_target when OK), the state there, the state before
+    the last step (for the extrapolated first iterate), and the counts."""
+    nq = (x.shape[0] - 2) // 2
+    steps = 0
+    rejected = 0
+    retries = 0
+    retry = False
+    while t_target - t > 1e-12 * max(1.0, abs(t_target)):
+        if not retry and (steps + rejected + retries >= max_steps or (
+                taus.shape[0] > 0 and i0 + steps >= taus.shape[0])):
+            return (PAUSED, t, x, y, acc, y_last, t_last, h_next, q_scale, steps,
+                    rejected, retries)
+        remaining = t_target - t
+        if adaptive:
+            h = min(h_next, remaining)
+            if remaining - h < 0.25 * h:
+                if retry and remaining > h_next:
+                    h = 0.5 * remaining
+                else:
+                    h = remaining
+            if h <= 1e-12 * max(1.0, abs(t)):
+                return (SHRUNK, t, x, y, acc, y_last, t_last, h_next, q_scale, steps,
+                        rejected, retries)
+        else:
+            n = max(1, int(np.ceil(remaining / step - 1e-9)))
+            h = remaining / n
+        landing = h < h_next
+        ratio = h / (t - t_last) if t > t_last else 0.0
+        if taus.shape[0] > 0:
+            for k in range(jidx.shape[0]):
+                tau[k] = taus[i0 + steps, k]
+                Q[jidx[k]] = tau[k]
+        elif pcode > 0:
+            profile_values(pcode, pamp, ppar, t + h, tau)
+            for k in range(jidx.shape[0]):
+                Q[jidx[k]] = tau[k]
+        status, xn, yn, accn = ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y, acc, y_last,
+                                        ratio, h, am, af, gamma, beta, rtol, atol,
+                                        max_iters, JF, Mj, A, piv, S, state, counts)
+        if status == NON_FINITE or (status == FAILED and not adaptive):
+            return (status, t, x, y, acc, y_last, t_last, h_next, q_scale, steps,
+                    rejected, retries)
+        if status == FAILED:
+            retries += 1
+            h_next = 0.25 * h
+            retry = True
+            continue
+        accept = True
+        factor = 2.0
+        if adaptive:
+            s = 0.0
+            c = h * h * (beta - 1.0 / 6.0)
+            e = np.empty(nq)
+            for k in range(nq):
+                e[k] = c * (accn[k] - acc[k])
+            if adaptive == 2:
+                e = filtered_error(Mj, A, piv, S, e)
+            gmax = np.zeros(S.groups.max() + 1)
+            for k in range(nq):
+                gmax[S.groups[k]] = max(gmax[S.groups[k]], q_scale[k], abs(xn[k]))
+            for k in range(nq):
+                sc = err_rtol * (1e-6 + gmax[S.groups[k]])
+                z = e[k] / sc
+                s += z * z
+            err = np.sqrt(s / max(nq, 1))
+            if err > 0.0:
+                factor = min(2.0, max(0.2, 0.9 * err ** (-1.0 / 3.0)))
+            accept = err <= 1.0
+        if not accept:
+            rejected += 1
+            h_next = factor * h
+            retry = True
+            continue
+        y_last, t_last = y, t
+        t, x, y, acc = t + h, xn, yn, accn
+        q_scale = np.maximum(q_scale, np.abs(xn[:nq]))
+        steps += 1
+        retry = False
+        if adaptive:
+            if not landing or factor < 1.0:
+                h_next = min(max_step, factor * h)
+            else:
+                h_next = min(max_step, h_next)
+    return (OK, t, x, y, acc, y_last, t_last, h_next, q_scale, steps, rejected, retries)
+
+
+@kernels._jit
+def fixed_grid(t, targets, step, max_n):
+    """The ends of the fixed steps from t through the output times ``targets`` (in
+    order), the first ``max_n`` of them at most: the times :func:`ga_advance` and
+    ``GeneralizedAlpha.advance`` reach, by the same arithmetic (equal sub-steps no
+    longer than ``step`` per interval, each step h = remaining / ceil(remaining /
+    step), t + h)."""
+    n = 0
+    for k in range(targets.shape[0]):
+        n += int(np.ceil((targets[k] - (t if k == 0 else targets[k - 1])) / step)) + 1
+        if n >= max_n:
+            break
+    out = np.empty(min(n, max_n))
+    i = 0
+    for k in range(targets.shape[0]):
+        t_target = targets[k]
+        while t_target - t > 1e-12 * max(1.0, abs(t_target)):
+            if i == max_n:
+                return out[:i]
+            remaining = t_target - t
+            m = max(1, int(np.ceil(remaining / step - 1e-9)))
+            t = t + remaining / m
+            if i == out.shape[0]:                # more steps than estimated: grow
+                more = np.empty(2 * i + 1)
+                more[:i] = out
+                out = more
+            out[i] = t
+            i += 1
+    return out[:i]
+
+
+@kernels._jit
+def ga_outputs(P, K, D, g, stiff, Q, jidx, tau, taus, pcode, pamp, ppar, t, targets, X, x,
+               y, acc, y_last, t_last, step, adaptive, h_next, q_scale, err_rtol, max_step,
+               am, af, gamma, beta, rtol, atol, max_iters, JF, Mj, A, piv, S, state, counts,
+               max_steps):
+    """:func:`ga_advance` through the output times ``targets`` in turn, the state at each
+    stored in the rows of X; the joint forces of every step from ``taus`` (the rows of
+    :func:`fixed_grid`'s times), from the profile (pcode, pamp, ppar), or constant;
+    ``max_steps`` steps tried at most over all of them (PAUSED after).
+
+    Returns (status, outputs reached, t, x, y, acc, y_last, t_last, h_next, q_scale,
+    steps, rejected, retries): on a status other than OK the state where
+    :func:`ga_advance` stopped (after the last output reached)."""
+    steps = rejected = retries = 0
+    reached = 0
+    status = OK
+    for k in range(targets.shape[0]):
+        (status, t, x, y, acc, y_last, t_last, h_next, q_scale, n, r,
+         f) = ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, steps, pcode, pamp, ppar, t,
+                         targets[k], x, y, acc, y_last, t_last, step, adaptive, h_next,
+                         q_scale, err_rtol, max_step, am, af, gamma, beta, rtol, atol,
+                         max_iters, JF, Mj, A, piv, S, state, counts,
+                         max_steps - steps - rejected - retries)
+        steps += n
+        rejected += r
+        retries += f
+        if status != OK:
+            break
+        X[k, :] = x
+        reached += 1
+    return (status, reached, t, x, y, acc, y_last, t_last, h_next, q_scale, steps,
+            rejected, retries)

@@ -1,0 +1,221 @@
+"""The Newton solve of one generalized-alpha step of a planar chain, compiled
+(:mod:`.chain_ga` states the equations): the generalized forces, the predictor, the
+Newton matrix and its factors, the iteration (:func:`ga_solve`), and the local error
+estimate seen through the Newton matrix (:func:`filtered_error`)."""
+
+import numpy as np
+
+from . import kernels
+from .chain_linalg import (_band_matvec, _dot, _factor_banded, _fits_band, _lu_factor,
+                           _matvec, _newton_solve)
+
+#: Status codes of :func:`ga_solve` (0: converged).
+OK, FAILED, NON_FINITE = 0, 1, 2
+
+
+@kernels._jit
+def _forcing(P, K, D, g, stiff, Q, jidx, tau, x, nq, a, S):
+    """(M(q) a, F, M) at the state x: F = [f, tau . theta_d, q_d^T D q_d] (module
+    docstring); zeros for M a with an empty ``a``; M itself where it is formed (the
+    dense path), else an empty matrix. On the bordered-banded path M a
+    comes from the structure of M without forming it (:func:`kernels._chain_forces`);
+    short chains assemble M and multiply, which costs less there (one pass)."""
+    q = x[:nq].copy()                # contiguous: the kernel's loops run faster on them
+    qd = x[nq:2 * nq].copy()
+    if S.use[0] == 0 and a.shape[0] == nq:
+        M, r = kernels._chain_terms(P, q, qd, g, stiff)
+        Ma = _matvec(M, a)
+    else:
+        M = np.empty((0, 0))
+        Ma, r = kernels._chain_forces(P, q, qd, g, stiff, a.copy())
+    F = np.empty(nq + 2)
+    Dqd = _band_matvec(D, S.klo, S.khi, qd)
+    F[:nq] = Q - r - _band_matvec(K, S.klo, S.khi, q) - Dqd
+    p = 0.0
+    for k in range(jidx.shape[0]):
+        p += tau[k] * qd[jidx[k]]
+    F[nq] = p
+    F[nq + 1] = _dot(qd, Dqd)
+    return Ma, F, M
+
+
+@kernels._jit
+def _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new):
+    """x_{n+1} and the algorithmic accelerations for trial unknowns y (in place)."""
+    m = y.shape[0]
+    for k in range(m):
+        acc_new[k] = c_new * y[k] + acc_const[k]
+    for k in range(x.shape[0]):
+        xn[k] = x[k] + h * x_const[k]
+    for k in range(nq):
+        xn[k] += h * h * beta * acc_new[k]
+    for k in range(m):
+        xn[nq + k] += h * gamma * acc_new[k]
+
+
+@kernels._jit
+def _factor(P, K, D, g, stiff, Q, jidx, tau, xn, nq, h, beta, gamma, c_new, fresh,
+            JF, Mj, A, piv, S, counts):
+    """The Newton matrix [M, 0; 0, I] - dF/dx dx/dy and its factors (dense LU in ``A``,
+    ``piv``, or the bordered-banded ones in S when ``S.use[0]``); dF/dx and M rebuilt at
+    ``xn`` by forward differences when ``fresh`` (then a Jacobian that does not fit the
+    band turns S.use off for good); else M is, on the dense path, the one
+    :func:`ga_solve` kept from the last converged step (the bordered-banded path keeps
+    the M of the last build: it never forms M). False when singular or not finite."""
+    n = xn.shape[0]
+    m = nq + 2
+    if fresh:
+        M0 = kernels._chain_terms(P, xn[:nq], xn[nq:2 * nq], g, stiff)[0]
+        no_a = np.zeros(0)
+        _, F0, _ = _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq, no_a, S)
+        counts[0] += 1
+        xp = xn.copy()
+        for j in range(2 * nq):                  # F does not depend on W_in, W_diss
+            e = 1.49e-8 * max(1.0, abs(xn[j]))
+            xp[j] = xn[j] + e
+            _, Fp, _ = _forcing(P, K, D, g, stiff, Q, jidx, tau, xp, nq, no_a, S)
+            counts[0] += 1
+            for i in range(m):
+                JF[i, j] = (Fp[i] - F0[i]) / e
+            xp[j] = xn[j]
+        for j in range(2 * nq, n):
+            for i in range(m):
+                JF[i, j] = 0.0
+        Mj[:, :] = M0
+        counts[1] += 1
+        if S.use[0] != 0 and not _fits_band(JF, Mj, nq, S):
+            S.use[0] = 0
+    dq, dv = h * h * beta * c_new, h * gamma * c_new
+    counts[2] += 1
+    if S.use[0] != 0:
+        return _factor_banded(JF, Mj, nq, dq, dv, S)
+    for i in range(m):
+        for k in range(nq):
+            A[i, k] = -(JF[i, k] * dq + JF[i, nq + k] * dv)
+        for k in range(2):
+            A[i, nq + k] = -JF[i, 2 * nq + k] * dv
+    for i in range(nq):
+        for k in range(nq):
+            A[i, k] += Mj[i, k]
+    for k in range(2):
+        A[nq + k, nq + k] += 1.0
+    return _lu_factor(A, piv)
+
+
+@kernels._jit
+def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, af, gamma,
+             beta, rtol, atol, max_iters, JF, Mj, A, piv, S, state, counts):
+    """The Newton solve of one generalized-alpha step of size h from (x, y0, acc) at t_n
+    (Python twin: ``GeneralizedAlpha._solve_step`` in mass-matrix form).
+
+    y_last, ratio: the first iterate is y0 + ratio (y0 - y_last) (the Python iteration
+    starts from y0, the derivatives at t_n; :meth:`ChainStep._extrapolation`).
+    Q: the generalized forces held over the step (the joint forces at t_{n+1}); tau the
+    joint forces, jidx their coordinates. JF, Mj, A, piv: the kept Jacobian, mass
+    matrix and dense LU (modified Newton across steps); S the :class:`Structure` with
+    the bordered-banded factors used instead where S.use[0]; state = [have a Jacobian
+    (0/1), h of the LU]; counts = [nfev, njev, nlu] (all updated in place).
+    Returns (status, x_{n+1}, y_{n+1}, acc_{n+1}); status OK, FAILED (Newton did not
+    converge even with a fresh Jacobian) or NON_FINITE (the forces or the matrix are not
+    finite)."""
+    n = x.shape[0]
+    nq = (n - 2) // 2
+    m = nq + 2
+    c_new = (1.0 - af) / (1.0 - am)
+    acc_const = (af * y0 - am * acc) / (1.0 - am)
+    x_const = np.empty(n)
+    for k in range(nq):
+        x_const[k] = x[nq + k] + h * (0.5 - beta) * acc[k]
+    for k in range(m):
+        x_const[nq + k] = (1.0 - gamma) * acc[k]
+    xn = np.empty(n)
+    acc_new = np.empty(m)
+    tiny = 1e3 * 2.220446049250313e-16
+    y = y0 + ratio * (y0 - y_last)
+    for attempt in range(2):
+        if state[0] == 0.0 or attempt == 1:
+            _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
+            ok = _factor(P, K, D, g, stiff, Q, jidx, tau, xn, nq, h, beta, gamma, c_new,
+                         True, JF, Mj, A, piv, S, counts)
+            state[0] = 1.0
+            state[1] = h
+        elif abs(state[1] - h) > 1e-12 * h:
+            ok = _factor(P, K, D, g, stiff, Q, jidx, tau, xn, nq, h, beta, gamma, c_new,
+                         False, JF, Mj, A, piv, S, counts)
+            state[1] = h
+        else:
+            ok = True
+        if not ok:
+            state[0] = 0.0
+            return NON_FINITE, xn, y, acc_new
+        prev = -1.0
+        conv = False
+        for _ in range(max_iters):
+            _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
+            Ma, F, M = _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq, y[:nq], S)
+            counts[0] += 1
+            if not np.isfinite(_dot(F, F)):
+                return NON_FINITE, xn, y, acc_new
+            r = y - F
+            r[:nq] = Ma - F[:nq]
+            scale = max(np.abs(Ma).max(), np.abs(F[:nq]).max())
+            small = np.abs(r[:nq]).max() <= tiny * scale
+            if small:
+                small = np.abs(r[nq:]).max() <= tiny * np.abs(F[nq:]).max()
+            if small:
+                conv = True
+                if S.use[0] == 0:
+                    Mj[:, :] = M
+                break
+            dy = -_newton_solve(A, piv, S, r)
+            for k in range(m):
+                y[k] += dy[k]
+            s = 0.0
+            for k in range(m):
+                z = h * gamma * c_new * dy[k] / (atol + rtol * abs(xn[nq + k]))
+                s += z * z
+            norm = np.sqrt(s / m)
+            if not np.isfinite(norm):
+                break
+            if norm <= 1.0:
+                _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
+                conv = True
+                if S.use[0] == 0:
+                    Mj[:, :] = M
+                break
+            if prev >= 0.0 and norm > 0.9 * prev:
+                break
+            prev = norm
+        if conv:
+            return OK, xn, y, acc_new
+        y = y0.copy()                            # the retry starts where Python's does
+    return FAILED, xn, y, acc_new
+
+
+@kernels._jit
+def predicted_state(x, y0, acc, y_last, ratio, nq, h, am, af, gamma, beta):
+    """x_{n+1} for the first iterate y0 + ratio (y0 - y_last) of :func:`ga_solve`."""
+    m = y0.shape[0]
+    c_new = (1.0 - af) / (1.0 - am)
+    acc_const = (af * y0 - am * acc) / (1.0 - am)
+    x_const = np.empty(x.shape[0])
+    for k in range(nq):
+        x_const[k] = x[nq + k] + h * (0.5 - beta) * acc[k]
+    for k in range(m):
+        x_const[nq + k] = (1.0 - gamma) * acc[k]
+    xn = np.empty(x.shape[0])
+    acc_new = np.empty(m)
+    _predict(x, y0 + ratio * (y0 - y_last), nq, h, beta, gamma, c_new, acc_const, x_const,
+             xn, acc_new)
+    return xn
+
+
+@kernels._jit
+def filtered_error(Mj, A, piv, S, e):
+    """The local error estimate e of the positions seen through the Newton matrix N of
+    the last step: the first nq entries of N^-1 [M e, 0, 0] (Python twin and reasons:
+    ``GeneralizedAlpha.filtered_error``)."""
+    nq = e.shape[0]
+    b = np.zeros(nq + 2)
+    b[:nq] = _matvec(Mj, e)
+    return _newton_solve(A, piv, S, b)[:nq]

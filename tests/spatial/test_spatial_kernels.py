@@ -1,0 +1,128 @@
+"""The compiled spatial terms (chrono_flex.spatial.kernels) against the numpy
+equations (chrono_flex.spatial.equations.terms) at random states: M, r = h - Q_g
+[+ K_geo e] and the product M a of the force-only pass, on a chain and on a tree with
+revolute, prismatic and fixed joints, offsets, rotors, hub masses, rigid bodies,
+gravity along a skew direction and varying sections."""
+
+import math
+
+import numpy as np
+import pytest
+
+from chrono_flex.planar import kernels as planar_kernels
+from chrono_flex.spatial import equations as mdl
+from chrono_flex.spatial import kernels as sk
+from chrono_flex.spatial import params as sp
+from chrono_flex.spatial.arm import SpatialArm
+
+pytestmark = pytest.mark.skipif(planar_kernels.numba is None, reason="needs numba")
+rng = np.random.default_rng(23)
+
+
+def tree_arm(stiffening=False):
+    """Hub about z; a link on a skew revolute joint (offset, rotor, hub mass); a link on
+    a skew prismatic joint at its tip; a payload welded there; a second link on the hub
+    about x (three elements of unequal sections); gravity skew."""
+    l1 = sp.SpatialLink(1.0, 2, EI_y=3.0, EI_z=2.0, GJ=1.0, rho_A=0.5, rho_Ip=2e-2)
+    l2 = sp.SpatialLink(0.7, 2, EI_y=1.0, EI_z=2.0, GJ=0.5, rho_A=0.4, rho_Ip=1e-2)
+    l3 = sp.SpatialLink(0.6, 3, EI_y=1.0, EI_z=2.0, GJ=0.5, rho_A=(0.4, 0.3, 0.2),
+                        rho_Ip=lambda x: 1e-2 * (1 + x))
+    x, y = sp.turned(0.4, (1.0, 1.0, 0.0))
+    xb, yb = sp.turned(math.pi)
+    bodies = [sp.RigidBody(1.0, (0.1, 0.2, 0.3)), l1, l2,
+              sp.RigidBody(0.2, ((0.01, 0.002, 0.0), (0.002, 0.02, 0.001), (0.0, 0.001, 0.03))),
+              l3]
+    joints = [sp.RevoluteJoint(axis=(0, 0, 1), hub_inertia=0.05),
+              sp.RevoluteJoint(axis=(0, 1, 0), offset=(0.1, 0, 0.05), hub_inertia=0.02,
+                               hub_mass=0.3),
+              sp.PrismaticJoint(axis=(0.3, 0.2, 1), x_axis=x, y_axis=y, slider_mass=0.2),
+              sp.FixedJoint(offset=(0.05, 0, 0)),
+              sp.RevoluteJoint(axis=(1, 0, 0), offset=(-0.1, 0, 0), x_axis=xb, y_axis=yb)]
+    return SpatialArm(bodies, joints, parents=[-1, 0, 1, 2, 0], gravity=(1.0, -2.0, -9.81),
+                      geometric_stiffening=stiffening)
+
+
+def chain_arm():
+    """Two links about z and y in a chain, a payload welded at the tip, gravity."""
+    links = [sp.SpatialLink(1.0, 4, EI_y=2.0, EI_z=1.0, GJ=1.0, rho_A=0.2, rho_Ip=1e-3),
+             sp.SpatialLink(0.5, 1, EI_y=2.0, EI_z=1.0, GJ=1.0, rho_A=0.2, rho_Ip=1e-3)]
+    return SpatialArm(links + [sp.RigidBody(0.1, (1e-3, 1e-3, 1e-3))],
+                      joints=[sp.RevoluteJoint(axis=(0, 0, 1)), sp.RevoluteJoint(axis=(0, 1, 0)),
+                              sp.FixedJoint()], parents=[-1, 0, 1], gravity=True)
+
+
+def numpy_r(model, q, qd):
+    """r = h - Q_g [+ K_geo e] and M of the numpy equations."""
+    M, h, Qg = mdl.terms(model, q, qd)
+    r = h - Qg
+    if model.geometric_stiffening:
+        r = r - mdl.geometric_stiffness_force(model, q, qd)
+    return M, r
+
+
+@pytest.mark.parametrize("make", [chain_arm, tree_arm, lambda: tree_arm(True)],
+                         ids=["chain", "tree", "tree_stiffening"])
+def test_compiled_terms_equal_numpy_terms(make):
+    arm = make()
+    model = arm.model
+    P = sk.pack(model)
+    for _ in range(5):
+        q = 0.3 * rng.normal(size=arm.nq)
+        qd = rng.normal(size=arm.nq)
+        a = rng.normal(size=arm.nq)
+        M0, r0 = numpy_r(model, q, qd)
+        M1, r1 = sk.tree_terms(P, q, qd, model.g_vec, model.geometric_stiffening)
+        Ma, r2 = sk.tree_forces(P, q, qd, model.g_vec, model.geometric_stiffening, a)
+        _, r3 = sk.tree_forces(P, q, qd, model.g_vec, model.geometric_stiffening)
+        # round-off: the same sums of O(1e2) products of O(1) terms in another order
+        tol = 1e-12
+        np.testing.assert_allclose(M1, M0, rtol=0, atol=tol * np.abs(M0).max())
+        for r in (r1, r2, r3):
+            np.testing.assert_allclose(r, r0, rtol=0, atol=tol * np.abs(r0).max())
+        np.testing.assert_allclose(Ma, M0 @ a, rtol=0, atol=tol * np.abs(M0 @ a).max())
+
+
+def test_compiled_terms_see_every_term():
+    """The comparison can fail: a changed section, joint offset or gravity changes the
+    compiled terms by far more than round-off."""
+    arm = tree_arm()
+    q, qd = 0.3 * rng.normal(size=arm.nq), rng.normal(size=arm.nq)
+    M0, r0 = numpy_r(arm.model, q, qd)
+    other = tree_arm(True)
+    P = sk.pack(other.model)
+    _, r1 = sk.tree_terms(P, q, qd, other.model.g_vec, True)
+    assert np.abs(r1 - r0).max() > 1e-6 * np.abs(r0).max()
+    _, r2 = sk.tree_terms(sk.pack(arm.model), q, qd, np.zeros(3), False)
+    assert np.abs(r2 - r0).max() > 1e-3 * np.abs(r0).max()
+
+
+@pytest.mark.parametrize("kernels", ["numba", "numpy"])
+def test_result_series_equal_the_equations_sample_by_sample(kernels, monkeypatch):
+    """The result's series, computed over all samples at once (chrono_flex.spatial.post:
+    compiled frames, or numpy's), against the equations' functions at each sample."""
+    from chrono_flex.spatial import post
+
+    if kernels == "numpy":
+        monkeypatch.setattr(post, "packed_model", lambda model: None)
+    arm = tree_arm()
+    m = arm.model
+    nt = 4
+    Q, QD = 0.3 * rng.normal(size=(nt, arm.nq)), rng.normal(size=(nt, arm.nq))
+    res = post.spatial_result(arm, np.arange(nt) * 0.1, Q, QD, np.zeros((nt, arm.n_joints)),
+                              np.zeros(nt), np.zeros(nt), 7)
+    for k in range(nt):
+        cl, curv = mdl.centerlines(m, Q[k], 7)
+        # round-off: the same products in another order
+        np.testing.assert_allclose(res.centerline[k], cl, rtol=0, atol=1e-13)
+        np.testing.assert_allclose(res.curvature[k], curv, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(res.centerline_rigid[k],
+                                   mdl.centerlines(m, Q[k], 7, rigid=True)[0], rtol=0,
+                                   atol=1e-13)
+        np.testing.assert_allclose(res.tip_position[k], mdl.tip_frames(m, Q[k])[m.links[-1]].p,
+                                   rtol=0, atol=1e-13)
+        np.testing.assert_allclose(res.extra["tip_vw_phi"][k], mdl.tip_coordinates(m, Q[k]),
+                                   rtol=0, atol=1e-14)
+        e = res.energy
+        assert e.kinetic[k] == pytest.approx(mdl.kinetic_energy(m, Q[k], QD[k]), rel=1e-12)
+        assert e.gravity[k] == pytest.approx(mdl.gravity_potential(m, Q[k]), rel=1e-12)
+        assert e.elastic[k] == pytest.approx(mdl.elastic_potential(m, Q[k]), rel=1e-12)

@@ -1,0 +1,93 @@
+"""The compiled generalized-alpha step of a spatial tree (chrono_flex.spatial.tree_ga:
+chain_ga's step bound to the spatial kernels) against the numpy path (the numpy
+equations and the Python iteration, chrono_flex.spatial.reference.COMPILED off).
+
+Both solve the same equations of every step in the same order with the same tests;
+their residuals differ by round-off (the kernels sum in another order, tested in
+test_spatial_kernels.py), so their iterates differ by round-off while they take the
+same iterations, and by up to Newton's tolerance (1e-8 of the velocities) where one
+stops an iteration before the other. Bounds: 1e-8 of each coordinate's range at a fixed
+step (measured: a few 1e-12); 1e-6 under the step control, whose step sizes follow
+the iterates (as tests/planar/test_chain_ga.py)."""
+
+import math
+
+import numpy as np
+import pytest
+
+import chrono_flex as cf
+from chrono_flex import inputs
+from chrono_flex.planar import chain_ga
+from chrono_flex.spatial import params as sp
+from chrono_flex.spatial import reference
+
+needs_numba = pytest.mark.skipif(not chain_ga.available(),
+                                 reason="numba is not installed (the `fast` extra)")
+
+
+def tree():
+    """A hub about z with two links on it (one about y, one about x turned by 180
+    degrees), a prismatic joint with a payload at the first link's tip; gravity."""
+    l1 = sp.SpatialLink(1.0, 2, EI_y=2.0, EI_z=1.5, GJ=1.0, rho_A=0.2, rho_Ip=1e-3)
+    l2 = sp.SpatialLink(0.5, 2, EI_y=2.0, EI_z=1.5, GJ=1.0, rho_A=0.2, rho_Ip=1e-3)
+    xb, yb = sp.turned(math.pi)
+    return cf.SpatialArm(
+        [sp.RigidBody(1.0, (0.1, 0.1, 0.2)), l1, sp.RigidBody(0.1, (1e-3, 1e-3, 1e-3)), l2],
+        joints=[sp.RevoluteJoint(axis=(0, 0, 1), hub_inertia=0.05),
+                sp.RevoluteJoint(axis=(0, 1, 0), offset=(0.1, 0, 0)),
+                sp.PrismaticJoint(axis=(1, 0, 0)),
+                sp.RevoluteJoint(axis=(1, 0, 0), offset=(-0.1, 0, 0), x_axis=xb, y_axis=yb)],
+        parents=[-1, 0, 1, 0], gravity=True)
+
+
+def run(arm, compiled, monkeypatch, **kw):
+    monkeypatch.setattr(reference, "COMPILED", compiled)
+    res = arm.simulate(progress=False, method="generalized_alpha", **kw)
+    assert res.info["newton"] == ("compiled" if compiled else "python")
+    return res
+
+
+def agree(a, b, tol):
+    span = np.maximum(np.ptp(b, axis=0), 1e-3)
+    return np.all(np.abs(a - b).max(axis=0) <= tol * span)
+
+
+KW = dict(t_end=0.1, dt_out=0.01, qd0=[1.0, 0.5, 0.0, -0.5],
+          torque=inputs.pulse([0.05, -0.02, 0.1, 0.01], 0.1))
+
+
+@needs_numba
+def test_compiled_step_equals_the_numpy_path_at_a_fixed_step(monkeypatch):
+    arm = tree()
+    a = run(arm, True, monkeypatch, step=2e-3, **KW)
+    b = run(arm, False, monkeypatch, step=2e-3, **KW)
+    assert a.info["n_steps"] == b.info["n_steps"] == 50
+    assert agree(a.q, b.q, 1e-8) and agree(a.qd, b.qd, 1e-8)
+    assert agree(a.energy.input_work[:, None], b.energy.input_work[:, None], 1e-8)
+    assert np.ptp(a.q[:, 0]) > 0.05 and np.ptp(a.q[:, arm.elastic_index]) > 1e-4
+
+
+@needs_numba
+def test_compiled_step_control_takes_the_python_steps(monkeypatch):
+    """Default settings (the step control): the same accepted and rejected steps."""
+    arm = tree()
+    a, b = run(arm, True, monkeypatch, **KW), run(arm, False, monkeypatch, **KW)
+    assert a.info["n_steps"] == b.info["n_steps"]
+    assert a.info["rejected"] == b.info["rejected"]
+    assert agree(a.q, b.q, 1e-6) and agree(a.qd, b.qd, 1e-6)
+
+
+@needs_numba
+def test_state_feedback_is_held_and_other_problems_keep_python(monkeypatch):
+    """A torque that may read the state is held over the compiled step (the run says
+    so); prescribed joints keep the Python iteration."""
+    arm = tree()
+    monkeypatch.setattr(reference, "COMPILED", True)
+    res = arm.simulate(0.02, torque=lambda t, q, qd: -0.1 * qd[arm.joint_index],
+                       qd0=[1.0, 0.0, 0.0, 0.0], step=1e-3, progress=False)
+    assert res.info["newton"] == "compiled"
+    assert res.info["torque_evaluation"] == "predicted"
+    assert res.joint_rates[-1, 0] < 1.0                      # the feedback brakes
+    motion = lambda t: (np.full(4, 0.1 * t), np.full(4, 0.1), np.zeros(4))  # noqa: E731
+    res = arm.simulate(0.01, joint_motion=motion, step=1e-3, progress=False)
+    assert res.info["newton"] == "python"
