@@ -20,3 +20,13 @@ def test_torque_observer_example():
     # the docstring's "within about 7 mN m" on the smooth stretch; the lag 3 M'/w_o of
     # a ~1 N m/s torque slope is 3 mN m, so an error far below 1 mN m would be suspicious
     assert 1e-3 < ex.error_smooth < 7e-3
+
+
+def test_hunting_example_drives():
+    ex = load("control_servo_hunting")
+    # the docstring's presliding ranges Ms/sigma0: 0.05 urad for the hunting drive, 0.47
+    # mrad for [S]'s (exact quotients of the parameters, printed to two digits)
+    assert abs(ex.PRESLIDING["hunting"] - 4.67e-8) < 5e-10
+    assert abs(ex.PRESLIDING["[S]"] - 4.67e-4) < 5e-6
+    assert ex.HUNTING.theta_b == 0.0 and ex.HUNTING.Omega2s == 1e-3
+    assert [s[2] for s in ex.SERVOS] == [0.0] + [ex.KI] * 4

@@ -31,6 +31,7 @@ _LAZY = {
     "configure_system": "system", "step": "system",
     "simulate_chrono": "engine", "Attachment": "attachment",
     "GearDriveLink": "drive", "ScaledDrive": "drive", "drive_scales": "drive",
+    "linearize": "linearization",
 }
 
 

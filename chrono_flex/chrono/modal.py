@@ -48,30 +48,31 @@ def _read_coo(path, shape):
     return A
 
 
-def system_matrices(system):
+def system_matrices(system, damping=False):
     """(M, K, Cq) of ``system`` at its current state, dense numpy arrays (velocity-level
-    coordinates; Cq has one row per scalar constraint)."""
+    coordinates; Cq has one row per scalar constraint); with ``damping``, (M, K, R, Cq),
+    R = -dF/dv."""
     require_pychrono()
     system.Setup()
     system.Update(True)
     n, nc = system.GetNumCoordsVelLevel(), system.GetNumConstraints()
     with tempfile.TemporaryDirectory() as d:
         prefix = os.path.join(d, "sys")
-        system.WriteSystemMatrices(True, True, False, True, prefix, False)
+        system.WriteSystemMatrices(True, True, bool(damping), True, prefix, False)
         M = _read_coo(prefix + "_M.dat", (n, n))
         K = _read_coo(prefix + "_K.dat", (n, n))
+        R = _read_coo(prefix + "_R.dat", (n, n)) if damping else None
         Cq = _read_coo(prefix + "_Cq.dat", (nc, n)) if nc else np.zeros((0, n))
-    return M, K, Cq
+    return (M, K, R, Cq) if damping else (M, K, Cq)
 
 
-def system_modes(system, n_modes=None):
-    """Natural modes of ``system`` about its current state (module docstring).
-
-    n_modes: how many of the lowest to return (default all). Raises SimulationError when
-    the reduced stiffness of the massless coordinates is singular (a mechanism without
-    mass) or the reduced mass matrix is not positive definite.
-    """
-    M, K, Cq = system_matrices(system)
+def free_basis(M, K, Cq, R=None):
+    """(T, n_condensed): a basis T (n, r) of the free coordinates v = T xi that the
+    joints allow (the null space of Cq, turned to the principal axes of the mass), with
+    the massless directions condensed out statically (v_s = G v_m, G = -K_ss^-1 K_sm;
+    exact for coordinates without mass and without damping). T^T M T is diagonal.
+    SimulationError when the massless stiffness is singular, or (``R`` given) when R acts
+    on massless coordinates (they would be first-order states, not condensable)."""
     Z = null_space(Cq) if Cq.shape[0] else np.eye(M.shape[0])
     Mr = Z.T @ M @ Z
     d, U = np.linalg.eigh(0.5 * (Mr + Mr.T))
@@ -82,7 +83,6 @@ def system_modes(system, n_modes=None):
     Kr = 0.5 * (Kr + Kr.T)
     s = d <= MASSLESS * d.max()
     m = ~s
-    Kmm = Kr[np.ix_(m, m)]
     T = np.eye(d.size)[:, m]
     if s.any():
         try:
@@ -90,14 +90,34 @@ def system_modes(system, n_modes=None):
         except np.linalg.LinAlgError:
             raise SimulationError("system_modes: the massless coordinates have a singular "
                                   "stiffness (a mechanism without mass)", 0.0) from None
-        Kmm = Kmm + Kr[np.ix_(m, s)] @ G
         T[s, :] = G
+        if R is not None:
+            Rz = Z.T @ R @ Z
+            if np.abs(Rz[s]).max() > 1e-12 * max(np.abs(Rz).max(), 1e-300):
+                raise SimulationError("linearize: damping acts on massless coordinates "
+                                      "(e.g. Rayleigh damping of lumped beam nodes' "
+                                      "rotations); they cannot be condensed out", 0.0)
+    return Z @ T, int(s.sum())
+
+
+def system_modes(system, n_modes=None):
+    """Natural modes of ``system`` about its current state (module docstring).
+
+    n_modes: how many of the lowest to return (default all). Raises SimulationError when
+    the reduced stiffness of the massless coordinates is singular (a mechanism without
+    mass) or the reduced mass matrix is not positive definite.
+    """
+    M, K, Cq = system_matrices(system)
+    T, n_condensed = free_basis(M, K, Cq)
+    Kmm = T.T @ K @ T
+    Kmm = 0.5 * (Kmm + Kmm.T)
+    d = np.einsum("ij,ik,kj->j", T, M, T)     # T^T M T is diagonal (free_basis)
     try:
-        w2, V = eigh(Kmm, np.diag(d[m]))
+        w2, V = eigh(Kmm, np.diag(d))
     except np.linalg.LinAlgError:
         raise SimulationError("system_modes: the mass matrix is not positive definite on the "
                               "free coordinates", 0.0) from None
     k = slice(None) if n_modes is None else slice(0, int(n_modes))
     f = np.sqrt(np.maximum(w2[k], 0.0)) / (2 * np.pi)
-    return SystemModes(frequencies=f, vectors=Z @ T @ V[:, k], n_coordinates=M.shape[0],
-                       n_constraints=Cq.shape[0], n_condensed=int(s.sum()))
+    return SystemModes(frequencies=f, vectors=T @ V[:, k], n_coordinates=M.shape[0],
+                       n_constraints=Cq.shape[0], n_condensed=n_condensed)

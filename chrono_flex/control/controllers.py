@@ -310,9 +310,22 @@ class FrictionCompensation(Controller):
     Coulomb's, Mc (breakaway above it would overshoot). M1'^ is estimated as the
     compensated motor torque k_M r i^ with i^ = u/R (voltage) or u (current).
     ``scale`` (0..1, default 1) compensates a fraction.
+
+    ``model="dynamic"`` (a drive with LuGre friction; continuous only) replaces F_ss by
+    the drive's own dynamic law run as an observer on the measured speed (Canudas de
+    Wit, Olsson, Astrom, Lischinsky, IEEE TAC 40(3), 1995, sec. IV):
+
+        dz^/dt = Omega2^ - sigma0 |Omega2^| z^ / g(Omega2^),
+        M_F^ = sigma0 z^ + sigma1 dz^/dt + sigma2 Omega2^        (``friction.rates``)
+
+    z^ is a controller state (integrated by the engine with the plant); it follows the
+    drive's z as the bristles' own dynamics (stable, time constant g/(sigma0 |v|)) make
+    it, so the compensation holds the stiction and the breakaway too, where the
+    steady-state curve must guess a direction. Its load factor takes the compensated
+    torque M1'^ = T + M_F'^ (T the inner law's torque), solved exactly.
     """
 
-    def __init__(self, inner, drive, speed, v_stick=None, scale=1.0):
+    def __init__(self, inner, drive, speed, v_stick=None, scale=1.0, model="steady"):
         if not callable(inner):
             raise ParameterError("inner", inner, "must be a controller")
         super().__init__(getattr(inner, "period", 0.0), 0.0, [speed])
@@ -324,16 +337,35 @@ class FrictionCompensation(Controller):
         self.v_stick = ck.positive("v_stick", v_stick if v_stick is not None
                                    else max(p.dOmega2, 1e-3))
         self.scale = ck.non_negative("scale", scale)
-        self.n_states = int(getattr(inner, "n_states", 0) or 0) if self.period == 0 else 0
+        self.model = ck.choice("model", model, ("steady", "dynamic"))
+        self._inner_states = int(getattr(inner, "n_states", 0) or 0) if self.period == 0 else 0
+        if self.model == "dynamic":
+            if p.friction != "dynamic":
+                raise ParameterError("model", model, f"needs a drive with dynamic (LuGre) "
+                                     f"friction, not friction={p.friction!r}")
+            if self.period:
+                raise ParameterError("model", model, "is a continuous observer (its state "
+                                     "is as stiff as the bristles): give the inner "
+                                     "controller no period")
+        self.n_states = self._inner_states + (self.model == "dynamic")
         self._gain = (p.R if p.motor == "voltage" else 1.0) / (p.k_M * p.ratio)
 
     @property
     def reads_drive_states(self):
         return super().reads_drive_states or getattr(self.inner, "reads_drive_states", False)
 
-    def torque(self, omega, u_inner):
-        """Estimated friction torque M_F'^ at output speed ``omega`` (N m)."""
+    def torque(self, omega, u_inner, z_hat=None):
+        """Estimated friction torque M_F'^ at output speed ``omega`` (N m); with
+        ``z_hat``, the dynamic law's (``model="dynamic"``)."""
         p, f = self.drive.params, self.drive.friction
+        load = abs(u_inner / self._gain) * p.K_ML + 1.0
+        if z_hat is not None:
+            # the load factor of the compensated torque M = T + (1 + K_ML |M|) F^ (the
+            # transmitted torque at rest, T the inner law's): solved exactly, the sign of
+            # M being that of T + F^ since K_ML |F^| < 1
+            F, T = float(f.force(omega, z_hat)), u_inner / self._gain
+            M = (T + F) / (1.0 - p.K_ML * F * math.copysign(1.0, T + F))
+            return M - T + p.K_V2 * omega
         direction = omega if abs(omega) > self.v_stick else u_inner
         if f is None:
             level = 0.0
@@ -341,24 +373,39 @@ class FrictionCompensation(Controller):
             level = abs(float(f.steady_state_force(omega)))
         else:
             level = p.Mc
-        load = abs(u_inner / self._gain) * p.K_ML + 1.0
         return math.copysign(load * level, direction) * (direction != 0.0) + p.K_V2 * omega
 
-    def _compensate(self, t, u_inner, state):
+    def _compensate(self, t, u_inner, state, z_hat=None):
         omega = float(self.measure(t, *state)[0])
-        return u_inner + self.scale * self._gain * self.torque(omega, float(u_inner))
+        return u_inner + self.scale * self._gain * self.torque(omega, float(u_inner), z_hat)
 
     def __call__(self, t, *state):
+        if self.model == "dynamic":
+            raise ParameterError("controller", self, "has a state (the friction observer): "
+                                 "an engine integrates it through output()/rates()")
         return _finite(repr(self), self._compensate(t, self.inner(t, *state), state), t)
 
+    def _split(self, xc):
+        xc = np.asarray(xc, dtype=float)
+        k = self._inner_states
+        return xc[:k], (float(xc[k]) if self.model == "dynamic" else None)
+
     def output(self, t, xc, *state):
-        return self._compensate(t, self.inner.output(t, xc, *state), state)
+        xi, z_hat = self._split(xc)
+        return self._compensate(t, self.inner.output(t, xi, *state), state, z_hat)
 
     def rates(self, t, xc, *state):
-        return self.inner.rates(t, xc, *state)
+        xi, z_hat = self._split(xc)
+        inner = np.ravel(self.inner.rates(t, xi, *state)) if self._inner_states \
+            else np.zeros(0)
+        if z_hat is None:
+            return inner
+        omega = float(self.measure(t, *state)[0])
+        return np.append(inner, float(self.drive.friction.dzdt(omega, z_hat)))
 
     def initial_state(self):
-        return self.inner.initial_state() if self.n_states else np.zeros(0)
+        inner = self.inner.initial_state() if self._inner_states else np.zeros(0)
+        return np.append(inner, 0.0) if self.model == "dynamic" else inner
 
     def reset(self):
         super().reset()

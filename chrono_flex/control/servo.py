@@ -1,6 +1,6 @@
 """A position servo on the drive and the measures of its self-sustained oscillation
-(the demonstrations of docs/control.md §4, shared by the validation cases and the
-examples)."""
+(the demonstrations of docs/control.md §4 and §4.1, shared by the validation cases and
+the examples)."""
 
 import math
 
@@ -80,4 +80,68 @@ def servo_figure(runs, title):
     return plot
 
 
-__all__ = ["AT_REST", "T_SETTLE", "oscillation", "run_servo", "servo", "servo_figure"]
+#: rad: hunting is seen when the output's half peak-to-peak exceeds one count of a
+#: 2^20-count encoder on the output (6.0e-6 rad: what the servo's own sensor could show);
+#: the integrator's error, rtol 1e-6 of the 0.05 rad setpoint (5e-8 rad), is far below
+HUNT_THRESHOLD = 2 * math.pi / 2**20
+T_HUNT = 1.0         #: s, hunting is measured after this (the step's transient decayed)
+
+
+def hunting_params(**changes):
+    """[S]'s drive (``DriveParams.serebrenny2019``) without play, its friction falling
+    from Ms to Mc at low speed: Stribeck speed 1e-3 rad/s (instead of [S]'s 10.47 rad/s,
+    which no slip of the servo reaches) and bristle stiffness 1e6 N m/rad (presliding
+    Ms/sigma0 = 0.05 urad, instead of 0.47 mrad with [S]'s 100 N m/rad, which would
+    swallow the stick-slip); ``changes`` applied after."""
+    from ..drive import DriveParams
+    values = dict(theta_b=0.0, Omega2s=1e-3, sigma0=1e6)
+    values.update(changes)
+    return DriveParams.serebrenny2019(**values)
+
+
+def pid_servo(drive, kp, ki, kd, setpoint=0.05, compensate=None, u_limit=24.0):
+    """u = kp e + ki int e - kd Omega2 (continuous, ideal output encoder and tachometer),
+    limited to +-``u_limit`` V; ``compensate`` None, "steady" or "dynamic": plus the
+    drive's model-based friction compensation of that model."""
+    law = PID(kp, ki, kd, setpoint=setpoint, sensor=Encoder(drive, 2**40),
+              rate_sensor=Tachometer(drive), u_min=-u_limit, u_max=u_limit)
+    if compensate is None:
+        return law
+    return FrictionCompensation(law, drive, Tachometer(drive), model=compensate)
+
+
+def run_pid_servo(params, kp, ki, kd, t_end=2.0, compensate=None, dt_out=2e-4,
+                  setpoint=0.05):
+    """simulate_drive of :func:`pid_servo` from rest (LSODA, rtol 1e-6, steps of at most
+    1 ms; the hunting's amplitude and period agree with rtol 1e-5 to 1e-5 of themselves,
+    and the stick-slip events, not the tolerance, set the cost)."""
+    drive = GearDrive(params)
+    law = pid_servo(drive, kp, ki, kd, setpoint=setpoint, compensate=compensate)
+    return simulate_drive(drive, t_end, drive_input=law, method="LSODA", rtol=1e-6,
+                          atol=1e-10, dt_out=dt_out, max_step=1e-3)
+
+
+def hunting_figure(runs, title, setpoint=0.05):
+    """draw(fig) of PID servo runs one above the other: ``runs`` = [(label,
+    DriveResult)], the output's error r - alpha2 in mrad with the detection threshold
+    +-:data:`HUNT_THRESHOLD` shaded."""
+    def plot(fig):
+        axes = fig.subplots(len(runs), 1, sharex=True, squeeze=False)[:, 0]
+        for ax, (label, res) in zip(axes, runs):
+            e = setpoint - res.state("output_angle")
+            ax.plot(res.t, 1e3 * e, lw=0.8)
+            ax.axhspan(-1e3 * HUNT_THRESHOLD, 1e3 * HUNT_THRESHOLD, color="0.85", lw=0,
+                       label="detection threshold (1 count of 2^20)")
+            ax.set_ylim(-0.1, 0.3)
+            ax.set_ylabel("r - alpha2, mrad", fontsize=7)
+            ax.set_title(label, fontsize=8)
+            ax.grid(True, alpha=0.3)
+        axes[0].legend(fontsize=6, loc="upper right")
+        axes[-1].set_xlabel("t, s")
+        fig.suptitle(title, fontsize=9)
+    return plot
+
+
+__all__ = ["AT_REST", "HUNT_THRESHOLD", "T_HUNT", "T_SETTLE", "hunting_figure",
+           "hunting_params", "oscillation", "pid_servo", "run_pid_servo", "run_servo",
+           "servo", "servo_figure"]

@@ -311,3 +311,38 @@ def test_friction_compensation_uses_the_drives_friction_law():
     inner = StateFeedback([[0.0] * 6], feedforward=-1.0)
     got = FrictionCompensation(inner, d, Tachometer(d))(0.0, x)
     assert got == pytest.approx(-1.0 - p.R / (p.k_M * p.ratio) * p.Mc, rel=1e-12)
+
+
+def test_dynamic_friction_compensation_observes_the_drives_bristles():
+    """model="dynamic": z^ obeys the drive's own dz/dt on the measured speed; driven by
+    an ideal tachometer it is the drive's z, and its torque the drive's friction."""
+    from chrono_flex.control import FrictionCompensation
+    from chrono_flex.drive import simulate_drive
+
+    d = _drive(theta_b=0.0)
+    p = d.params
+    law = FrictionCompensation(StateFeedback([[0.0] * 6], feedforward=lambda t: 2.0 * np.sin(
+        20.0 * t)), d, Tachometer(d), model="dynamic")
+    assert law.n_states == 1 and law.initial_state().tolist() == [0.0]
+    x = np.zeros(6)
+    x[5] = 0.3
+    # the rate and the torque are the drive's functions at (Omega2, z^): round-off
+    assert law.rates(0.0, [1e-4], x)[0] == pytest.approx(float(d.friction.dzdt(0.3, 1e-4)),
+                                                          rel=1e-12)
+    u = law.output(0.0, [1e-4], x)
+    M = u * p.k_M * p.ratio / p.R          # the compensated torque (the inner law gives 0)
+    # it carries its own load factor: M = (1 + K_ML |M|) F(Omega2, z^), to round-off
+    assert M == pytest.approx((1.0 + p.K_ML * abs(M)) * float(d.friction.force(0.3, 1e-4)),
+                              rel=1e-12)
+    res = simulate_drive(d, 0.3, drive_input=law, method="LSODA", rtol=1e-8, atol=1e-12,
+                         dt_out=1e-3)
+    z, z_hat = res.state("z"), res.info["controller_states"][:, 0]
+    # the same ODE on the same speed, integrated together: apart by the solver's error
+    # only (atol 1e-12 on z of size Mc/sigma0 = 4e-4, rtol 1e-8 over ~1e3 steps)
+    assert np.abs(z).max() > 1e-4
+    assert np.abs(z_hat - z).max() <= 1e-6 * np.abs(z).max()
+    with pytest.raises(ParameterError, match="model"):
+        FrictionCompensation(StateFeedback([[0.0] * 6]), _drive(friction="static"),
+                             Tachometer(_drive()), model="dynamic")
+    with pytest.raises(ParameterError, match="controller"):
+        law(0.0, x)
