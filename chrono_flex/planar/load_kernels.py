@@ -112,7 +112,7 @@ def _forces(L, x, w, Q, g, with_arm):
             gp = np.array([L.Pax[0, 0] * g[0] + L.Pax[1, 0] * g[1] + L.Pax[2, 0] * g[2],
                            L.Pax[0, 1] * g[0] + L.Pax[1, 1] * g[1] + L.Pax[2, 1] * g[2]])
             M, r = kernels._chain_terms(L.P, q, qd, gp, L.stiff)
-            f[:nq] = Q - r - L.K @ q - L.D @ qd
+            f[:nq] = Q - r - fk._mv(L.K, q) - fk._mv(L.D, qd)
     for a in range(L.w_link.shape[0]):
         r, J, phi, Jphi = fk._station(L.P, q, qd, L.w_link[a], L.w_s[a], L.w_N[a], L.w_dN[a])
         k = L.w_body[a]
