@@ -277,6 +277,7 @@ class FlexibleLink(Welds, LoadEvaluation, CallbackState):
         self._diag_inertia = np.concatenate([self._shaft_inertia, np.ones(self._n_act)])
         self._injected_key = None
         self._load_pack = False        # packed again at the first ComputeQ (_pack_load)
+        self._jacobian_at = None       # (state, K, R) formed in ComputeQ (compute_jacobian)
 
     #: the compiled load (:meth:`_pack_load`)
     _kernels = load_kernels

@@ -197,8 +197,9 @@ class LoadEvaluation:
         else:
             inject = key != self._injected_key
         welds = inject and self.attachments and self.jacobian != "iteration"
-        M, f, finite, K_w, R_w = self._kernels.compute_q(
-            pack, x, w, self._joint_forces_at(x, w), self._gravity, welds, self._weld_damped)
+        Q = self._joint_forces_at(x, w)
+        M, f, finite, K_w, R_w = self._kernels.compute_q(pack, x, w, Q, self._gravity,
+                                                         welds, self._weld_damped)
         if not finite:
             raise FloatingPointError("non-finite generalized forces (the state has diverged)")
         if inject:
@@ -208,10 +209,18 @@ class LoadEvaluation:
                 jac.M = self._chrono.ChMatrixDynamicd(M)
                 self._injected_key = key
                 if welds:
-                    self._refresh_weld_jacobians(
-                        jac, None, None, None, None, matrices=(K_w, R_w),
-                        fd=lambda: self._kernels.weld_stiffness_differences(
-                            pack, x, w, self.JACOBIAN_DELTA))
+                    fd = lambda: self._kernels.weld_stiffness_differences(  # noqa: E731
+                        pack, x, w, self.JACOBIAN_DELTA)
+                    if self._stiff_now and not self._chrono_differences and \
+                            self._torque_fn is None:
+                        # K and R of this Update now, with the welds' K_w(x0) from the
+                        # same evaluations (compute_jacobian takes them at this state)
+                        K, R, K_fd = self._kernels.load_jacobian(
+                            pack, x, w, Q, self._gravity, self.JACOBIAN_DELTA)
+                        self._jacobian_at = (key + bytes(memoryview(w)), K, R)
+                        fd = lambda: K_fd  # noqa: E731
+                    self._refresh_weld_jacobians(jac, None, None, None, None,
+                                                 matrices=(K_w, R_w), fd=fd)
         self._last_key = key
         self._last_state = (x, w, f)
         load.load_Q.SetVect(f.tolist())
@@ -239,8 +248,12 @@ class LoadEvaluation:
         pack = self._compiled_load()
         if pack is not None and self._torque_fn is None:
             # joint forces of time only: Q is held over the differences
-            K, R = self._kernels.load_jacobian(pack, x, w, self._joint_forces_at(x, w),
-                                               self._gravity, d)
+            kept, self._jacobian_at = self._jacobian_at, None
+            if kept is not None and kept[0] == bytes(memoryview(x)) + bytes(memoryview(w)):
+                K, R = kept[1], kept[2]
+            else:
+                K, R, _ = self._kernels.load_jacobian(pack, x, w, self._joint_forces_at(x, w),
+                                                      self._gravity, d)
             self.n_jacobians += 1
             jac.K = self._chrono.ChMatrixDynamicd(K)
             jac.R = self._chrono.ChMatrixDynamicd(R)

@@ -163,22 +163,25 @@ def _increment(L, x, i, d):
 
 @_jit
 def _jacobian(L, x, w, Q, g, d, with_arm):
-    """(K, R) of the load (with_arm False: of the welds alone, R left zero) by one-sided
-    differences of step d around x, w, as Chrono's ComputeJacobian."""
+    """(K, R, K_w) of the load (with_arm False: K of the welds alone, R left zero) by
+    one-sided differences of step d around x, w, as Chrono's ComputeJacobian; K_w: the
+    welds' part of K, from the same evaluations."""
     _, f0, fw0 = _forces(L, x, w, Q, g, with_arm)
     f_arm0 = f0 - fw0
     nw = f0.shape[0]
     nw_arm = _sizes(L)[3]
     K = np.empty((nw, nw))
+    K_w = np.empty((nw, nw))
     R = np.zeros((nw, nw))
     for i in range(nw):
         # a welded body's coordinates enter the welds only: the arm's terms are kept
         arm_i = with_arm and i < nw_arm
         _, fi, fwi = _forces(L, _increment(L, x, i, d), w, Q, g, arm_i)
+        K_w[:, i] = (fw0 - fwi) / d
         if with_arm:
             K[:, i] = (f0 - (fi if arm_i else f_arm0 + fwi)) / d
         else:
-            K[:, i] = (fw0 - fwi) / d
+            K[:, i] = K_w[:, i]
     if with_arm:
         for i in range(nw):
             wi = w.copy()
@@ -186,7 +189,7 @@ def _jacobian(L, x, w, Q, g, d, with_arm):
             arm_i = i < nw_arm
             _, fi, fwi = _forces(L, x, wi, Q, g, arm_i)
             R[:, i] = (f0 - (fi if arm_i else f_arm0 + fwi)) / d
-    return K, R
+    return K, R, K_w
 
 
 @_jit
@@ -259,9 +262,10 @@ def load_forces(pack, x, w, Q, g):
 
 
 def load_jacobian(pack, x, w, Q, g, d):
-    """(K, R) = (-dQ/dx, -dQ/dv) of the load by one-sided differences of step d, as
-    Chrono's ``ChLoadCustomMultiple::ComputeJacobian`` forms them, in one compiled call
-    (Q held: joint forces that depend on time only)."""
+    """(K, R, K_w): (-dQ/dx, -dQ/dv) of the load by one-sided differences of step d, as
+    Chrono's ``ChLoadCustomMultiple::ComputeJacobian`` forms them, and the welds' part
+    of K (:func:`weld_stiffness_differences`), in one compiled call (Q held: joint
+    forces that depend on time only)."""
     return _jacobian(pack, x, w, Q, g, float(d), True)
 
 

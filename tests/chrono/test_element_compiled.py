@@ -105,8 +105,8 @@ def test_compiled_load_matches_the_array_path(chrono, build):
     try:
         link.compute_jacobian(_Load(jac))
         K_a, R_a = jac.K, jac.R
-        K_c, R_c = link._kernels.load_jacobian(pack, x, w, Q, link._gravity,
-                                               link.JACOBIAN_DELTA)
+        K_c, R_c, Kw_c = link._kernels.load_jacobian(pack, x, w, Q, link._gravity,
+                                                     link.JACOBIAN_DELTA)
     finally:
         link._chrono = real
     tol = 1e-6 * scale
@@ -126,6 +126,8 @@ def test_compiled_load_matches_the_array_path(chrono, build):
     Kfd = link._weld_fd(q, qd, body, bodies)
     Kfd_c = link._kernels.weld_stiffness_differences(pack, x, w, link.JACOBIAN_DELTA)
     assert np.abs(Kfd_c - Kfd).max() < tol
+    # the welds' part from the full Jacobian's evaluations: the same weld forces
+    assert np.array_equal(Kw_c, Kfd_c)
 
 
 def test_compute_q_call_is_load_forces_and_weld_matrices(chrono):
