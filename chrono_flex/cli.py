@@ -227,7 +227,7 @@ def cmd_render(args):
     if args.frames > len(res.t):
         print(f"--frames {args.frames}: the run has {len(res.t)} output times, one frame each")
     paths = render_command(res, out, scale=args.scale, gif=args.gif or True, vtk=args.vtk,
-                           n_frames=args.frames)
+                           n_frames=args.frames, vtk_fields=args.vtk_fields)
     for p in paths:
         _report_written(p, existed)
     return 0
@@ -328,6 +328,9 @@ def build_parser():
     v.add_argument("--vtk", default=None, metavar="DIR",
                    help="directory for a VTK time series, .vtu + .pvd (relative to the "
                         "current directory)")
+    v.add_argument("--vtk-fields", choices=("essential", "all"), default="essential",
+                   help="point data of the VTK series: deflection and bending strain, or "
+                        "also |deflection| and curvature (derived from them)")
     v.add_argument("--frames", type=int, default=100,
                    help="number of animation frames (GIF, VTK series and Blender)")
     v.add_argument("--blender", default=None, metavar="DIR",

@@ -279,8 +279,12 @@ def simulate_drive(drive, t_end, drive_input=None, m_out=0.0, x0=None, q0=None, 
         q0, qd0: the output shaft's initial angle (rad) and speed (rad/s), with a drive
             state or none (default at rest at zero).
         method: a scipy.integrate.solve_ivp method (one of :data:`METHODS`); stiff ones
-            (Radau, BDF) by default since the friction and gear modes are fast (see
-            ``drive.stiff_modes()``).
+            (Radau, BDF) since the friction and gear modes are fast (see
+            ``drive.stiff_modes()``). Radau by default, not the arms' generalized-alpha:
+            this run does not go through ``integrators.choice`` (a sampled controller
+            restarts the solver at every sample instant), and generalized-alpha's step
+            control measures positions only, leaving the current 2 % of its range off
+            at rtol 1e-3 (docs/architecture.md, "Default integrators").
         rtol, atol: solver tolerances (atol: one value, or one per state); rtol at least
             100 machine epsilons.
         dt_out: spacing of the output times (default t_end/1000), at most ``t_end``; the

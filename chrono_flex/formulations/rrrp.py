@@ -76,6 +76,7 @@ import numpy as np
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
 from .._aliases import canonical
+from ..integrators.choice import DEFAULT_METHOD
 from ..planar.description import _build, _fields_of
 from .rrrp_run import ACTUATED, COORDINATES, ELASTIC, RRRPResult, simulate_rrrp  # noqa: F401
 
@@ -539,7 +540,7 @@ class RRRPArm:
         return np.stack([np.hypot(eta[..., 3], self._phi1z_tip * eta[..., 4]),
                          np.hypot(eta[..., 5], eta[..., 6])], axis=-1)
 
-    def simulate(self, t_end, q0=None, qd0=None, torque=None, dt_out=None, method="RK45",
+    def simulate(self, t_end, q0=None, qd0=None, torque=None, dt_out=None, method=DEFAULT_METHOD,
                  rtol=None, atol=None, max_step=np.inf, progress=None, n_out=None,
                  max_nfev=None, max_wall_time=None, step=None, **old_names):
         """Integrate from t = 0 to ``t_end``; returns an :class:`RRRPResult`.
@@ -555,9 +556,10 @@ class RRRPArm:
         None for free motion. The work done by the inputs is integrated as an extra state.
         dt_out: output interval, s (default t_end / 400); ``n_out`` instead gives the
         number of equally spaced outputs.
-        method: "RK45" (default; [W] used a variable-step 4(5) Runge-Kutta), any scipy
-        method ("Radau", ...; rtol 1e-8 and atol 1e-10 by default), "generalized_alpha"
-        (rtol of its step control, or a fixed ``step``) or "rk4" (a fixed ``step``).
+        method: "generalized_alpha" (default, as every reference engine: rho_inf 0.8,
+        its step control to ``rtol`` 1e-3, or a fixed ``step``; it takes no ``atol``),
+        any scipy method ("RK45", the variable-step 4(5) Runge-Kutta [W] used, "Radau",
+        ...; rtol 1e-8 and atol 1e-10 by default) or "rk4" (a fixed ``step``).
         max_nfev, max_wall_time: budgets (a run stopped by one raises BudgetExceeded
         carrying the partial result). progress: None (on unless quiet), a bool, or a
         :class:`chrono_flex.stepping.Progress`. Raises SimulationError on NaN, a singular

@@ -360,6 +360,9 @@ def am_prescribed(am, joint_motion, t_eval, e0=None, ed0=None, rtol=1e-8, atol=1
     ``M_ee e'' = f_e - M_ej theta''`` (the mixed problem of the FEM engine,
     docs/spatial-link.md §6). ``joint_motion(t) -> (theta, theta_d, theta_dd)``, each (4,)
     in the assumed-modes convention. Returns eta (nt, 8) and eta_d (nt, 8) at ``t_eval``.
+    ``method``: a scipy method (DOP853 by default, not the engines' generalized-alpha: the
+    difference from the FEM run is the result, so the integrator's error must stay far
+    below it).
     """
     if not callable(joint_motion):
         raise ParameterError("joint_motion", joint_motion, "must be callable(t)")

@@ -17,7 +17,7 @@ from scipy.optimize import brentq
 
 from .. import _checks as ck
 from ..errors import BudgetExceeded, ParameterError, SimulationError
-from ..integrators.choice import FIXED_STEP, build_integrator, check_method
+from ..integrators.choice import DEFAULT_METHOD, FIXED_STEP, build_integrator, check_method
 from ..integrators.ivp import fd_jacobian
 from ..planar.reference import ReferenceStepper
 from ..result import Energy, Result
@@ -29,9 +29,9 @@ COORDINATES = ("theta1", "theta2", "theta3", "q1y", "q1z", "q2y", "q2z", "a")
 ACTUATED = (0, 1, 2, 7)
 ELASTIC = (3, 4, 5, 6)
 
-#: Defaults of scipy's solvers on this arm ([W] integrated to tight tolerances; the
-#: arm's slow modes need them over seconds of motion); generalized-alpha takes the
-#: shared default of :mod:`chrono_flex.integrators.choice`.
+#: Defaults of scipy's solvers on this arm, when one is named ([W] integrated to tight
+#: tolerances; the arm's slow modes need them over seconds of motion); the default,
+#: generalized-alpha, takes the shared settings of :mod:`chrono_flex.integrators.choice`.
 RTOL, ATOL = 1e-8, 1e-10
 
 #: Points per arm of the drawn centrelines (``Result.centerline``).
@@ -154,7 +154,7 @@ class _Stepper(ReferenceStepper):
         return t
 
 
-def simulate_rrrp(arm, t_end, eta0, eta_d0=None, inputs=None, dt_out=None, method="RK45",
+def simulate_rrrp(arm, t_end, eta0, eta_d0=None, inputs=None, dt_out=None, method=DEFAULT_METHOD,
                   rtol=None, atol=None, max_step=np.inf, progress=None, n_out=None,
                   max_nfev=None, max_wall_time=None, step=None):
     """:meth:`RRRPArm.simulate <chrono_flex.formulations.rrrp.RRRPArm.simulate>` (its

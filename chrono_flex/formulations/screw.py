@@ -472,8 +472,10 @@ def weak_coupling(arm, joint_motion, t_end, dt_out=None, t0=0.0, rtol=1e-8, atol
 
     1. rigid recursions at (theta, theta_dot, theta_ddot)(t) -> twist rates and wrenches;
     2. each link's clamped-free equation M_e a_dd + C a_d + K a = Q(rigid motion, rigid
-       outboard wrench) (:class:`FlexLink`) integrated from rest (Radau, constant
-       Jacobian) -- links are uncoupled here, the deformation does not change its load;
+       outboard wrench) (:class:`FlexLink`) integrated from rest (Radau to ``rtol``,
+       ``atol``, constant Jacobian; not the engines' generalized-alpha: this model's
+       difference from the exact run is the result, so the integrator's error must stay
+       far below it) -- links are uncoupled here, the deformation does not change its load;
     3. the recursions again with the deformed links (:func:`flexible_recursion`).
 
     joint_motion: callable(t) -> (theta, theta_dot, theta_ddot), as for

@@ -19,8 +19,8 @@ import math
 
 import numpy as np
 
-from ..errors import BudgetExceeded, ParameterError, SimulationError
 from ..stepping import fixed_substep
+from .base import LandingStepper, checked_step
 
 #: RK4's stability limit on the imaginary axis, |omega h| <= 2 sqrt(2).
 RK4_IMAGINARY_LIMIT = 2.0 * math.sqrt(2.0)
@@ -41,7 +41,7 @@ def rk4_amplification(y):
     return np.sqrt(1.0 - y**6 / 72.0 + y**8 / 576.0)
 
 
-class RungeKutta4:
+class RungeKutta4(LandingStepper):
     """Fixed-step RK4 with the interface of the reference engine's steppers (``advance``,
     ``current``, ``state``, ``counters``).
 
@@ -51,30 +51,18 @@ class RungeKutta4:
         max_nfev: budget of ``rhs`` evaluations, or None.
     """
 
+    method = "rk4"
+
     def __init__(self, rhs, t0, x0, step, max_nfev=None):
-        if isinstance(step, bool) or not isinstance(step, (int, float, np.number)) \
-                or not step > 0:
-            raise ParameterError("step", step, "must be > 0")
-        self.rhs, self.step, self.max_nfev = rhs, float(step), max_nfev
+        self.rhs, self.step, self.max_nfev = rhs, checked_step(step), max_nfev
         self.t = float(t0)
         self.x = np.array(x0, dtype=float)
         self.nfev = self.n_steps = 0
 
     def _f(self, t, x):
-        if self.max_nfev is not None and self.nfev >= self.max_nfev:
-            raise BudgetExceeded(f"rk4 used up its budget of max_nfev = {self.max_nfev} "
-                                  "right-hand-side evaluations", t)
-        self.nfev += 1
+        self._count_evaluation(t)
         with np.errstate(over="ignore", invalid="ignore"):
             return self.rhs(t, x)
-
-    @property
-    def current(self):
-        return self.x
-
-    def state(self, t):
-        """The state at an output time: the steps land on them."""
-        return self.x.copy()
 
     def advance(self, t_target):
         """One step towards ``t_target`` (no longer than ``step``, landing on it); returns

@@ -40,9 +40,10 @@ import math
 import numpy as np
 from scipy.linalg import lu_factor, lu_solve
 
-from ..errors import BudgetExceeded, ParameterError, SimulationError
+from ..errors import ParameterError, SimulationError
 from .._interrupts import checkpoint
 from ..stepping import fixed_substep
+from .base import LandingStepper, checked_step
 
 FAMILIES = ("chung-hulbert", "hht")
 
@@ -66,7 +67,7 @@ def alpha_parameters(rho_inf, family="chung-hulbert"):
     return am, af, gamma, 0.25 * (gamma + 0.5) ** 2
 
 
-class GeneralizedAlpha:
+class GeneralizedAlpha(LandingStepper):
     """Generalized-alpha on ``rhs(t, x)``, x = [q (n2), v (n2), z (rest)], with a fixed
     step or with the step controlled by an estimate of the local error.
 
@@ -115,6 +116,9 @@ class GeneralizedAlpha:
             control, halving and output stay here.
     """
 
+    method = "generalized_alpha"
+    budget_hint = " (raise max_nfev, or use a larger step)"
+
     def __init__(self, rhs, jac, t0, x0, n2, step, rho_inf=0.8, family="chung-hulbert",
                  rtol=1e-8, atol=1e-10, max_iters=8, max_nfev=None, max_halvings=4,
                  error_rtol=None, max_step=np.inf, forcing=None, step_solver=None,
@@ -123,10 +127,7 @@ class GeneralizedAlpha:
         self.step_solver = step_solver
         self.am, self.af, self.gamma, self.beta = alpha_parameters(rho_inf, family)
         self.rho_inf, self.family = rho_inf, family
-        if isinstance(step, bool) or not isinstance(step, (int, float, np.number)) \
-                or not step > 0:
-            raise ParameterError("step", step, "must be > 0")
-        self.step = float(step)
+        self.step = checked_step(step)
         if error_rtol is not None and not (isinstance(error_rtol, (int, float, np.number))
                                            and 0.0 < error_rtol < 1.0):
             raise ParameterError("rtol", error_rtol, "must lie in (0, 1) for the step control")
@@ -159,14 +160,6 @@ class GeneralizedAlpha:
         self._lu = None
         self._lu_h = None
         self._J = None
-
-    def _count_evaluation(self, t):
-        """One more evaluation of the equations, within the ``max_nfev`` budget."""
-        if self.max_nfev is not None and self.nfev >= self.max_nfev:
-            raise BudgetExceeded(f"generalized_alpha used up its budget of max_nfev = "
-                                  f"{self.max_nfev} right-hand-side evaluations (raise "
-                                  "max_nfev, or use a larger step)", t)
-        self.nfev += 1
 
     def _eval(self, t, x):
         self._count_evaluation(t)
@@ -277,14 +270,6 @@ class GeneralizedAlpha:
             J[:, j] = (self._eval(t, xp) - f0) / e
         return J
 
-    @property
-    def current(self):
-        return self.x
-
-    def state(self, t):
-        """The state at an output time: the steps land on them (:meth:`advance`)."""
-        return self.x.copy()
-
     def advance(self, t_target):
         """One step towards ``t_target``, landing on it; returns the new time.
 
@@ -381,9 +366,7 @@ class GeneralizedAlpha:
 
     def _check_budget(self, t):
         if self.max_nfev is not None and self.nfev + self.step_solver.nfev > self.max_nfev:
-            raise BudgetExceeded(f"generalized_alpha used up its budget of max_nfev = "
-                                  f"{self.max_nfev} right-hand-side evaluations (raise "
-                                  "max_nfev, or use a larger step)", t)
+            raise self._budget_error(t)
 
     def local_error(self, h, acc_new):
         """Estimate of the local error of the positions over a step of size h:

@@ -26,7 +26,8 @@ def planned_outputs(out_dir, stem, gif=None, vtk=None):
     }
 
 
-def render_command(result, out_dir, scale=None, gif=None, vtk=None, n_frames=100):
+def render_command(result, out_dir, scale=None, gif=None, vtk=None, n_frames=100,
+                   vtk_fields="essential"):
     """Write the pictures of a run into ``out_dir``; return the written paths.
 
     Always: ``<stem>_max_deflection.png`` (3D frame of largest deflection) and
@@ -34,7 +35,8 @@ def render_command(result, out_dir, scale=None, gif=None, vtk=None, n_frames=100
     ``stem`` the case name. ``gif``: a file path (a relative one from the current directory)
     or True for ``<out_dir>/<stem>.gif``, animated with at most ``n_frames`` frames.
     ``vtk``: a directory (relative: from the current directory) or True for
-    ``<out_dir>/vtk``; the .pvd path is listed.
+    ``<out_dir>/vtk``; the .pvd path is listed; ``vtk_fields`` its point data
+    (:func:`~chrono_flex.viz.write_vtk_series`'s ``fields``).
     ``scale`` None: :func:`~chrono_flex.viz.suggest_scale`. Tubes are coloured by bending
     strain when the engine gave curvature, else by |deflection|. Every file is written
     atomically (an existing one is replaced only by a complete new one).
@@ -54,7 +56,8 @@ def render_command(result, out_dir, scale=None, gif=None, vtk=None, n_frames=100
         written.append(render_animation(result, paths["gif"], scale=scale, n_frames=n_frames,
                                         color_by=color_by))
     if paths["vtk"]:
-        written.append(write_vtk_series(result, paths["vtk"], stem=stem, n_frames=n_frames))
+        written.append(write_vtk_series(result, paths["vtk"], stem=stem, n_frames=n_frames,
+                                        fields=vtk_fields))
     plot_result(result, path=paths["plot"])
     written.append(paths["plot"])
     return written
