@@ -9,7 +9,8 @@ import pytest
 from chrono_flex.planar import kernels
 
 pytestmark = [pytest.mark.pychrono,
-              pytest.mark.skipif(kernels.numba is None, reason="the compiled path needs numba")]
+              pytest.mark.skipif(kernels.backend() != "numba",
+                                 reason="the compiled path needs the numba backend")]
 
 
 class _Jac:
