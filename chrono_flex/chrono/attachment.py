@@ -474,7 +474,7 @@ class Welds:
                 K[:, self._nw_arm + 6 * k + i] = -(Q(q, parent, shifted) - Q0) / h
         return K
 
-    def _refresh_weld_jacobians(self, jac, q, qd, parent, bodies):
+    def _refresh_weld_jacobians(self, jac, q, qd, parent, bodies, matrices=None, fd=None):
         """Keep the welds' part of K and R right while the rest of the Jacobian is kept
         over the step (``jacobian`` "step" or N; docs/chrono.md §8).
 
@@ -487,9 +487,11 @@ class Welds:
         and from then on every Update writes K_rest + G^T K_b G at the current state
         (:func:`chrono_flex.planar.floating.attachment_jacobians`; R likewise, exact).
         """
-        K, R = self._weld_matrices(q, parent, bodies)
+        # matrices, fd: the same (K, R) and K_w(x0), compiled (chrono.element_load)
+        K, R = self._weld_matrices(q, parent, bodies) if matrices is None else matrices
         if self._stiff_now:
-            self._weld_at_rebuild, self._weld_rest = (self._weld_fd(q, qd, parent, bodies), R), None
+            K_w = self._weld_fd(q, qd, parent, bodies) if fd is None else fd()
+            self._weld_at_rebuild, self._weld_rest = (K_w, R), None
             return
         if self._weld_at_rebuild is None:
             return

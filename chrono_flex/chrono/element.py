@@ -35,7 +35,7 @@ Any free body of the scene can be welded to the link at any station, both ways, 
 
 import numpy as np
 
-from ..planar import floating, floating_kernels
+from ..planar import floating, floating_kernels, load_kernels
 from ..planar import equations as mdl
 from .. import _checks as ck
 from .._callbacks import loop_input, reads_drive_states, takes_state
@@ -276,6 +276,21 @@ class FlexibleLink(Welds, LoadEvaluation, CallbackState):
         self._diag_index = self._n_body + np.arange(self.nq + self._n_act)
         self._diag_inertia = np.concatenate([self._shaft_inertia, np.ones(self._n_act)])
         self._injected_key = None
+        self._load_pack = False        # packed again at the first ComputeQ (_pack_load)
+        self._jacobian_at = None       # (state, K, R) formed in ComputeQ (compute_jacobian)
+
+    #: the compiled load (:meth:`_pack_load`)
+    _kernels = load_kernels
+
+    def _pack_load(self):
+        """The arrays of the compiled load (:mod:`chrono_flex.planar.load_kernels`), or
+        None without the numba backend or with actuator states (the array path)."""
+        if self.weld_physics is not floating_kernels or self.model.packed is None or self.actuators:
+            return None
+        o, P = (self._o, self._P) if self._moving else (self._ground_o, self._ground_P)
+        self._weld_damped = any(a.damping != (0.0, 0.0) for a in self.attachments)
+        return load_kernels.pack_load(self.model, o, P, self._moving, len(self._bodies),
+                                      self.attachments, [a._shapes for a in self.attachments])
 
     def add_joint_actuator(self, joint, actuator, drive_input=None):
         """Hook: drive joint ``joint`` (0-based) by an actuator with internal states.

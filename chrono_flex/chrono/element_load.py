@@ -144,6 +144,10 @@ class LoadEvaluation:
         self.n_compute_q += 1
         x = np.asarray(state_x.GetVectorData(self._nx))
         w = np.asarray(state_w.GetVectorData(self._nw))
+        pack = self._compiled_load()
+        if pack is not None:
+            self._compute_q_compiled(load, pack, x, w)
+            return
         M, f, (q, qd, body, bodies) = self._load_terms(x, w)
         # Inject M(x) once per Update, at the unperturbed state. In an Update where Chrono
         # differences K and R itself, ComputeQ is called at x, again at x, then at
@@ -162,6 +166,61 @@ class LoadEvaluation:
                 self._injected_key = key
                 if self.attachments and self.jacobian != "iteration":
                     self._refresh_weld_jacobians(jac, q, qd, body, bodies)
+        self._last_key = key
+        self._last_state = (x, w, f)
+        load.load_Q.SetVect(f.tolist())
+
+    def _compiled_load(self):
+        """The :class:`~chrono_flex.planar.load_kernels.LoadPack` of this load, packed once
+        after each rebuild of the load (None where the compiled path does not apply:
+        :meth:`_pack_load`)."""
+        if self._load_pack is False:
+            self._load_pack = self._pack_load()
+        return self._load_pack
+
+    def _pack_load(self):
+        return None
+
+    def _joint_forces_at(self, x, w):
+        """Q (nq,) on q at Chrono's state vectors (a load without actuator states)."""
+        xo = 7 if self._moving else 0
+        nb = self._n_body
+        Q, _ = self._joint_forces(self._time, x[xo:xo + self.nq], w[nb:nb + self.nq], w[:0])
+        return np.zeros(self.nq) if Q is None else Q
+
+    def _compute_q_compiled(self, load, pack, x, w):
+        """ComputeQ by one compiled call (:func:`chrono_flex.planar.load_kernels.compute_q`):
+        the same forces, M and injection policy as the array path below it."""
+        key = bytes(memoryview(x))
+        if self._chrono_differences:
+            inject = key == self._last_key and key != self._injected_key
+        else:
+            inject = key != self._injected_key
+        welds = inject and self.attachments and self.jacobian != "iteration"
+        Q = self._joint_forces_at(x, w)
+        M, f, finite, K_w, R_w = self._kernels.compute_q(pack, x, w, Q, self._gravity,
+                                                         welds, self._weld_damped)
+        if not finite:
+            raise FloatingPointError("non-finite generalized forces (the state has diverged)")
+        if inject:
+            jac = load.GetJacobians()
+            if jac is not None:
+                M[self._diag_index, self._diag_index] -= self._diag_inertia
+                jac.M = self._chrono.ChMatrixDynamicd(M)
+                self._injected_key = key
+                if welds:
+                    fd = lambda: self._kernels.weld_stiffness_differences(  # noqa: E731
+                        pack, x, w, self.JACOBIAN_DELTA)
+                    if self._stiff_now and not self._chrono_differences and \
+                            self._torque_fn is None:
+                        # K and R of this Update now, with the welds' K_w(x0) from the
+                        # same evaluations (compute_jacobian takes them at this state)
+                        K, R, K_fd = self._kernels.load_jacobian(
+                            pack, x, w, Q, self._gravity, self.JACOBIAN_DELTA)
+                        self._jacobian_at = (key + bytes(memoryview(w)), K, R)
+                        fd = lambda: K_fd  # noqa: E731
+                    self._refresh_weld_jacobians(jac, None, None, None, None,
+                                                 matrices=(K_w, R_w), fd=fd)
         self._last_key = key
         self._last_state = (x, w, f)
         load.load_Q.SetVect(f.tolist())
@@ -186,6 +245,19 @@ class LoadEvaluation:
             return
         x, w, f0 = self._last_state
         d, nw = self.JACOBIAN_DELTA, self._nw
+        pack = self._compiled_load()
+        if pack is not None and self._torque_fn is None:
+            # joint forces of time only: Q is held over the differences
+            kept, self._jacobian_at = self._jacobian_at, None
+            if kept is not None and kept[0] == bytes(memoryview(x)) + bytes(memoryview(w)):
+                K, R = kept[1], kept[2]
+            else:
+                K, R, _ = self._kernels.load_jacobian(pack, x, w, self._joint_forces_at(x, w),
+                                                      self._gravity, d)
+            self.n_jacobians += 1
+            jac.K = self._chrono.ChMatrixDynamicd(K)
+            jac.R = self._chrono.ChMatrixDynamicd(R)
+            return
         K = np.empty((nw, nw))
         R = np.empty((nw, nw))
         for i in range(nw):

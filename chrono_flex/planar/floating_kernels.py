@@ -48,6 +48,42 @@ def pack_points(model):
 
 
 @_jit
+def _mv(A, v):
+    """A v by loops (numba's ``@`` calls BLAS, whose overhead dominates 3 x 3 products)."""
+    n, m = A.shape
+    out = np.zeros(n)
+    for i in range(n):
+        acc = 0.0
+        for j in range(m):
+            acc += A[i, j] * v[j]
+        out[i] = acc
+    return out
+
+
+@_jit
+def _mm(A, B):
+    """A B by loops (as :func:`_mv`)."""
+    n, m = A.shape
+    k = B.shape[1]
+    out = np.zeros((n, k))
+    for i in range(n):
+        for j in range(k):
+            acc = 0.0
+            for r in range(m):
+                acc += A[i, r] * B[r, j]
+            out[i, j] = acc
+    return out
+
+
+@_jit
+def _dot(a, b):
+    acc = 0.0
+    for i in range(a.shape[0]):
+        acc += a[i] * b[i]
+    return acc
+
+
+@_jit
 def _add_point(m, r0, r1, J, a0, a1, qd, w, o, Pax, acc_s, ms, SVq, Iww, Mwq, macc,
                fW, fq, g_b):
     """Add one mass point (mass m, planar r, J (2, nq), a) to the body's sums
@@ -192,11 +228,11 @@ def _body_terms(P, X, MW, NQ, npts, K, D, stiff, q, qd, Q, A, w, o, Pax, g):
     :func:`_tip_frame`), and the body's sums over every quadrature point and lumped item."""
     nq = P.nq
     nl = P.kind.shape[0]
-    g_b = A.T @ g
+    g_b = _mv(A.T, g)
     g_p = np.array([Pax[0, 0] * g_b[0] + Pax[1, 0] * g_b[1] + Pax[2, 0] * g_b[2],
                     Pax[0, 1] * g_b[0] + Pax[1, 1] * g_b[1] + Pax[2, 1] * g_b[2]])
     Mqq, rq = kernels._chain_terms(P, q, qd, g_p, stiff)
-    fq_arm = Q - rq - K @ q - D @ qd
+    fq_arm = Q - rq - _mv(K, q) - _mv(D, qd)
     n = np.array([Pax[1, 0] * Pax[2, 1] - Pax[2, 0] * Pax[1, 1],
                   Pax[2, 0] * Pax[0, 1] - Pax[0, 0] * Pax[2, 1],
                   Pax[0, 0] * Pax[1, 1] - Pax[1, 0] * Pax[0, 1]])
@@ -259,8 +295,8 @@ def _body_terms(P, X, MW, NQ, npts, K, D, stiff, q, qd, Q, A, w, o, Pax, g):
                        fr_ap[fi, 1], qd, w, o, Pax, acc_s, ms, SVq, Iww, Mwq, macc, fW,
                        fq, g_b)
     mtot = acc_s[0]
-    ASV = A @ SVq
-    Amacc = A @ macc
+    ASV = _mm(A, SVq)
+    Amacc = _mv(A, macc)
     for a in range(3):
         M[a, a] = mtot
         f[a] = mtot * g[a] - Amacc[a]
@@ -276,7 +312,7 @@ def _body_terms(P, X, MW, NQ, npts, K, D, stiff, q, qd, Q, A, w, o, Pax, g):
             M[6 + k, 3 + a] = M[3 + a, 6 + k]
     # M[v, omega] = -A S(ms), S the cross-product matrix
     S = np.array([[0.0, -ms[2], ms[1]], [ms[2], 0.0, -ms[0]], [-ms[1], ms[0], 0.0]])
-    AS = A @ S
+    AS = _mm(A, S)
     for a in range(3):
         for b in range(3):
             M[a, 3 + b] = -AS[a, b]
@@ -325,33 +361,33 @@ def _weld(r, J, phi, Jphi, qd, pB, AB, vB, wB, o, Pax, xb, Ab, vb, wb, d, Fr, ga
     with :func:`~chrono_flex.planar.floating.bushing_wrench`): (Q_parent, Q_q, Q_body,
     gap, rot_rel, F, M, [V, P], gap_rate, omega_rel)."""
     n = _cross(Pax[:, 0], Pax[:, 1])
-    sL = o + Pax @ r
-    RL = pB + AB @ sL
-    vL = vB + AB @ (_cross(wB, sL) + Pax @ (J @ qd))
+    sL = o + _mv(Pax, r)
+    RL = pB + _mv(AB, sL)
+    vL = vB + _mv(AB, _cross(wB, sL) + _mv(Pax, _mv(J, qd)))
     c, s = np.cos(phi), np.sin(phi)
     ex = Pax[:, 0] * c + Pax[:, 1] * s
     ey = Pax[:, 1] * c - Pax[:, 0] * s
     Rloc = np.empty((3, 3))
     Rloc[:, 0], Rloc[:, 1], Rloc[:, 2] = ex, ey, _cross(ex, ey)
-    AL = AB @ Rloc
-    wL = AB @ (wB + n * (Jphi @ qd))
-    Rb = xb + Ab @ d
-    vbp = vb + Ab @ _cross(wb, d)
-    gap, gap_rate, omega_rel = Rb - RL, vbp - vL, Ab @ wb - wL
-    R = (Ab @ Fr) @ AL.T
+    AL = _mm(AB, Rloc)
+    wL = _mv(AB, wB + n * _dot(Jphi, qd))
+    Rb = xb + _mv(Ab, d)
+    vbp = vb + _mv(Ab, _cross(wb, d))
+    gap, gap_rate, omega_rel = Rb - RL, vbp - vL, _mv(Ab, wb) - wL
+    R = _mm(_mm(Ab, Fr), AL.T)
     k_p, k_r, c_p, c_r = gains[0], gains[1], gains[2], gains[3]
     sigma = 0.5 * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
     F = -k_p * gap - c_p * gap_rate
     M = -k_r * sigma - c_r * omega_rel
-    VP = np.array([0.5 * k_p * (gap @ gap) + 0.5 * k_r * (3.0 - (R[0, 0] + R[1, 1] + R[2, 2])),
-                   c_p * (gap_rate @ gap_rate) + c_r * (omega_rel @ omega_rel)])
-    f = -(AB.T @ F)
-    m = -(AB.T @ M)
+    VP = np.array([0.5 * k_p * _dot(gap, gap) + 0.5 * k_r * (3.0 - (R[0, 0] + R[1, 1] + R[2, 2])),
+                   c_p * _dot(gap_rate, gap_rate) + c_r * _dot(omega_rel, omega_rel)])
+    f = -_mv(AB.T, F)
+    m = -_mv(AB.T, M)
     Qp = np.empty(6)
     Qp[:3], Qp[3:] = -F, _cross(sL, f) + m
     Qb = np.empty(6)
-    Qb[:3], Qb[3:] = F, Ab.T @ M + _cross(d, Ab.T @ F)
-    Qq = J.T @ (Pax.T @ f) + Jphi * (n @ m)
+    Qb[:3], Qb[3:] = F, _mv(Ab.T, M) + _cross(d, _mv(Ab.T, F))
+    Qq = _mv(J.T, _mv(Pax.T, f)) + Jphi * _dot(n, m)
     return Qp, Qq, Qb, gap, R, F, M, VP, gap_rate, omega_rel
 
 
@@ -361,12 +397,12 @@ def _weld_g(r, J, Jphi, AB, o, Pax, Ab, d):
     [parent (v_B, omega_B local), q_dot, body (v_b, omega_b local)]: [de; dtheta] = G dw."""
     nq = J.shape[1]
     n = _cross(Pax[:, 0], Pax[:, 1])
-    sL = o + Pax @ r
+    sL = o + _mv(Pax, r)
     G = np.zeros((6, 12 + nq))
-    ASs = AB @ np.array([[0.0, -sL[2], sL[1]], [sL[2], 0.0, -sL[0]], [-sL[1], sL[0], 0.0]])
-    ASd = Ab @ np.array([[0.0, -d[2], d[1]], [d[2], 0.0, -d[0]], [-d[1], d[0], 0.0]])
-    APJ = AB @ (Pax @ J)
-    An = AB @ n
+    ASs = _mm(AB, np.array([[0.0, -sL[2], sL[1]], [sL[2], 0.0, -sL[0]], [-sL[1], sL[0], 0.0]]))
+    ASd = _mm(Ab, np.array([[0.0, -d[2], d[1]], [d[2], 0.0, -d[0]], [-d[1], d[0], 0.0]]))
+    APJ = _mm(AB, _mm(Pax, J))
+    An = _mv(AB, n)
     b = 6 + nq
     for a in range(3):
         G[a, a] = -1.0

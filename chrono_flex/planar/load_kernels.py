@@ -1,0 +1,284 @@
+"""Compiled evaluation of the custom Chrono element's whole load (optional, numba).
+
+The element (:class:`chrono_flex.chrono.element.FlexibleLink`) is one Chrono load over
+the shafts of q, the parent body when it moves, and the bodies welded to the link. Its
+generalized forces at Chrono's state vectors x, w (docs/chrono.md eq. (2.1): a body's
+7 position entries, position and unit quaternion, and 6 velocity entries, world velocity
+and local angular velocity) are the arm's terms
+(:func:`chrono_flex.planar.floating_kernels.spatial_terms` on a moving body, the chain
+terms of :func:`chrono_flex.planar.floating.plane_terms` at rest) plus every weld's
+bushing (:func:`chrono_flex.planar.floating.attachment_terms`). Here they are evaluated
+from x and w in one compiled call (:func:`load_forces`), and so are K = -dQ/dx and
+R = -dQ/dv by the one-sided differences of Chrono's ``ChLoadCustomMultiple::
+ComputeJacobian`` (:func:`load_jacobian`: step d, a body's rotation incremented by a
+local rotation vector, ``ChBody::IntStateIncrement``), all 2n evaluations in one call.
+The formulas are those of the modules named; tests hold the results equal to the numpy
+path to round-off.
+"""
+
+from collections import namedtuple
+
+import numpy as np
+
+from . import floating_kernels as fk
+from . import kernels
+from .kernels import _jit
+
+#: Everything the compiled load needs besides the state, packed once per load:
+#: the chain model P (:class:`chrono_flex.planar.kernels.Packed`), its quadrature
+#: (X, MW, NQ, npts: :class:`chrono_flex.planar.floating_kernels.Points`), K, D, the
+#: geometric stiffening flag, the plane (o, Pax: in the parent's frame, or the world's
+#: for a parent at rest), whether the parent moves, and per weld: link, abscissa,
+#: shape values N, N' at it, the body's place among the load's bodies, offset,
+#: frame rotation and gains (k_p, k_r, c_p, c_r).
+LoadPack = namedtuple("LoadPack", "P X MW NQ npts K D stiff o Pax moving n_bodies "
+                                  "w_link w_s w_N w_dN w_body w_offset w_rot w_gains")
+
+
+def pack_load(model, plane_origin, plane_axes, moving, n_bodies, attachments, shapes):
+    """The :class:`LoadPack` of a planar element (``model.packed`` must exist: the numba
+    backend); ``attachments``: objects with link, s, index, offset, frame_rot, gains;
+    ``shapes``: the (N (1, ne), N' (1, ne)) of each at its station."""
+    pts = fk.pack_points(model)
+    na = len(attachments)
+    ne = max(max((np.asarray(sh[0]).size for sh in shapes), default=1), 1)
+    N, dN = np.zeros((na, ne)), np.zeros((na, ne))
+    for a, (n_, dn_) in enumerate(shapes):
+        n_, dn_ = np.ravel(n_), np.ravel(dn_)
+        N[a, :n_.size], dN[a, :dn_.size] = n_, dn_
+    return LoadPack(
+        model.packed, pts.x, pts.mw, pts.N, pts.n, np.ascontiguousarray(model.K, dtype=float),
+        np.ascontiguousarray(model.D, dtype=float), bool(model.geometric_stiffening),
+        np.ascontiguousarray(plane_origin, dtype=float),
+        np.ascontiguousarray(plane_axes, dtype=float), bool(moving), int(n_bodies),
+        np.array([a.link for a in attachments], dtype=np.int64),
+        np.array([a.s for a in attachments], dtype=float), N, dN,
+        np.array([a.index for a in attachments], dtype=np.int64),
+        np.array([a.offset for a in attachments], dtype=float).reshape(na, 3),
+        np.array([a.frame_rot for a in attachments], dtype=float).reshape(na, 3, 3),
+        np.array([a.gains for a in attachments], dtype=float).reshape(na, 4))
+
+
+@_jit
+def _quat_matrix(x, o):
+    """Rotation matrix of the unit quaternion x[o:o + 4] (scalar first), as
+    :func:`chrono_flex.chrono.system.quat_to_matrix`."""
+    e0, e1, e2, e3 = x[o], x[o + 1], x[o + 2], x[o + 3]
+    A = np.empty((3, 3))
+    A[0, 0] = e0 * e0 + e1 * e1 - e2 * e2 - e3 * e3
+    A[0, 1] = 2 * (e1 * e2 - e0 * e3)
+    A[0, 2] = 2 * (e1 * e3 + e0 * e2)
+    A[1, 0] = 2 * (e1 * e2 + e0 * e3)
+    A[1, 1] = e0 * e0 - e1 * e1 + e2 * e2 - e3 * e3
+    A[1, 2] = 2 * (e2 * e3 - e0 * e1)
+    A[2, 0] = 2 * (e1 * e3 - e0 * e2)
+    A[2, 1] = 2 * (e2 * e3 + e0 * e1)
+    A[2, 2] = e0 * e0 - e1 * e1 - e2 * e2 + e3 * e3
+    return A
+
+
+@_jit
+def _sizes(L):
+    """(n_body, nq, nx_arm, nw_arm) of the load's layout."""
+    nq = L.P.nq
+    if L.moving:
+        return 6, nq, 7 + nq, 6 + nq
+    return 0, nq, nq, nq
+
+
+@_jit
+def _forces(L, x, w, Q, g, with_arm):
+    """(M over the arm's velocity coordinates, f over the load's, f of the welds alone)
+    at x, w; with_arm False: M and the arm's terms are left zero."""
+    nb, nq, nx_arm, nw_arm = _sizes(L)
+    nw = nw_arm + 6 * L.n_bodies
+    f = np.zeros(nw)
+    fw = np.zeros(nw)
+    if L.moving:
+        A = _quat_matrix(x, 3)
+        pB, vB, wB = x[0:3].copy(), w[0:3].copy(), w[3:6].copy()
+        q, qd = x[7:7 + nq].copy(), w[6:6 + nq].copy()
+    else:
+        A = np.eye(3)
+        pB, vB, wB = np.zeros(3), np.zeros(3), np.zeros(3)
+        q, qd = x[0:nq].copy(), w[0:nq].copy()
+    M = np.zeros((nw_arm, nw_arm))
+    if with_arm:
+        if L.moving:
+            M, fa = fk._body_terms(L.P, L.X, L.MW, L.NQ, L.npts, L.K, L.D, L.stiff, q, qd,
+                                   Q, A, wB, L.o, L.Pax, g)
+            f[:nw_arm] = fa
+        else:
+            gp = np.array([L.Pax[0, 0] * g[0] + L.Pax[1, 0] * g[1] + L.Pax[2, 0] * g[2],
+                           L.Pax[0, 1] * g[0] + L.Pax[1, 1] * g[1] + L.Pax[2, 1] * g[2]])
+            M, r = kernels._chain_terms(L.P, q, qd, gp, L.stiff)
+            f[:nq] = Q - r - fk._mv(L.K, q) - fk._mv(L.D, qd)
+    for a in range(L.w_link.shape[0]):
+        r, J, phi, Jphi = fk._station(L.P, q, qd, L.w_link[a], L.w_s[a], L.w_N[a], L.w_dN[a])
+        k = L.w_body[a]
+        xo, wo = nx_arm + 7 * k, nw_arm + 6 * k
+        Qp, Qq, Qb, _, _, _, _, _, _, _ = fk._weld(
+            r, J, phi, Jphi, qd, pB, A, vB, wB, L.o, L.Pax, x[xo:xo + 3].copy(),
+            _quat_matrix(x, xo + 3), w[wo:wo + 3].copy(), w[wo + 3:wo + 6].copy(),
+            L.w_offset[a], L.w_rot[a], L.w_gains[a])
+        for i in range(nq):
+            fw[nb + i] += Qq[i]
+        if L.moving:
+            for i in range(6):
+                fw[i] += Qp[i]
+        for i in range(6):
+            fw[wo + i] += Qb[i]
+    return M, f + fw, fw
+
+
+@_jit
+def _increment(L, x, i, d):
+    """x incremented by d along velocity coordinate i, as Chrono's
+    ``LoadStateIncrement`` (:meth:`chrono_flex.chrono.element_load.LoadEvaluation._increment`):
+    shafts add d; a body's position adds d, its quaternion is multiplied on the right by
+    (cos(d/2), sin(d/2) e_k)."""
+    nb, nq, nx_arm, nw_arm = _sizes(L)
+    xi = x.copy()
+    if nb <= i < nw_arm:
+        xi[nx_arm - nq + i - nb] += d
+        return xi
+    if i < nb:
+        xo, j = 0, i
+    else:
+        xo, j = nx_arm + 7 * ((i - nw_arm) // 6), (i - nw_arm) % 6
+    if j < 3:
+        xi[xo + j] += d
+        return xi
+    w0, x0, y0, z0 = x[xo + 3], x[xo + 4], x[xo + 5], x[xo + 6]
+    c, s = np.cos(0.5 * d), np.sin(0.5 * d)
+    if j == 3:
+        qn = (w0 * c - x0 * s, x0 * c + w0 * s, y0 * c + z0 * s, z0 * c - y0 * s)
+    elif j == 4:
+        qn = (w0 * c - y0 * s, x0 * c - z0 * s, y0 * c + w0 * s, z0 * c + x0 * s)
+    else:
+        qn = (w0 * c - z0 * s, x0 * c + y0 * s, y0 * c - x0 * s, z0 * c + w0 * s)
+    xi[xo + 3], xi[xo + 4], xi[xo + 5], xi[xo + 6] = qn
+    return xi
+
+
+@_jit
+def _jacobian(L, x, w, Q, g, d, with_arm):
+    """(K, R, K_w) of the load (with_arm False: K of the welds alone, R left zero) by
+    one-sided differences of step d around x, w, as Chrono's ComputeJacobian; K_w: the
+    welds' part of K, from the same evaluations."""
+    _, f0, fw0 = _forces(L, x, w, Q, g, with_arm)
+    f_arm0 = f0 - fw0
+    nw = f0.shape[0]
+    nw_arm = _sizes(L)[3]
+    K = np.empty((nw, nw))
+    K_w = np.empty((nw, nw))
+    R = np.zeros((nw, nw))
+    for i in range(nw):
+        # a welded body's coordinates enter the welds only: the arm's terms are kept
+        arm_i = with_arm and i < nw_arm
+        _, fi, fwi = _forces(L, _increment(L, x, i, d), w, Q, g, arm_i)
+        K_w[:, i] = (fw0 - fwi) / d
+        if with_arm:
+            K[:, i] = (f0 - (fi if arm_i else f_arm0 + fwi)) / d
+        else:
+            K[:, i] = K_w[:, i]
+    if with_arm:
+        for i in range(nw):
+            wi = w.copy()
+            wi[i] += d
+            arm_i = i < nw_arm
+            _, fi, fwi = _forces(L, x, wi, Q, g, arm_i)
+            R[:, i] = (f0 - (fi if arm_i else f_arm0 + fwi)) / d
+    return K, R, K_w
+
+
+@_jit
+def _weld_matrices(L, x, damped):
+    """The welds' K and R at x (:func:`chrono_flex.planar.floating.attachment_jacobians`:
+    G^T diag(gains) G per weld, scattered into the load's columns)."""
+    nb, nq, nx_arm, nw_arm = _sizes(L)
+    nw = nw_arm + 6 * L.n_bodies
+    K, R = np.zeros((nw, nw)), np.zeros((nw, nw))
+    if L.moving:
+        A = _quat_matrix(x, 3)
+        q = x[7:7 + nq].copy()
+    else:
+        A = np.eye(3)
+        q = x[0:nq].copy()
+    qd = np.zeros(nq)
+    for a in range(L.w_link.shape[0]):
+        r, J, _, Jphi = fk._station(L.P, q, qd, L.w_link[a], L.w_s[a], L.w_N[a], L.w_dN[a])
+        k = L.w_body[a]
+        xo, wo = nx_arm + 7 * k, nw_arm + 6 * k
+        G = fk._weld_g(r, J, Jphi, A, L.o, L.Pax, _quat_matrix(x, xo + 3), L.w_offset[a])
+        n = nb + nq + 6
+        cols = np.empty(n, dtype=np.int64)
+        for i in range(nb + nq):
+            cols[i] = i
+        for i in range(6):
+            cols[nb + nq + i] = wo + i
+        fk._add_weld_matrices(G, G.shape[1] - n, L.w_gains[a], cols, K, R)
+    return K, R
+
+
+@_jit
+def _compute_q(L, x, w, Q, g, weld_matrices, damped):
+    """What one ComputeQ needs: (M (nw, nw), f, whether f is finite, the welds' K, R at
+    x when ``weld_matrices``, else empty)."""
+    M_arm, f, _ = _forces(L, x, w, Q, g, True)
+    nw, na = f.shape[0], M_arm.shape[0]
+    M = np.zeros((nw, nw))
+    M[:na, :na] = M_arm
+    finite = True
+    for i in range(nw):
+        if not np.isfinite(f[i]):
+            finite = False
+    if weld_matrices:
+        K, R = _weld_matrices(L, x, damped)
+    else:
+        K, R = np.zeros((0, 0)), np.zeros((0, 0))
+    return M, f, finite, K, R
+
+
+def compute_q(pack, x, w, Q, g, weld_matrices, damped):
+    """(M (nw, nw), f (nw,), f finite, the welds' K and R (or None: not asked for; R
+    None also when no weld is damped)) of the load at Chrono's state vectors, in one
+    compiled call: :func:`load_forces` and :func:`weld_matrices`."""
+    M, f, finite, K, R = _compute_q(pack, x, w, Q, g, bool(weld_matrices), bool(damped))
+    if not weld_matrices:
+        return M, f, finite, None, None
+    return M, f, finite, K, (R if damped else None)
+
+
+def load_forces(pack, x, w, Q, g):
+    """(M (nw, nw), f (nw,)) of the load at Chrono's state vectors x, w (joint
+    forces Q (nq,), gravity g (3,), world), in one compiled call."""
+    M, f, _ = _forces(pack, x, w, Q, g, True)
+    if M.shape[0] < f.shape[0]:                 # the welded bodies' rows: no arm inertia
+        Mf = np.zeros((f.shape[0], f.shape[0]))
+        Mf[:M.shape[0], :M.shape[0]] = M
+        M = Mf
+    return M, f
+
+
+def load_jacobian(pack, x, w, Q, g, d):
+    """(K, R, K_w): (-dQ/dx, -dQ/dv) of the load by one-sided differences of step d, as
+    Chrono's ``ChLoadCustomMultiple::ComputeJacobian`` forms them, and the welds' part
+    of K (:func:`weld_stiffness_differences`), in one compiled call (Q held: joint
+    forces that depend on time only)."""
+    return _jacobian(pack, x, w, Q, g, float(d), True)
+
+
+def weld_stiffness_differences(pack, x, w, d):
+    """-dQ_weld/dx of all welds by the same differences (velocities held)."""
+    return _jacobian(pack, x, w, np.zeros(pack.P.nq), np.zeros(3), float(d), False)[0]
+
+
+def weld_matrices(pack, x, damped):
+    """The welds' (K, R or None) at x over the load's velocity coordinates."""
+    K, R = _weld_matrices(pack, x, damped)
+    return K, (R if damped else None)
+
+
+__all__ = ["LoadPack", "compute_q", "load_forces", "load_jacobian", "pack_load", "weld_matrices",
+           "weld_stiffness_differences"]
