@@ -430,11 +430,11 @@ def test_failed_vtk_series_leaves_the_previous_one(result, tmp_path, monkeypatch
     before = snapshot(tmp_path)
     real, calls = vtk.frame_vtu, [0]
 
-    def frame(*a):
+    def frame(*a, **kw):
         calls[0] += 1
         if calls[0] == 3:
             raise MemoryError("frame 3")
-        return real(*a)
+        return real(*a, **kw)
 
     monkeypatch.setattr(vtk, "frame_vtu", frame)
     with pytest.raises(MemoryError):
@@ -445,7 +445,7 @@ def test_failed_vtk_series_leaves_the_previous_one(result, tmp_path, monkeypatch
 def test_failed_first_vtk_series_leaves_no_vtu(result, tmp_path, monkeypatch):
     from chrono_flex.viz import vtk
 
-    def frame(*a):
+    def frame(*a, **kw):
         raise RuntimeError("no frames")
 
     monkeypatch.setattr(vtk, "frame_vtu", frame)
