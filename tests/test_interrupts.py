@@ -48,10 +48,25 @@ def long_model(tmp_path, step, extra=""):
     return path
 
 
+@pytest.fixture(autouse=True)
+def python_sigint_handler():
+    """Each test starts from Python's own Ctrl-C handler, whatever an earlier test of the
+    same process left (a run of a library that leaves SIGINT ignored would otherwise make
+    the interrupts below vanish, and be inherited by the subprocesses)."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
+def _default_sigint():
+    signal.signal(signal.SIGINT, signal.SIG_DFL)   # Python then installs its own handler
+
+
 def start(args, tmp_path):
     env = dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=str(ROOT))
     return subprocess.Popen([sys.executable, *args], cwd=tmp_path, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_default_sigint)
 
 
 def interrupt_in_loop(proc, marker):
