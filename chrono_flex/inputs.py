@@ -163,6 +163,20 @@ def spin_up(Omega, T):
     return Profile(_spec("spin-up", Omega=Omega, T=T), f)
 
 
+def smooth_step(t, t0, t1):
+    """The quintic smooth step from 0 at ``t0`` to 1 at ``t1`` and its first two time
+    derivatives (zero at both ends): s = 10 u^3 - 15 u^4 + 6 u^5, u = (t - t0) / (t1 - t0),
+    held at 0 before and 1 after. Returns (s, ds/dt, d2s/dt2)."""
+    if t <= t0:
+        return 0.0, 0.0, 0.0
+    if t >= t1:
+        return 1.0, 0.0, 0.0
+    d = t1 - t0
+    u = (t - t0) / d
+    return (u ** 3 * (10 - 15 * u + 6 * u * u), 30 * u * u * (1 - u) ** 2 / d,
+            60 * u * (1 - u) * (1 - 2 * u) / d ** 2)
+
+
 def table(file, columns=None, base_dir=None):
     """Linear interpolation in a CSV file: a header row, then rows of numbers; the first
     column is the time (s, increasing), the others the inputs (``columns``: their names,

@@ -50,6 +50,7 @@ import sys
 import numpy as np
 
 from chrono_flex.errors import ParameterError, PyChronoUnavailable
+from chrono_flex.inputs import smooth_step
 
 G = 9.81
 #: Links: length (m), EI (N m^2), rho A (kg/m); elements per link; damping beta (s).
@@ -74,19 +75,6 @@ SMC_INTEGRATOR = dict(timestepper="hht", alpha=-0.3)
 STEPS = {"smc": 1e-3, "nsc": 2e-3}
 #: GIF frames per simulated second.
 FRAMES_PER_SECOND = 25
-
-
-def smooth_step(t, t0, t1):
-    """The quintic smooth step from 0 at t0 to 1 at t1, with its first two derivatives
-    (zero at both ends): s = 10 u^3 - 15 u^4 + 6 u^5, u = (t - t0) / (t1 - t0)."""
-    if t <= t0:
-        return 0.0, 0.0, 0.0
-    if t >= t1:
-        return 1.0, 0.0, 0.0
-    d = t1 - t0
-    u = (t - t0) / d
-    return (u ** 3 * (10 - 15 * u + 6 * u * u), 30 * u * u * (1 - u) ** 2 / d,
-            60 * u * (1 - u) * (1 - 2 * u) / d ** 2)
 
 
 def hertz_overlap(force, n_points, young=YOUNG, poisson=POISSON, radius=0.1):

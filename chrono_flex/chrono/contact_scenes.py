@@ -17,6 +17,7 @@ beams (``"beam"``: spheres at the nodes of a
 import numpy as np
 
 from ..errors import ParameterError
+from ..inputs import smooth_step
 from ._quiet import quiet_swig
 from .attachment import body_kinetic_energy
 from .scenes import _formulation, contact_system, flexible_link
@@ -309,7 +310,7 @@ class TablePush:
     def joint_motion(self, t):
         """The revolute joint's angle, rate and acceleration (each (1,)): lowered from
         angle0 to angle1 over [0, t_lower] along a quintic smooth step."""
-        a, ad, add = _smooth(t, 0.0, self.t_lower)
+        a, ad, add = smooth_step(t, 0.0, self.t_lower)
         dth = self.angle1 - self.angle0
         return (np.array([self.angle0 + dth * a]), np.array([dth * ad]),
                 np.array([dth * add]))
@@ -317,7 +318,7 @@ class TablePush:
     def carriage_motion(self, t):
         """The carriage's X, rate and acceleration (each (1,)): ``travel`` over
         [t_lower, t_push] along a quintic smooth step."""
-        d, dd, ddd = _smooth(t, self.t_lower, self.t_push)
+        d, dd, ddd = smooth_step(t, self.t_lower, self.t_push)
         return (np.array([self.travel * d]), np.array([self.travel * dd]),
                 np.array([self.travel * ddd]))
 
@@ -365,20 +366,6 @@ class TablePush:
                                        [x0 + sx / 2, -sy], [x0 - sx / 2, -sy],
                                        [x0 - sx / 2, 0]]))
         return out
-
-
-def _smooth(t, t0, t1):
-    """The quintic smooth step from 0 at t0 to 1 at t1 and its two derivatives:
-    s = 10 u^3 - 15 u^4 + 6 u^5, u = (t - t0) / (t1 - t0) (zero rate and acceleration
-    at both ends)."""
-    if t <= t0:
-        return 0.0, 0.0, 0.0
-    if t >= t1:
-        return 1.0, 0.0, 0.0
-    d = t1 - t0
-    u = (t - t0) / d
-    return (u ** 3 * (10 - 15 * u + 6 * u * u), 30 * u * u * (1 - u) ** 2 / d,
-            60 * u * (1 - u) * (1 - 2 * u) / d ** 2)
 
 
 __all__ = ["CONTACT_THRESHOLD", "PostStrike", "TablePush", "box_corners", "contact_events",

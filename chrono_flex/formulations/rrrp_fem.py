@@ -40,6 +40,7 @@ from scipy.linalg import eigh
 
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
+from ..inputs import smooth_step
 from ..spatial.arm import SpatialArm
 from ..spatial.modes import Modes, linear_stiffness
 from ..spatial.params import (FixedJoint, PrismaticJoint, RevoluteJoint, RigidBody,
@@ -406,11 +407,7 @@ def quintic_motion(start, goal, duration):
     d = goal - start
 
     def motion(t):
-        u = min(max(t / T, 0.0), 1.0)
-        inside = 0.0 < t < T
-        s = u**3 * (10 - 15 * u + 6 * u * u)
-        sd = 30 * u * u * (1 - u) ** 2 / T * inside
-        sdd = 60 * u * (1 - u) * (1 - 2 * u) / T**2 * inside
+        s, sd, sdd = smooth_step(t, 0.0, T)
         return start + d * s, d * sd, d * sdd
 
     return motion
