@@ -87,6 +87,46 @@ def call_vector(name, fn, n, t, *args):
     return a
 
 
+class CompiledPort:
+    """A callback f(t, q, qd) -> n values made callable from compiled step loops, through
+    a C function pointer (ctypes) that the loop calls with t alone.
+
+    The loop writes q and q_d into ``buffer[:2 nq]``, calls the function at
+    :attr:`address` with t, and on the return value 0 reads the callback's value from
+    ``buffer[2 nq:]``. The callback is called through :func:`call_vector` (copies of q and
+    q_d, read-only; the same checks and errors as every other call); anything it raises
+    (the errors of :func:`call_vector`, a KeyboardInterrupt) is kept in :attr:`error` and
+    the function returns 1, for the loop to stop and the caller to raise it once back in
+    Python (an exception cannot pass through the C frames)."""
+
+    def __init__(self, name, fn, n, nq):
+        import ctypes
+        self.name, self.fn, self.n, self.nq = name, fn, int(n), int(nq)
+        self.buffer = np.zeros(2 * self.nq + self.n)
+        self.error = None
+        buf, nq_ = self.buffer, self.nq
+
+        def call(t):
+            try:
+                buf[2 * nq_:] = call_vector(name, fn, n, t, buf[:nq_].copy(),
+                                            buf[nq_:2 * nq_].copy())
+                return 0
+            except BaseException as exc:  # noqa: BLE001 - raised by the caller
+                self.error = exc
+                return 1
+
+        self._c_function = ctypes.CFUNCTYPE(ctypes.c_int32, ctypes.c_double)(call)
+        #: the C function's address, for the compiled loop
+        self.address = ctypes.cast(self._c_function, ctypes.c_void_p).value
+
+    def raise_error(self):
+        """Raise the exception a call kept (once)."""
+        exc, self.error = self.error, None
+        if exc is None:
+            raise RuntimeError(f"the `{self.name}` callback failed without an exception")
+        raise exc
+
+
 def call_vector_series(fn, n, ts):
     """``fn(t)`` at every time of ``ts`` as rows (len(ts), n) of floats: the values
     :func:`call_vector` gives one by one for a callback of time alone, in one pass
@@ -352,7 +392,7 @@ def loop_input(name, fn):
     return fn
 
 
-__all__ = ["MAX_MAGNITUDE", "ControllerBlock", "call_vector", "call_vector_series", "check_period",
+__all__ = ["MAX_MAGNITUDE", "CompiledPort", "ControllerBlock", "call_vector", "call_vector_series", "check_period",
            "has_states", "held", "is_sampled", "loop_input", "read_only", "reads_drive_states",
            "sample_index",
            "stepped", "takes_state"]

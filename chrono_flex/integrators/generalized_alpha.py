@@ -364,6 +364,43 @@ class GeneralizedAlpha(LandingStepper):
             return np.array(states).reshape(-1, self.x.size), exc
         return np.array(states), None
 
+    def advance_sampled(self, t_targets, law):
+        """:meth:`advance_outputs` with a sampled torque ``law`` (the reference engine's
+        ``SampledTorque``) called from the compiled step loop at its sample instants
+        (``step_solver.advance_sampled``), where the step solver offers it. Returns
+        None where it does not apply, else (the states at the outputs reached (k, n),
+        None or the SimulationError that stopped the run after them). A fixed step
+        whose Newton failed is taken here in halves (:meth:`_halve`, as by
+        :meth:`advance`) up to the next output or sample instant, where the law is
+        sampled when due (``law.fire``)."""
+        solver = self.step_solver
+        if solver is None or not hasattr(solver, "advance_sampled"):
+            return None
+        targets = np.asarray(t_targets, dtype=float)
+        h = self.step if self.error_rtol is None else self.h_next
+        span = max(targets[0] - self.t, 1e-300)
+        targets = targets[:max(1, int(self.BATCH_STEPS * h / span))]
+        states = []
+        try:
+            while len(states) < targets.size:
+                status, X = solver.advance_sampled(self, targets[len(states):], law)
+                states.extend(X)
+                self._check_budget(self.t)
+                if status == 4:
+                    checkpoint(self.t)
+                elif status == 1:
+                    t_event, t_out = law.next_event(), targets[len(states)]
+                    output = t_out <= t_event + 1e-12 * max(1.0, abs(t_event))
+                    if self._after_compiled(status, t_out if output else t_event):
+                        if output:
+                            states.append(self.x.copy())
+                        law.fire(self.t, self.x, self.n2)
+                elif status != 0:
+                    self._after_compiled(status, targets[len(states)])
+        except SimulationError as exc:
+            return np.array(states).reshape(-1, self.x.size), exc
+        return np.array(states).reshape(-1, self.x.size), None
+
     def _check_budget(self, t):
         if self.max_nfev is not None and self.nfev + self.step_solver.nfev > self.max_nfev:
             raise self._budget_error(t)

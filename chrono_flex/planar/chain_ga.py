@@ -42,7 +42,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from .._callbacks import call_vector, call_vector_series
+from .._callbacks import CompiledPort, call_vector, call_vector_series
 from .._interrupts import compiled_call
 from . import kernels
 # the compiled pieces, in three modules; their names stay importable from here
@@ -51,8 +51,8 @@ from .chain_linalg import (_band_lu, _band_matvec, _band_solve, _dot,  # noqa: F
                            _matvec, _newton_solve)
 from .chain_newton import (FAILED, NON_FINITE, OK, _factor, _forcing,  # noqa: F401
                            _predict, filtered_error, ga_solve, predicted_state)
-from .chain_loop import (PAUSED, SHRUNK, fixed_grid, ga_advance,  # noqa: F401
-                         ga_outputs, profile_values)
+from .chain_loop import (LAW_FAILED, PAUSED, SHRUNK, fixed_grid,  # noqa: F401
+                         ga_advance, ga_outputs, ga_sampled, profile_values)
 
 
 def available():
@@ -192,6 +192,7 @@ class ChainStep:
         self._t_start = self._t_last = None
         self._y_start = self._y_last = None
         self.max_steps = 64          # per compiled call, adjusted by :meth:`_pace`
+        self._law_port = None        # (sampled law, its CompiledPort)
 
     def joint_forces(self, t):
         """The joint forces at time t, checked (:func:`chrono_flex._callbacks.call_vector`:
@@ -277,12 +278,7 @@ class ChainStep:
             taus = self.inputs_at(fixed_grid(ga.t, targets, ga.step, self.max_steps))
             if taus is None:
                 return None
-        # the step start before ga.t, as :meth:`solve` would take it (also after steps
-        # taken by solve, e.g. the halves of a failed step)
-        if self._extrapolation(ga.t, ga.y, 1.0)[1] == 0.0:
-            t_last, y_last = -np.inf, ga.y
-        else:
-            t_last, y_last = self._t_last, self._y_last
+        t_last, y_last = self._previous_start(ga)
         X = np.empty((targets.size, ga.x.size))
         started = time.perf_counter()
         (status, reached, t, x, y, acc, y_last, t_last, h_next, q_scale, steps, rejected,
@@ -295,6 +291,20 @@ class ChainStep:
             ga.beta, ga.rtol, ga.atol, ga.max_iters, self.JF, self.Mj, self.A, self.piv,
             self.S, self.state, self.counts, self.max_steps)
         self._pace(time.perf_counter() - started, status)
+        self._update(ga, adaptive, t, x, y, acc, y_last, t_last, h_next, q_scale, steps,
+                     rejected, retries)
+        return status, X[:reached]
+
+    def _previous_start(self, ga):
+        """(t, y) at the step start before ga.t, as :meth:`solve` would take it (also after
+        steps taken by solve, e.g. the halves of a failed step)."""
+        if self._extrapolation(ga.t, ga.y, 1.0)[1] == 0.0:
+            return -np.inf, ga.y
+        return self._t_last, self._y_last
+
+    def _update(self, ga, adaptive, t, x, y, acc, y_last, t_last, h_next, q_scale, steps,
+                rejected, retries):
+        """``ga``'s state and counts after a compiled call."""
         ga.t, ga.x, ga.y, ga.acc, ga.q_scale = t, x, y, acc, q_scale
         if adaptive:
             ga.h_next = h_next
@@ -304,6 +314,51 @@ class ChainStep:
         if steps:
             self._t_last, self._y_last = t_last, y_last
             self._t_start, self._y_start = t, y
+
+    def _port(self, law):
+        """The :class:`~chrono_flex._callbacks.CompiledPort` of the sampled law ``law``
+        (made once per law)."""
+        if self._law_port is None or self._law_port[0] is not law:
+            self._law_port = (law, CompiledPort("torque", law.law, self.jidx.size,
+                                                self.model.nq))
+        return self._law_port[1]
+
+    def advance_sampled(self, ga, targets, law):
+        """Steps of ``ga`` through the output times ``targets`` in one compiled call
+        (:func:`ga_sampled`) with the sampled torque ``law`` (the reference engine's
+        ``SampledTorque``, no delay), called from the compiled loop at its sample
+        instants (:class:`~chrono_flex._callbacks.CompiledPort`) and held between them;
+        at most :attr:`max_steps` steps. Updates ``ga`` and the law (its samples, the
+        value held) and returns (status, the states at the outputs reached (k, n));
+        raises the law's error where a call of it failed."""
+        mdl = self.model
+        targets = np.asarray(targets, dtype=float)
+        adaptive = ga.error_rtol is not None
+        control = (2 if ga.error_filter else 1) if adaptive else 0
+        port = self._port(law)
+        self._tau = np.array(law.held.value, dtype=float)
+        self._Q[:] = 0.0
+        self._Q[self.jidx] = self._tau
+        t_last, y_last = self._previous_start(ga)
+        X = np.empty((targets.size, ga.x.size))
+        sample_t = np.empty(self.max_steps + 2)
+        sample_v = np.empty((sample_t.size, self.jidx.size))
+        started = time.perf_counter()
+        (status, reached, taken, k_next, t, x, y, acc, y_last, t_last, h_next, q_scale,
+         steps, rejected, retries) = compiled_call(
+            ga_sampled, mdl.packed, mdl.K, mdl.D, mdl.g_vec, mdl.geometric_stiffening,
+            self._Q, self.jidx, self._tau, ga.t, targets, X, ga.x, ga.y, ga.acc, y_last,
+            t_last, ga.step, control, ga.h_next, ga.q_scale,
+            ga.error_rtol if adaptive else 0.0, ga.max_step, ga.am, ga.af, ga.gamma,
+            ga.beta, ga.rtol, ga.atol, ga.max_iters, self.JF, self.Mj, self.A, self.piv,
+            self.S, self.state, self.counts, self.max_steps, port.address, port.buffer,
+            float(law.period), int(law.k), sample_t, sample_v)
+        self._pace(time.perf_counter() - started, status)
+        self._update(ga, adaptive, t, x, y, acc, y_last, t_last, h_next, q_scale, steps,
+                     rejected, retries)
+        law.took(sample_t[:taken], sample_v[:taken], k_next)
+        if status == LAW_FAILED:
+            port.raise_error()
         return status, X[:reached]
 
     def _pace(self, seconds, status):
@@ -391,5 +446,5 @@ class ChainStep:
 
 __all__ = ["BANDED_FROM", "ChainStep", "Structure", "available", "error_groups",
            "filtered_error", "structure", "fixed_grid",
-           "ga_advance", "ga_outputs", "ga_solve",
+           "ga_advance", "ga_outputs", "ga_sampled", "ga_solve", "LAW_FAILED",
            "profile_values", "OK", "FAILED", "UNSETTLED", "NON_FINITE", "PAUSED", "SHRUNK"]

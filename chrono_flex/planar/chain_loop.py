@@ -10,6 +10,26 @@ import numpy as np
 from . import kernels
 from .chain_newton import FAILED, NON_FINITE, OK, filtered_error, ga_solve
 
+if kernels.numba is not None:
+    from llvmlite import ir
+    from numba import types as _types
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def call_port(typingctx, address, t):
+        """The C function at ``address`` (int32 f(double),
+        :class:`chrono_flex._callbacks.CompiledPort`) called with t; its return value
+        (0: done, 1: the callback failed)."""
+        sig = _types.int32(_types.intp, _types.float64)
+
+        def codegen(context, builder, signature, args):
+            fnty = ir.FunctionType(ir.IntType(32), [ir.DoubleType()])
+            return builder.call(builder.inttoptr(args[0], fnty.as_pointer()), [args[1]])
+        return sig, codegen
+else:                                    # pragma: no cover - the compiled loops need numba
+    def call_port(address, t):
+        raise RuntimeError("the compiled step loops need numba")
+
 
 @kernels._jit
 def profile_values(code, amp, par, t, out):
@@ -41,6 +61,9 @@ def profile_values(code, amp, par, t, out):
 #: the joint forces given ahead) before ``t_target``: the caller goes on from where it
 #: stopped after a look at interrupts and budgets (:func:`chrono_flex.stepping.checkpoint`).
 SHRUNK, PAUSED = 3, 4
+
+#: Status of :func:`ga_sampled`: a call of the law failed (its port keeps the error).
+LAW_FAILED = 6
 
 
 @kernels._jit
@@ -219,3 +242,69 @@ def ga_outputs(P, K, D, g, stiff, Q, jidx, tau, taus, pcode, pamp, ppar, t, targ
         reached += 1
     return (status, reached, t, x, y, acc, y_last, t_last, h_next, q_scale, steps,
             rejected, retries)
+
+
+@kernels._jit
+def ga_sampled(P, K, D, g, stiff, Q, jidx, tau, t, targets, X, x, y, acc, y_last, t_last,
+               step, adaptive, h_next, q_scale, err_rtol, max_step, am, af, gamma, beta,
+               rtol, atol, max_iters, JF, Mj, A, piv, S, state, counts, max_steps, port,
+               buf, period, k_next, sample_t, sample_v):
+    """:func:`ga_outputs` with a sampled joint-torque law (zero-order hold, no delay):
+    the steps land on the sample instants t_k = k period as on the output times
+    ``targets``; at each instant due (``SampledTorque._due`` of the reference engine,
+    the same tolerances) the law is called through its port (:func:`call_port`: q, q_d
+    into ``buf``, the value back from ``buf[2 nq:]``) and its value held in ``tau`` and Q
+    until the next. ``k_next`` is the number of the next sample; the samples taken are
+    stored in ``sample_t`` and ``sample_v`` (their capacity reached, the call pauses).
+
+    Returns (status, outputs reached, samples taken, k_next, t, x, y, acc, y_last,
+    t_last, h_next, q_scale, steps, rejected, retries); status OK, PAUSED, LAW_FAILED
+    (at the failing sample's instant) or one of :func:`ga_advance`'s."""
+    nq = (x.shape[0] - 2) // 2
+    nj = jidx.shape[0]
+    no_taus = np.zeros((0, nj))
+    no_par = np.zeros(0)
+    steps = rejected = retries = 0
+    reached = 0
+    taken = 0
+    status = OK
+    while True:
+        t_event = k_next * period
+        if t_event <= t + 1e-9 * period + 1e-12 * abs(t):          # a sample is due
+            if taken == sample_t.shape[0]:
+                status = PAUSED
+                break
+            for i in range(2 * nq):
+                buf[i] = x[i]
+            if call_port(port, t_event) != 0:
+                status = LAW_FAILED
+                break
+            for j in range(nj):
+                tau[j] = buf[2 * nq + j]
+                Q[jidx[j]] = tau[j]
+                sample_v[taken, j] = tau[j]
+            sample_t[taken] = t_event
+            taken += 1
+            k_next += 1
+            continue
+        if reached == targets.shape[0]:
+            break
+        t_out = targets[reached]
+        is_output = t_out <= t_event + 1e-12 * max(1.0, abs(t_event))
+        t_target = t_out if is_output else t_event
+        (status, t, x, y, acc, y_last, t_last, h_next, q_scale, n, r,
+         f) = ga_advance(P, K, D, g, stiff, Q, jidx, tau, no_taus, 0, 0, tau, no_par, t,
+                         t_target, x, y, acc, y_last, t_last, step,
+                         adaptive, h_next, q_scale, err_rtol, max_step, am, af, gamma,
+                         beta, rtol, atol, max_iters, JF, Mj, A, piv, S, state, counts,
+                         max_steps - steps - rejected - retries)
+        steps += n
+        rejected += r
+        retries += f
+        if status != OK:
+            break
+        if is_output:
+            X[reached, :] = x
+            reached += 1
+    return (status, reached, taken, k_next, t, x, y, acc, y_last, t_last, h_next, q_scale,
+            steps, rejected, retries)

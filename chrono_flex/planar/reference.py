@@ -214,7 +214,11 @@ class ReferenceStepper(Stepper):
         out = None if fn is None else fn(t_targets)
         if out is None:
             return None
-        X, error = out
+        return self._outputs(t_targets, *out)
+
+    def _outputs(self, t_targets, X, error):
+        """The loop's view of the states X at the first output times (with their
+        deflection ratios) and the error that stopped the run after them."""
         ratios = self.sim.max_deflection_ratios(X)
         ratios[~np.isfinite(np.einsum("ij,ij->i", X, X))] = np.nan   # as _ratio
         return [(float(t), float(r), {"x": x})
@@ -299,6 +303,16 @@ class SampledTorque:
                 continue
             return
 
+    def took(self, times, values, k):
+        """The samples a compiled loop took (no delay: each value acts from its instant)
+        and the number of the next one."""
+        if len(times):
+            self.times.extend(times.tolist())
+            self.values.extend(np.array(values))
+            self.held.value = self.values[-1]
+        self.n_samples += len(times)
+        self.k = k
+
     def next_event(self):
         """The next sample or hold instant."""
         t = self.k * self.period
@@ -333,6 +347,11 @@ class SampledStepper(ReferenceStepper):
         no compiled run through several outputs."""
         targets = np.asarray(t_targets, dtype=float)
         nq = self.sim.nq
+        fn = getattr(self.ode, "advance_sampled", None)
+        if fn is not None and self.law.delay == 0.0 and self.law.drive_states is None:
+            out = fn(targets, self.law)      # the law called from the compiled loop
+            if out is not None and (len(out[0]) or out[1] is not None):
+                return ReferenceStepper._outputs(self, targets, *out)
         while True:
             t_event = self.law.next_event()
             j = int(np.searchsorted(targets, t_event + 1e-12 * max(1.0, abs(t_event)),

@@ -12,6 +12,7 @@ import pytest
 import chrono_flex as cf
 from chrono_flex import inputs, scenarios
 from chrono_flex.errors import ParameterError, SimulationError
+from chrono_flex.integrators.generalized_alpha import GeneralizedAlpha
 from chrono_flex.planar import chain_ga, reference
 
 needs_numba = pytest.mark.skipif(not chain_ga.available(),
@@ -88,6 +89,56 @@ def test_sampled_law_compiled_follows_the_python_iteration(monkeypatch):
     assert np.all(np.abs(a.q - b.q).max(axis=0) <= 1e-6 * span)
     assert a.info["n_steps"] == b.info["n_steps"]
     assert np.ptp(a.q[:, 0]) > 1e-3                        # the arm moves
+
+
+@needs_numba
+@pytest.mark.parametrize("step", [None, 5e-4])
+def test_sampled_law_called_from_the_compiled_loop(step, monkeypatch):
+    """A sampled law without delay is called from the compiled step loop at its sample
+    instants (``GeneralizedAlpha.advance_sampled``): the same steps, the same calls
+    with the same states and the same numbers, bit for bit, as the run that returns to
+    Python at every sample (the same arithmetic in the same order), under the step
+    control and a fixed step."""
+    out = {}
+    for fast in (True, False):
+        if not fast:
+            monkeypatch.setattr(GeneralizedAlpha, "advance_sampled", lambda *a: None)
+        calls = []
+
+        def law(t, q, qd):
+            calls.append((t, q.copy(), qd.copy()))
+            return [0.3 * math.sin(20 * t) - 0.5 * q[0] - 0.05 * qd[0]]
+        res = _arm().simulate(0.2, torque=inputs.sampled(law, 1e-3), dt_out=0.01,
+                              step=step, progress=False)
+        out[fast] = res, calls
+    (a, ca), (b, cb) = out[True], out[False]
+    assert a.info["n_steps"] == b.info["n_steps"] and a.info["nfev"] == b.info["nfev"]
+    assert a.info["n_samples_taken"] == b.info["n_samples_taken"] == 201
+    np.testing.assert_array_equal(a.q, b.q)
+    np.testing.assert_array_equal(a.joint_torque, b.joint_torque)
+    assert [c[0] for c in ca] == [c[0] for c in cb]
+    for (_, qa, qda), (_, qb, qdb) in zip(ca, cb):
+        np.testing.assert_array_equal(qa, qb)
+        np.testing.assert_array_equal(qda, qdb)
+    assert np.ptp(a.q[:, 0]) > 1e-3                        # the arm moves
+
+
+@needs_numba
+def test_sampled_law_fault_in_the_compiled_loop():
+    """A law that raises, or returns a wrong shape, inside the compiled loop stops the
+    run with the error :func:`chrono_flex._callbacks.call_vector` gives on the Python
+    path: the callback's name, the sample's time, the user's exception chained."""
+    def law(t, q, qd):
+        if t > 0.0045:
+            raise ValueError("sensor lost")
+        return [0.1]
+    with pytest.raises(SimulationError, match="torque.*ValueError: sensor lost") as info:
+        _arm().simulate(0.02, torque=inputs.sampled(law, 1e-3), progress=False)
+    assert "0.005" in str(info.value)
+    assert isinstance(info.value.__cause__, ValueError)
+    with pytest.raises(ParameterError, match="torque"):
+        _arm().simulate(0.02, torque=inputs.sampled(
+            lambda t, q, qd: [0.0] if t < 0.003 else [0.0, 1.0], 1e-3), progress=False)
 
 
 def _pd_run(step, exact, monkeypatch):
