@@ -55,16 +55,31 @@ def call_vector(name, fn, n, t, *args):
     non-finite value or one above :data:`MAX_MAGNITUDE`) or ParameterError (wrong type
     or shape, booleans), both naming ``name`` and t.
     """
+    return checked_vector(name, invoke(name, fn, t, *(read_only(a) for a in args)), n, t)
+
+
+def invoke(name, fn, t, *args):
+    """``fn(t, *args)``; an exception it raises (other than this package's errors) as a
+    SimulationError naming the callback and the time, the user's exception chained."""
     try:
-        out = fn(t, *(read_only(a) for a in args))
+        return fn(t, *args)
     except (ParameterError, SimulationError):
         raise
     except Exception as exc:  # noqa: BLE001 - re-raised with the callback's name and time
         raise SimulationError(f"the `{name}` callback raised {type(exc).__name__}: {exc}",
                               t) from exc
+
+
+def checked_vector(name, out, n, t):
+    """The value ``out`` a callback returned at time t as a float array of shape (n,),
+    with the checks and errors of :func:`call_vector`."""
     if n == 1 and isinstance(out, float) and math.isfinite(out) \
             and abs(out) <= MAX_MAGNITUDE:
         return np.array([float(out)])       # one valid real: the checks below, in brief
+    if type(out) is np.ndarray and out.dtype == np.float64 and out.shape == (n,):
+        values = out.tolist()               # valid reals: the checks below, in brief
+        if all(math.isfinite(v) and abs(v) <= MAX_MAGNITUDE for v in values):
+            return np.array(values)
     try:
         raw = np.asarray(out)
     except (TypeError, ValueError):         # ragged sequences
@@ -93,8 +108,8 @@ class CompiledPort:
 
     The loop writes q and q_d into ``buffer[:2 nq]``, calls the function at
     :attr:`address` with t, and on the return value 0 reads the callback's value from
-    ``buffer[2 nq:]``. The callback is called through :func:`call_vector` (copies of q and
-    q_d, read-only; the same checks and errors as every other call); anything it raises
+    ``buffer[2 nq:]``. The callback gets read-only copies of q and q_d, and its value the
+    checks and errors of :func:`call_vector`; anything it raises
     (the errors of :func:`call_vector`, a KeyboardInterrupt) is kept in :attr:`error` and
     the function returns 1, for the loop to stop and the caller to raise it once back in
     Python (an exception cannot pass through the C frames)."""
@@ -108,8 +123,9 @@ class CompiledPort:
 
         def call(t):
             try:
-                buf[2 * nq_:] = call_vector(name, fn, n, t, buf[:nq_].copy(),
-                                            buf[nq_:2 * nq_].copy())
+                q, qd = buf[:nq_].copy(), buf[nq_:2 * nq_].copy()
+                q.flags.writeable = qd.flags.writeable = False    # as read_only
+                buf[2 * nq_:] = checked_vector(name, invoke(name, fn, t, q, qd), n, t)
                 return 0
             except BaseException as exc:  # noqa: BLE001 - raised by the caller
                 self.error = exc

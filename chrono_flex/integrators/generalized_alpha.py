@@ -80,7 +80,9 @@ class GeneralizedAlpha(LandingStepper):
         rho_inf, family: see :func:`alpha_parameters`.
         rtol, atol: Newton stops when the update of the velocities and first-order
             states it causes, weighted by ``atol + rtol |value|``, has an RMS norm
-            below 1 (:meth:`_update_norm`).
+            below 1 (:meth:`_update_norm`); by default :data:`NEWTON_RTOL` (fixed
+            step) or :data:`NEWTON_FRACTION` of ``error_rtol`` (not below
+            :data:`NEWTON_RTOL`), ``atol`` 1e-2 ``rtol``.
         max_iters: Newton iterations per step before the Jacobian is rebuilt once and,
             failing that, the step fails.
         max_nfev: budget of ``rhs`` evaluations, or None.
@@ -119,8 +121,17 @@ class GeneralizedAlpha(LandingStepper):
     method = "generalized_alpha"
     budget_hint = " (raise max_nfev, or use a larger step)"
 
+    #: The Newton tolerance (``rtol``; ``atol`` 1e-2 of it) under a fixed step, and its
+    #: floor under the step control, which asks for :attr:`NEWTON_FRACTION` of its own
+    #: tolerance: the iteration's error then stays three digits below the local error
+    #: each step is allowed, where 1e-8 of the velocities against a step tolerance of
+    #: 1e-3 spent a third of the evaluations on digits the step does not have (and its
+    #: stalls at round-off rebuilt the Jacobian; docs/performance.md, "User laws
+    #: called from the compiled loop").
+    NEWTON_RTOL, NEWTON_FRACTION = 1e-8, 1e-3
+
     def __init__(self, rhs, jac, t0, x0, n2, step, rho_inf=0.8, family="chung-hulbert",
-                 rtol=1e-8, atol=1e-10, max_iters=8, max_nfev=None, max_halvings=4,
+                 rtol=None, atol=None, max_iters=8, max_nfev=None, max_halvings=4,
                  error_rtol=None, max_step=np.inf, forcing=None, step_solver=None,
                  error_filter=False, error_groups=None):
         self.rhs, self.jac, self.forcing = rhs, jac, forcing
@@ -131,6 +142,11 @@ class GeneralizedAlpha(LandingStepper):
         if error_rtol is not None and not (isinstance(error_rtol, (int, float, np.number))
                                            and 0.0 < error_rtol < 1.0):
             raise ParameterError("rtol", error_rtol, "must lie in (0, 1) for the step control")
+        if rtol is None:
+            rtol = self.NEWTON_RTOL if error_rtol is None else max(
+                self.NEWTON_RTOL, self.NEWTON_FRACTION * float(error_rtol))
+        if atol is None:
+            atol = 1e-2 * rtol
         if error_rtol is not None and error_rtol < rtol:
             raise ParameterError("rtol", error_rtol,
                                  f"must be >= {rtol:g}, the Newton iteration's tolerance: "
@@ -292,8 +308,9 @@ class GeneralizedAlpha(LandingStepper):
         """All the steps to ``t_target`` in calls of ``step_solver.advance(self,
         t_target)`` (equations without time-dependent inputs; the same steps as
         :meth:`advance` would take one by one). A fixed step whose Newton fails is
-        taken here with halvings; the statuses are those of the class docstring, and 3:
-        the step control shrank the step away."""
+        taken here with halvings, one whose held input did not settle (5) by
+        :meth:`advance`; the statuses are those of the class docstring, and 3: the
+        step control shrank the step away."""
         while True:
             status = self.step_solver.advance(self, t_target)
             if self._after_compiled(status, t_target):
@@ -318,6 +335,11 @@ class GeneralizedAlpha(LandingStepper):
             raise SimulationError("generalized_alpha: the step control shrank the step "
                                   "below 1e-12 of the time (a discontinuity, or a "
                                   "tolerance the model cannot meet)", self.t)
+        if status == 5:
+            # a state-reading input held over the step whose corrections did not
+            # settle: this step as :meth:`advance` takes it (the exact iteration)
+            self.advance(t_target)
+            return t_target - self.t <= 1e-12 * max(1.0, abs(t_target))
         # the compiled call tried the step as _take would: go on with its halves
         self._halve(fixed_substep(self.t, t_target, self.step), self.max_halvings)
         self.n_steps += 1

@@ -44,15 +44,16 @@ import numpy as np
 
 from .._callbacks import CompiledPort, call_vector, call_vector_series
 from .._interrupts import compiled_call
-from . import kernels
+from . import chain_loop, kernels
 # the compiled pieces, in three modules; their names stay importable from here
 from .chain_linalg import (_band_lu, _band_matvec, _band_solve, _dot,  # noqa: F401
                            _entry, _factor_banded, _fits_band, _lu_factor, _lu_solve,
                            _matvec, _newton_solve)
 from .chain_newton import (FAILED, NON_FINITE, OK, _factor, _forcing,  # noqa: F401
                            _predict, filtered_error, ga_solve, predicted_state)
-from .chain_loop import (LAW_FAILED, PAUSED, SHRUNK, fixed_grid,  # noqa: F401
-                         ga_advance, ga_outputs, ga_sampled, profile_values)
+from .chain_loop import (LAW_FAILED, PAUSED, SHRUNK, UNSETTLED,  # noqa: F401
+                         fixed_grid, ga_advance, ga_outputs, ga_sampled, held_solve,
+                         profile_values)
 
 
 def available():
@@ -136,10 +137,6 @@ def structure(model, banded=None):
                      np.zeros(nb, dtype=np.int64), klo, khi, error_groups(model))
 
 
-#: Status of :meth:`ChainStep.solve` for a state-reading torque whose corrections did not
-#: settle (:meth:`ChainStep._solve_held`).
-UNSETTLED = 5
-
 #: Wall time, s, that one compiled call of :meth:`ChainStep.advance_outputs` aims at:
 #: between calls the stepping loop answers Ctrl-C and checks its wall-time budget
 #: (:func:`chrono_flex.stepping.checkpoint`), so that they act within about this long
@@ -173,8 +170,8 @@ class ChainStep:
         #: whether ``torque`` is called f(t, q, qd) at the predicted end of each step
         #: (:meth:`held_torque`) rather than f(t)
         self.reads_state = bool(reads_state) and torque is not None
-        self._tau_scale = 1e-300
-        self.n_corrections = 0
+        # of a held state-reading law: the largest value seen, the corrections made
+        self._law_state = np.array([1e-300, 0.0])
         nq = model.nq
         n, m = 2 * nq + 2, nq + 2
         self.jidx = np.asarray(model.joint_index, dtype=np.int64)
@@ -225,6 +222,11 @@ class ChainStep:
         return filtered_error(self.Mj, self.A, self.piv, self.S, np.ascontiguousarray(e))
 
     @property
+    def n_corrections(self):
+        """Corrections of a held state-reading law so far (:meth:`_solve_held`)."""
+        return int(self._law_state[1])
+
+    @property
     def nfev(self):
         return int(self.counts[0])
 
@@ -269,11 +271,14 @@ class ChainStep:
         taus = self._no_taus
         control = (2 if ga.error_filter else 1) if adaptive else 0
         pcode, pamp, ppar = 0, self._tau, self._no_params
+        port = None
         kernel = getattr(self.torque, "kernel", None)
         if kernel is not None and np.shape(kernel[1]) == self._tau.shape:
             pcode, pamp, ppar = kernel
+        elif self.reads_state:
+            port = self._port(self.torque, held=False)
         elif self.torque is not None:
-            if adaptive or self.reads_state:
+            if adaptive:
                 return None
             taus = self.inputs_at(fixed_grid(ga.t, targets, ga.step, self.max_steps))
             if taus is None:
@@ -289,10 +294,14 @@ class ChainStep:
             t_last, ga.step, control, ga.h_next, ga.q_scale,
             ga.error_rtol if adaptive else 0.0, ga.max_step, ga.am, ga.af, ga.gamma,
             ga.beta, ga.rtol, ga.atol, ga.max_iters, self.JF, self.Mj, self.A, self.piv,
-            self.S, self.state, self.counts, self.max_steps)
+            self.S, self.state, self.counts, self.max_steps,
+            0 if port is None else port.address,
+            self._no_params if port is None else port.buffer, self._law_state)
         self._pace(time.perf_counter() - started, status)
         self._update(ga, adaptive, t, x, y, acc, y_last, t_last, h_next, q_scale, steps,
                      rejected, retries)
+        if status == LAW_FAILED:
+            port.raise_error()
         return status, X[:reached]
 
     def _previous_start(self, ga):
@@ -315,12 +324,13 @@ class ChainStep:
             self._t_last, self._y_last = t_last, y_last
             self._t_start, self._y_start = t, y
 
-    def _port(self, law):
+    def _port(self, law, held=True):
         """The :class:`~chrono_flex._callbacks.CompiledPort` of the sampled law ``law``
-        (made once per law)."""
+        (``held``: the reference engine's ``SampledTorque``, whose ``law`` is called) or
+        of the state-reading torque ``law``; made once per law."""
         if self._law_port is None or self._law_port[0] is not law:
-            self._law_port = (law, CompiledPort("torque", law.law, self.jidx.size,
-                                                self.model.nq))
+            self._law_port = (law, CompiledPort("torque", law.law if held else law,
+                                                self.jidx.size, self.model.nq))
         return self._law_port[1]
 
     def advance_sampled(self, ga, targets, law):
@@ -385,12 +395,11 @@ class ChainStep:
         return call_vector("torque", self.torque, self.jidx.size, t_new, xn[:nq],
                            xn[nq:2 * nq])
 
-    #: Corrections of a held state-reading torque per step before the step fails.
-    MAX_CORRECTIONS = 4
-
-    #: A held torque is accepted when the law at the converged end state differs from it
-    #: by at most this fraction of the largest torque seen.
-    CORRECTION_RTOL = 1e-7
+    #: Corrections of a held state-reading torque per step before the step fails, and
+    #: the tolerance that accepts a held value: the law at the converged end state
+    #: differs from it by at most this fraction of the largest torque seen (the same
+    #: numbers as the compiled loop's, :func:`held_solve`).
+    MAX_CORRECTIONS, CORRECTION_RTOL = chain_loop.MAX_CORRECTIONS, chain_loop.CORRECTION_RTOL
 
     def _solve_held(self, t_new, h, x, y, acc, y_last, ratio, ga):
         """The step with a state-reading torque: held at the predicted end state
@@ -421,9 +430,9 @@ class ChainStep:
             xn = out[1]
             tau = call_vector("torque", self.torque, self.jidx.size, t_new, xn[:nq],
                               xn[nq:2 * nq])
-            self._tau_scale = max(self._tau_scale, float(np.abs(tau).max()))
-            self.n_corrections += 1
-            if np.abs(tau - self._tau).max() <= self.CORRECTION_RTOL * self._tau_scale:
+            self._law_state[0] = max(self._law_state[0], float(np.abs(tau).max()))
+            self._law_state[1] += 1
+            if np.abs(tau - self._tau).max() <= self.CORRECTION_RTOL * self._law_state[0]:
                 return out
         return UNSETTLED, out[1], out[2], out[3]
 

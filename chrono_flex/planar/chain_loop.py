@@ -8,7 +8,8 @@ import math
 import numpy as np
 
 from . import kernels
-from .chain_newton import FAILED, NON_FINITE, OK, filtered_error, ga_solve
+from .chain_newton import (FAILED, NON_FINITE, OK, filtered_error, ga_solve,
+                           predicted_state)
 
 if kernels.numba is not None:
     from llvmlite import ir
@@ -62,22 +63,78 @@ def profile_values(code, amp, par, t, out):
 #: stopped after a look at interrupts and budgets (:func:`chrono_flex.stepping.checkpoint`).
 SHRUNK, PAUSED = 3, 4
 
-#: Status of :func:`ga_sampled`: a call of the law failed (its port keeps the error).
-LAW_FAILED = 6
+#: Statuses of a step with a user law called from the loop: UNSETTLED, the corrections
+#: of a held state-reading law did not settle (:func:`held_solve`); LAW_FAILED, a call
+#: of the law failed (its port keeps the error).
+UNSETTLED, LAW_FAILED = 5, 6
+
+#: Corrections of a held state-reading law per step before the step returns
+#: UNSETTLED, and the tolerance that accepts the held value: the law at the converged
+#: end state differs from it by at most this fraction of the largest value seen
+#: (``ChainStep.MAX_CORRECTIONS``, ``ChainStep.CORRECTION_RTOL``).
+MAX_CORRECTIONS, CORRECTION_RTOL = 4, 1e-7
+
+
+@kernels._jit
+def held_solve(P, K, D, g, stiff, Q, jidx, tau, x, y, acc, y_last, ratio, h, t_new, am, af,
+               gamma, beta, rtol, atol, max_iters, JF, Mj, A, piv, S, state, counts, port,
+               buf, law_state):
+    """A step with a state-reading joint-torque law f(t, q, q_d) called through its
+    port (:func:`call_port`): the law at the state predicted for the step's end, held
+    through :func:`ga_solve`, again at the converged state, and the solve repeated with
+    that value until it no longer changes (:data:`CORRECTION_RTOL` of the largest value
+    seen, kept in law_state[0]; law_state[1] counts the corrections): the compiled twin
+    of ``ChainStep._solve_held``, which states why. Returns (status, x_{n+1}, y_{n+1},
+    acc_{n+1}); status that of :func:`ga_solve`, UNSETTLED or LAW_FAILED; ``tau`` and Q
+    hold the value the last solve used."""
+    nq = (x.shape[0] - 2) // 2
+    nj = jidx.shape[0]
+    xp = predicted_state(x, y, acc, y_last, ratio, nq, h, am, af, gamma, beta)
+    for i in range(2 * nq):
+        buf[i] = xp[i]
+    if call_port(port, t_new) != 0:
+        return LAW_FAILED, xp, y, acc
+    for j in range(nj):
+        tau[j] = buf[2 * nq + j]
+    for _ in range(MAX_CORRECTIONS):
+        for j in range(nj):
+            Q[jidx[j]] = tau[j]
+        status, xn, yn, accn = ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y, acc, y_last,
+                                        ratio, h, am, af, gamma, beta, rtol, atol,
+                                        max_iters, JF, Mj, A, piv, S, state, counts)
+        if status != OK:
+            return status, xn, yn, accn
+        for i in range(2 * nq):
+            buf[i] = xn[i]
+        if call_port(port, t_new) != 0:
+            return LAW_FAILED, xn, yn, accn
+        change = 0.0
+        for j in range(nj):
+            law_state[0] = max(law_state[0], abs(buf[2 * nq + j]))
+            change = max(change, abs(buf[2 * nq + j] - tau[j]))
+        law_state[1] += 1
+        if change <= CORRECTION_RTOL * law_state[0]:
+            return OK, xn, yn, accn
+        for j in range(nj):
+            tau[j] = buf[2 * nq + j]
+    return UNSETTLED, xn, yn, accn
 
 
 @kernels._jit
 def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, t_target,
                x, y, acc, y_last, t_last, step, adaptive, h_next, q_scale, err_rtol,
                max_step, am, af, gamma, beta, rtol, atol, max_iters, JF, Mj, A, piv, S,
-               state, counts, max_steps):
+               state, counts, max_steps, port, buf, law_state):
     """Steps of :func:`ga_solve` from t to ``t_target``: the loop of
     ``GeneralizedAlpha.advance`` compiled. The joint forces of a step, set into ``tau``
     and Q: with rows in ``taus``, those of step k (counted from this call's first) are
     the row i0 + k (fixed step only: the input evaluated ahead at the steps' ends,
     :func:`fixed_grid`); else, with ``pcode`` > 0, the input profile (pcode, pamp,
-    ppar) at the step's end (:func:`profile_values`); else Q is constant (no
-    time-dependent input).
+    ppar) at the step's end (:func:`profile_values`); else, with a ``port`` (not 0),
+    a state-reading law called from the loop, held over each step and corrected
+    (:func:`held_solve`; ``buf``, ``law_state`` its buffer and state; a step whose
+    corrections do not settle returns UNSETTLED at its start, for the Python side to
+    take by the exact iteration); else Q is constant (no time-dependent input).
     Fixed step (``adaptive`` False): equal sub-steps no longer than ``step``; a step
     whose Newton fails returns FAILED at its start, for the Python side to halve.
     Adaptive (``adaptive`` 1, or 2 for the estimate filtered through the Newton matrix,
@@ -129,10 +186,18 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, 
             profile_values(pcode, pamp, ppar, t + h, tau)
             for k in range(jidx.shape[0]):
                 Q[jidx[k]] = tau[k]
-        status, xn, yn, accn = ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y, acc, y_last,
-                                        ratio, h, am, af, gamma, beta, rtol, atol,
-                                        max_iters, JF, Mj, A, piv, S, state, counts)
-        if status == NON_FINITE or (status == FAILED and not adaptive):
+        if port != 0:
+            status, xn, yn, accn = held_solve(P, K, D, g, stiff, Q, jidx, tau, x, y, acc,
+                                              y_last, ratio, h, t + h, am, af, gamma, beta,
+                                              rtol, atol, max_iters, JF, Mj, A, piv, S,
+                                              state, counts, port, buf, law_state)
+        else:
+            status, xn, yn, accn = ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y, acc,
+                                            y_last, ratio, h, am, af, gamma, beta, rtol,
+                                            atol, max_iters, JF, Mj, A, piv, S, state,
+                                            counts)
+        if status == NON_FINITE or status == UNSETTLED or status == LAW_FAILED or (
+                status == FAILED and not adaptive):
             return (status, t, x, y, acc, y_last, t_last, h_next, q_scale, steps,
                     rejected, retries)
         if status == FAILED:
@@ -214,10 +279,11 @@ def fixed_grid(t, targets, step, max_n):
 def ga_outputs(P, K, D, g, stiff, Q, jidx, tau, taus, pcode, pamp, ppar, t, targets, X, x,
                y, acc, y_last, t_last, step, adaptive, h_next, q_scale, err_rtol, max_step,
                am, af, gamma, beta, rtol, atol, max_iters, JF, Mj, A, piv, S, state, counts,
-               max_steps):
+               max_steps, port, buf, law_state):
     """:func:`ga_advance` through the output times ``targets`` in turn, the state at each
     stored in the rows of X; the joint forces of every step from ``taus`` (the rows of
-    :func:`fixed_grid`'s times), from the profile (pcode, pamp, ppar), or constant;
+    :func:`fixed_grid`'s times), from the profile (pcode, pamp, ppar), from a law called
+    through ``port`` (:func:`held_solve`), or constant;
     ``max_steps`` steps tried at most over all of them (PAUSED after).
 
     Returns (status, outputs reached, t, x, y, acc, y_last, t_last, h_next, q_scale,
@@ -232,7 +298,7 @@ def ga_outputs(P, K, D, g, stiff, Q, jidx, tau, taus, pcode, pamp, ppar, t, targ
                          targets[k], x, y, acc, y_last, t_last, step, adaptive, h_next,
                          q_scale, err_rtol, max_step, am, af, gamma, beta, rtol, atol,
                          max_iters, JF, Mj, A, piv, S, state, counts,
-                         max_steps - steps - rejected - retries)
+                         max_steps - steps - rejected - retries, port, buf, law_state)
         steps += n
         rejected += r
         retries += f
@@ -297,7 +363,7 @@ def ga_sampled(P, K, D, g, stiff, Q, jidx, tau, t, targets, X, x, y, acc, y_last
                          t_target, x, y, acc, y_last, t_last, step,
                          adaptive, h_next, q_scale, err_rtol, max_step, am, af, gamma,
                          beta, rtol, atol, max_iters, JF, Mj, A, piv, S, state, counts,
-                         max_steps - steps - rejected - retries)
+                         max_steps - steps - rejected - retries, 0, buf, no_par)
         steps += n
         rejected += r
         retries += f
