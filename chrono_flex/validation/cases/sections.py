@@ -112,28 +112,23 @@ wedge_frequency = _frequency_case("wedge", "5.31510", "4.3e-8")
 cone_frequency = _frequency_case("cone", "8.71926", "1.7e-7")
 
 
-@case("sections.wedge-convergence", tolerance=(3.8, 4.2), compare="window",
-      engines=("reference", "closed form"))
-def wedge_convergence(ctx):
-    """Quantity: wedge: first frequency vs elements (n = 2..16), section integrated exactly
+def _convergence_case(shape):
+    """Register ``sections.<shape>-convergence``: the observed order of the first frequency
+    with the section integrated exactly."""
+    @case(f"sections.{shape}-convergence", quantity=f"{shape}: first frequency vs elements "
+          "(n = 2..16), section integrated exactly", metric="observed order (fit n = 4..16)",
+          tolerance=(3.8, 4.2), compare="window",
+          reason="order 4 of consistent-mass cubic Hermite elements once the section is "
+                 "integrated exactly (Strang & Fix ch. 6); +-0.2 for pre-asymptotic terms",
+          engines=("reference", "closed form"))
+    def convergence(ctx):
+        return _case_result(shape)
 
-    Metric: observed order (fit n = 4..16)
-
-    Reason: order 4 of consistent-mass cubic Hermite elements once the section is integrated
-        exactly (Strang & Fix ch. 6); +-0.2 for pre-asymptotic terms"""
-    return _case_result("wedge")
+    return convergence
 
 
-@case("sections.cone-convergence", tolerance=(3.8, 4.2), compare="window",
-      engines=("reference", "closed form"))
-def cone_convergence(ctx):
-    """Quantity: cone: first frequency vs elements (n = 2..16), section integrated exactly
-
-    Metric: observed order (fit n = 4..16)
-
-    Reason: order 4 of consistent-mass cubic Hermite elements once the section is integrated
-        exactly (Strang & Fix ch. 6); +-0.2 for pre-asymptotic terms"""
-    return _case_result("cone")
+wedge_convergence = _convergence_case("wedge")
+cone_convergence = _convergence_case("cone")
 
 
 @case("sections.unequal-elements", tolerance=(3.8, 4.2), compare="window",
