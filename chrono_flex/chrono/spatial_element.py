@@ -107,6 +107,20 @@ class SpatialFlexibleLink(FlexibleLink):
         self._weld_damped = False
         return load_kernels.pack_load(self.model, o, P, self._moving)
 
+    def _joint_forces_at(self, x, w):
+        """Q (nq,) on q at Chrono's state vectors; a torque of time alone (a built-in
+        profile, ChFunctions, or none) is evaluated once per time: every ComputeQ of a
+        step carries the step's end time (docs/chrono.md §2)."""
+        fn = self._torque_fn
+        if fn is not None and not is_time_only(fn):
+            return super()._joint_forces_at(x, w)
+        kept = self._joint_forces_kept
+        if kept is None or kept[0] != self._time:
+            kept = self._joint_forces_kept = (self._time, super()._joint_forces_at(x, w))
+        return kept[1]
+
+    _joint_forces_kept = None
+
     def compute_jacobian(self, load):
         """K = -dQ/dx and R = -dQ/dv as :meth:`LoadEvaluation.compute_jacobian
         <chrono_flex.chrono.element_load.LoadEvaluation.compute_jacobian>` forms them
@@ -209,8 +223,21 @@ class SpatialFlexibleLink(FlexibleLink):
         return sfl.world_tip_frames(self.model, self.q(), self._base())[body]
 
     def _tip_motion(self):
+        pack = self._compiled_load()
+        if pack is not None:
+            x, w = self._state_vectors()
+            return self._kernels.tip_motion(pack, x, w, self.model.links[-1])
         pos, R = self._tip_pose()
         return pos, R, self.tip_velocity()
+
+    def _state_vectors(self):
+        """Chrono's x and w of the arm now (the body's entries first when it moves)."""
+        q, qd = self.q(), self.qd()
+        body = self._body_state()
+        if body is None:
+            return q, qd
+        return (np.concatenate([body[0], matrix_to_quat(body[1]), q]),
+                np.concatenate([body[2], body[3], qd]))
 
     def tip_frames(self):
         """(position (3,), rotation (3, 3)) in the world of every body's attachment frame

@@ -61,8 +61,10 @@ def pack_load(model, origin, rotation, moving):
 
 
 @_jit
-def _tree_pass_on(L, q, qd, g, stiff, full, pB, A, om):
-    """(M or an empty matrix, r) of the tree hung on a moving body: the pass of
+def _tree_pass_on(L, q, qd, g, stiff, full, terms, pB, A, om):
+    """(M or an empty matrix, r, positions (2, nb, 3), rotations (2, nb, 3, 3) and
+    position Jacobians (2, nb, 3, n) of the root (0) and attachment (1) frames) of the
+    tree hung on a moving body (without ``terms`` the frames only): the pass of
     :func:`chrono_flex.spatial.kernels._tree_pass` (frames from the base to the leaves,
     each link's ``_link``, the lumped items) from the base frame of
     :func:`chrono_flex.spatial.floating.body_base` (position pB + A o, rotation A P,
@@ -116,13 +118,14 @@ def _tree_pass_on(L, q, qd, g, stiff, full, pB, A, om):
         if P.is_link[b] == 1:
             p, ap, aw, w = fp[1, b], fap[1, b], faw[1, b], fw[1, b]
             Jp, Jw, R = fJp[1, b], fJw[1, b], fR[1, b]
-            sk._link(P, b, q, qd, g, stiff, Jp, ap, R, Jw, aw, w, M, no_a, Ma, r)
+            if terms:
+                sk._link(P, b, q, qd, g, stiff, Jp, ap, R, Jw, aw, w, M, no_a, Ma, r)
             sk._tip_frame(P, b, q, qd, p, Jp, ap, R, Jw, aw, w)
-    for t in range(P.item_body.shape[0]):
+    for t in range(P.item_body.shape[0] if terms else 0):
         f, b = P.item_tip[t], P.item_body[t]
         sk._item(P, t, fJp[f, b], fap[f, b], fR[f, b], fJw[f, b], faw[f, b], fw[f, b], g, M,
                  no_a, Ma, r)
-    return M, r
+    return M, r, fp, fR, fJp
 
 
 @_jit
@@ -162,8 +165,8 @@ def _forces(L, x, w, Q, g, full):
         qd_ext[i] = w[6 + i]
     for i in range(N_BODY):
         qd_ext[nq + i] = w[i]
-    M_ext, r = _tree_pass_on(L, q_ext, qd_ext, g, False, full, x[0:3].copy(), A,
-                             w[3:6].copy())
+    M_ext, r, _, _, _ = _tree_pass_on(L, q_ext, qd_ext, g, False, full, True, x[0:3].copy(),
+                                      A, w[3:6].copy())
     # Chrono's order: the body's six rows and columns first, then the arm's
     f = np.empty(n)
     for i in range(N_BODY):
@@ -212,6 +215,29 @@ def _jacobian(L, x, w, Q, g, d):
     return K, R
 
 
+@_jit
+def _tip_motion(L, x, w, b):
+    """(position, rotation, velocity) in the world of body b's attachment frame (a
+    link's deformed tip) at x, w: the frames of :func:`_tree_pass_on` (for a base at
+    rest, its origin and axes from the body at the world's origin, at rest)."""
+    nq = L.P.nq
+    n = nq + N_BODY
+    q_ext, qd_ext = np.zeros(n), np.zeros(n)
+    xo, wo = (7, 6) if L.moving else (0, 0)
+    for i in range(nq):
+        q_ext[i] = x[xo + i]
+        qd_ext[i] = w[wo + i]
+    if L.moving:
+        for i in range(N_BODY):
+            qd_ext[nq + i] = w[i]
+        pB, A, om = x[0:3].copy(), _quat_matrix(x, 3), w[3:6].copy()
+    else:
+        pB, A, om = np.zeros(3), np.eye(3), np.zeros(3)
+    _, _, fp, fR, fJp = _tree_pass_on(L, q_ext, qd_ext, np.zeros(3), False, False, False,
+                                      pB, A, om)
+    return fp[1, b].copy(), fR[1, b].copy(), _mv(fJp[1, b], qd_ext)
+
+
 def _f(v):
     return np.ascontiguousarray(v, dtype=float)
 
@@ -240,4 +266,12 @@ def load_jacobian(pack, x, w, Q, g, d):
     return _jacobian(pack, _f(x), _f(w), _f(Q), _f(g), float(d))
 
 
-__all__ = ["LoadPack", "compute_q", "load_forces", "load_jacobian", "pack_load"]
+def tip_motion(pack, x, w, body):
+    """(position (3,), rotation (3, 3), velocity (3,)) in the world of body ``body``'s
+    attachment frame at Chrono's state vectors x, w, in one compiled call (the numpy
+    twins: :func:`chrono_flex.spatial.floating.world_tip_frames` and the tip's Jacobian
+    of :func:`chrono_flex.spatial.equations.evaluate`)."""
+    return _tip_motion(pack, _f(x), _f(w), int(body))
+
+
+__all__ = ["LoadPack", "compute_q", "load_forces", "load_jacobian", "pack_load", "tip_motion"]
