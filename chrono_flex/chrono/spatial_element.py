@@ -53,12 +53,19 @@ class SpatialFlexibleLink(FlexibleLink):
             a ``ChFramed``, or (origin, rotation 3 x 3); default the parent's own frame.
         torque, joint_motion, joint_angles0, joint_rates0, elastic0, elastic_rates0,
         jacobian: as for :class:`~chrono_flex.chrono.element.FlexibleLink`.
+        compiled: evaluate the load compiled where it can
+            (:mod:`chrono_flex.spatial.load_kernels`: the numba backend, no welded
+            bodies, no actuator states, no geometric stiffening on a moving body);
+            False keeps the numpy path (the two agree to round-off; for comparisons).
     """
 
-    def __init__(self, system, arm, parent_body=None, joint_frame=None, **kw):
+    def __init__(self, system, arm, parent_body=None, joint_frame=None, compiled=True, **kw):
         if not isinstance(arm, SpatialArm):
             raise ParameterError("arm", arm, "must be a SpatialArm (a PlanarArm goes into "
                                  "FlexibleLink)")
+        if not isinstance(compiled, bool):
+            raise ParameterError("compiled", compiled, "must be True or False")
+        self.compiled = compiled
         super().__init__(system, arm, parent_body=parent_body, joint_frame=joint_frame, **kw)
 
     # -- the model's hooks ----------------------------------------------------------------
@@ -100,7 +107,8 @@ class SpatialFlexibleLink(FlexibleLink):
         """The arrays of the compiled load (:mod:`chrono_flex.spatial.load_kernels`), or
         None where the numpy path stays: the numpy backend, welded bodies, actuator
         states, or the geometric stiffening on a moving body."""
-        if (skernels.packed_model(self.model) is None or self.attachments or self.actuators
+        if (not self.compiled or skernels.packed_model(self.model) is None or self.attachments
+                or self.actuators
                 or (self._moving and self.model.geometric_stiffening)):
             return None
         o, P = (self._o, self._P) if self._moving else (self._ground_o, self._ground_P)
