@@ -214,8 +214,9 @@ class Result:
         """The unit of every column of :meth:`series`, as a dict name -> unit (SI): joint
         coordinates rad (m for a prismatic joint), torques N m (N), energies J, the
         generalized coordinates from ``info["coordinate_units"]``, a drive's states from
-        ``info["extra_units"]``, sensor channels from ``info["units"]``; "?" where the
-        engine declared none (a spatial arm's elastic coordinates mix m and rad)."""
+        ``info["extra_units"]`` (one unit for all components of a series, or one per
+        component), sensor channels from ``info["units"]``; "?" where the engine
+        declared none."""
         prismatic = [k == "prismatic" for k in self.joint_kinds]
         q_units = list(self.info.get("coordinate_units") or ())
         extra_units = self.info.get("extra_units") or {}
@@ -243,7 +244,7 @@ class Result:
                         u = us
                     elif name.startswith(stem) and name[len(stem):].isdigit():
                         k = int(name[len(stem):])
-                        u = us[k] if not isinstance(us, str) and k < len(us) else "?"
+                        u = us if isinstance(us, str) else us[k] if k < len(us) else "?"
             units[name] = u
         # sensor channels (chrono_flex.control.record) name their own units
         channels = self.info.get("units") or {}
