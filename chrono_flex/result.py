@@ -106,8 +106,9 @@ class Result:
         info: engine name, method and settings, case name, solver statistics, wall
             time, notes; ``info["run"]``: the arguments of the run as data (input
             profiles of :mod:`chrono_flex.inputs` as their description).
-        model: the arm that ran, as plain data (``PlanarArm.to_dict()``; rebuild it with
-            ``PlanarArm.from_dict(res.model)``), or None where the engine gave none.
+        model: the arm that ran, as plain data (its ``to_dict()``; rebuild any kind,
+            planar, spatial or RRRP, with ``chrono_flex.arm_from_dict(res.model)``), or
+            None where the engine gave none.
 
     :meth:`to_npz` keeps all of it (``info`` and ``model`` as JSON inside the file) and
     :meth:`from_npz` reads it back.
