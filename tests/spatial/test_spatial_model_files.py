@@ -14,7 +14,7 @@ from chrono_flex.drive import DriveParams, GearDrive
 from chrono_flex.errors import ModelFileError
 from chrono_flex.formulations.rrrp import RRRPArm
 from chrono_flex.inputs import step
-from chrono_flex.planar.model_file import arm_from_dict, read_model
+from chrono_flex.planar.model_file import read_model
 from chrono_flex.scenarios.spatial import hub_two_links
 
 MODELS = pathlib.Path(__file__).resolve().parents[2] / "examples" / "models"
