@@ -110,6 +110,32 @@ def hunting_params(**changes):
     return DriveParams.serebrenny2019(**values)
 
 
+def breakaway_fall_time(params):
+    """Time (s) the LuGre friction of ``params`` takes to fall from Ms towards Mc after
+    breakaway, estimated as the time the output needs to slide the bristles' presliding
+    range Ms/sigma0 (Canudas de Wit et al. 1995, sec. II: the bristles let go over that
+    deflection) under the torque the fall itself frees, dM = (1 + K_ML Ms)(Ms - Mc), on
+    the output and the motor's inertia behind the gear, J = J2 + J1 i^2:
+
+        t_f = sqrt(2 (Ms/sigma0) / a),   a = dM / J
+
+    or the time to reach the Stribeck speed, Omega2s / a, when that is longer. An order
+    of magnitude (the integral action and the gear's spring are left out), to compare
+    with :func:`gear_lag`."""
+    p = params
+    a = (1.0 + p.K_ML * p.Ms) * (p.Ms - p.Mc) / (p.J2 + p.J1 * p.ratio ** 2)
+    return max(math.sqrt(2.0 * p.Ms / (p.sigma0 * a)), p.Omega2s / a)
+
+
+def gear_lag(params):
+    """Quarter period (s) of the mode through which a motor torque reaches the gear's
+    output while the output sticks: the motor inertia on the gear spring, w_g =
+    sqrt(c / (J1 i^2)) ([S] eqs. 13-15, output held), t_g = pi / (2 w_g); a change of the
+    motor torque is felt at the output after about t_g."""
+    p = params
+    return 0.5 * math.pi / math.sqrt(p.c / (p.J1 * p.ratio ** 2))
+
+
 def pid_servo(drive, kp, ki, kd, setpoint=0.05, compensate=None, u_limit=24.0):
     """u = kp e + ki int e - kd Omega2 (continuous, ideal output encoder and tachometer),
     limited to +-``u_limit`` V; ``compensate`` None, "steady" or "dynamic": plus the
@@ -133,28 +159,35 @@ def run_pid_servo(params, kp, ki, kd, t_end=T_HUNT_END, compensate=None, dt_out=
 
 
 def hunting_figure(runs, title, setpoint=0.05):
-    """draw(fig) of PID servo runs one above the other: ``runs`` = [(label,
-    DriveResult)], the output's error r - alpha2 in mrad with the detection threshold
-    +-:data:`HUNT_THRESHOLD` shaded and the start of the measurement, :data:`T_HUNT`."""
+    """draw(fig) of PID servo runs one above the other (:func:`plot_hunting` on a column
+    of axes)."""
     def plot(fig):
-        axes = fig.subplots(len(runs), 1, sharex=True, squeeze=False)[:, 0]
-        for ax, (label, res) in zip(axes, runs):
-            e = setpoint - res.state("output_angle")
-            ax.plot(res.t, 1e3 * e, lw=0.8)
-            ax.axhspan(-1e3 * HUNT_THRESHOLD, 1e3 * HUNT_THRESHOLD, color="0.85", lw=0,
-                       label="detection threshold (1 count of 2^20)")
-            ax.axvline(T_HUNT, color="k", ls=":", lw=0.8,
-                       label="measured from here" if ax is axes[0] else None)
-            ax.set_ylim(-0.15, 0.15)
-            ax.set_ylabel("r - alpha2, mrad", fontsize=7)
-            ax.set_title(label, fontsize=8)
-            ax.grid(True, alpha=0.3)
-        axes[0].legend(fontsize=6, loc="upper right")
-        axes[-1].set_xlabel("t, s")
+        plot_hunting(fig.subplots(len(runs), 1, sharex=True, squeeze=False)[:, 0], runs,
+                     setpoint)
         fig.suptitle(title, fontsize=9)
     return plot
 
 
+def plot_hunting(axes, runs, setpoint=0.05):
+    """On a column of matplotlib axes, one per run of ``runs`` = [(label, DriveResult)]:
+    the output's error r - alpha2 in mrad with the detection threshold
+    +-:data:`HUNT_THRESHOLD` shaded and the start of the measurement, :data:`T_HUNT`."""
+    for ax, (label, res) in zip(axes, runs):
+        e = setpoint - res.state("output_angle")
+        ax.plot(res.t, 1e3 * e, lw=0.8)
+        ax.axhspan(-1e3 * HUNT_THRESHOLD, 1e3 * HUNT_THRESHOLD, color="0.85", lw=0,
+                   label="detection threshold (1 count of 2^20)")
+        ax.axvline(T_HUNT, color="k", ls=":", lw=0.8,
+                   label="measured from here" if ax is axes[0] else None)
+        ax.set_ylim(-0.15, 0.15)
+        ax.set_ylabel("r - alpha2, mrad", fontsize=7)
+        ax.set_title(label, fontsize=8)
+        ax.grid(True, alpha=0.3)
+    axes[0].legend(fontsize=6, loc="upper right")
+    axes[-1].set_xlabel("t, s")
+
+
 __all__ = ["AT_REST", "HUNT_GAINS", "HUNT_THRESHOLD", "T_HUNT", "T_HUNT_END", "T_SETTLE",
-           "hunting_figure", "hunting_params", "oscillation", "pid_servo", "run_pid_servo", "run_servo",
-           "servo", "servo_figure"]
+           "breakaway_fall_time", "gear_lag", "hunting_figure", "hunting_params",
+           "oscillation", "pid_servo", "plot_hunting", "run_pid_servo", "run_servo", "servo",
+           "servo_figure"]
