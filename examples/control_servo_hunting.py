@@ -103,7 +103,9 @@ if __name__ == "__main__":
     runs = []
     for label, p, ki, comp in SERVOS:
         res, n, period = counts(p, ki, comp)
-        print(f"{label}: {n:.3g} counts, period {1e3 * period:.0f} ms", flush=True)
+        shown = ("below one count: no hunting" if n < 1.0 else f"period {1e3 * period:.0f} ms"
+                 if period == period else "period longer than half the window")
+        print(f"{label}: {n:.3g} counts, {shown}", flush=True)
         runs.append((f"{label}: {n:.3g} counts", res))
     table = {"pid": [], "comp": []}
     for s0 in MAP_SIGMA0:
