@@ -24,10 +24,11 @@ Expected (t from 1.5 to 3 s; one count of a 2^20-count encoder is 6.0e-6 rad):
 The map (the right-hand panel) repeats the PID with and without the observer
 compensation for bristle stiffnesses from 3e3 to 1e6 N m/rad: with stiffer bristles the
 fall at breakaway is faster than the gear's lag and the compensation leaves a cycle of
-about 2 to 3 counts; with softer ones (3e3) the PID no longer hunts.
+about 2 to 3 counts; with softer ones (3e3) the PID's stick-slip dies out (1.5 counts
+still from 1.5 to 3 s, falling).
 
 Run as a script (``python examples/control_servo_hunting.py [DIR]``) to simulate the
-servos and the map (about ten minutes) and write ``control_servo_hunting.png`` into DIR
+servos and the map (about fifteen minutes) and write ``control_servo_hunting.png`` into DIR
 (default: the current directory); its path is printed.
 """
 
@@ -90,8 +91,8 @@ def plot_map(ax, sigma0s, table):
     ax.set_ylim(floor / 2, 100.0)
     ax.set_xlabel("bristle stiffness sigma0, N m/rad")
     ax.set_ylabel("half peak-to-peak after 1.5 s, counts of 2^20")
-    ax.set_title("hunting against the bristles' stiffness (Stribeck speed 1e-3 rad/s)",
-                 fontsize=8)
+    ax.set_title("hunting against the bristles' stiffness (Stribeck speed 1e-3 rad/s; "
+                 "below 1e-3 count drawn at 1e-3)", fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=6, loc="center right")
 
