@@ -1,7 +1,7 @@
 """The reference engine for a SpatialArm: M(q) q_dd = f integrated by generalized-alpha
-(the default) or scipy's solvers through the shared stepping loop
-(:mod:`chrono_flex.stepping`), with the integrator chosen as for the planar arm
-(:mod:`chrono_flex.integrators.choice`).
+(the default) or scipy's solvers through the reference engines' one plumbing, as the
+planar arm (:func:`chrono_flex.integrators.choice.run_engine`: settings, integrator, the
+shared stepping loop, ``Result.info``).
 
 State x = [q, q_d, W_in, W_diss, drive states..., controller states...]: a drive on a
 revolute joint is coupled as on the planar arm (:mod:`chrono_flex.drive.coupling`), and
@@ -19,21 +19,16 @@ arm (:func:`chrono_flex.planar.reference.compiled_step`); ``CHRONO_FLEX_KERNELS=
 (or :data:`COMPILED` False) keeps the numpy equations and the Python iteration.
 """
 
-import time
-
 import numpy as np
 
 from .. import _checks as ck
-from .._callbacks import call_vector, call_vector_series, reads_drive_states
+from .._callbacks import call_vector, call_vector_series
 from ..drive.coupling import ArmInputs, JointDrives
-from ..errors import BudgetExceeded, ParameterError
-from ..integrators.choice import DEFAULT_METHOD, build_integrator, check_method, check_times
+from ..integrators.choice import DEFAULT_METHOD, arm_inputs, check_arm_run, run_engine
 from ..integrators.ivp import fd_jacobian
 from ..inputs import is_time_only
 from ..planar.chain_ga import available as compiled_available
-from ..planar.reference import (ReferenceStepper, SampledStepper, inputs_in_loop,
-                               sampled_torque)
-from ..stepping import Progress, output_times, partial_result, run
+from ..stepping import output_times
 from . import equations as mdl
 from . import kernels as sk
 from . import tree_ga
@@ -64,26 +59,14 @@ def simulate_reference(arm, t_end, q0=None, qd0=None, torque=None, joint_motion=
                        max_wall_time=None, step=None, rho_inf=0.8, family="chung-hulbert"):
     """The reference engine: :meth:`SpatialArm.simulate
     <chrono_flex.spatial.arm.SpatialArm.simulate>` (same arguments after ``arm``)."""
-    t_end, t0, dt_out = check_times(t_end, t0, dt_out)
-    check_method(method)
-    max_deflection_ratio = ck.positive("max_deflection_ratio", max_deflection_ratio)
-    for name, fn in (("torque", torque), ("joint_motion", joint_motion),
-                     ("drive_input", drive_input)):
-        if fn is not None and not callable(fn):
-            raise ParameterError(name, fn, "must be callable")
-    if joint_motion is not None and (torque is not None or arm.drives):
-        raise ParameterError("joint_motion", joint_motion,
-                             "excludes `torque` and drives (the joints are prescribed)")
-    if drive_input is not None and not arm.drives:
-        raise ParameterError("drive_input", drive_input, "is given but the arm has no drives")
-    n_samples = ck.positive_int("n_samples", n_samples)
-    if n_samples < 2:
-        raise ParameterError("n_samples", n_samples, "must be >= 2 (the root and the tip)")
+    t_end, t0, dt_out, max_deflection_ratio = check_arm_run(
+        arm, t_end, t0, dt_out, method, max_deflection_ratio, torque, joint_motion,
+        drive_input)
+    n_samples = ck.n_samples(n_samples)
     q0 = np.zeros(arm.nq) if q0 is None else ck.vector("q0", q0, arm.nq)
     qd0 = np.zeros(arm.nq) if qd0 is None else ck.vector("qd0", qd0, arm.nq)
-    torque, drive_input, max_step = inputs_in_loop(torque, drive_input, method, step,
-                                                   max_step)
-    law, torque = sampled_torque(torque, method, step, arm.n_joints, t0)
+    law, torque, drive_input, max_step = arm_inputs(torque, drive_input, method, step,
+                                                    max_step, arm.n_joints, t0)
     if joint_motion is None:
         sim = _ForwardProblem(arm, torque, drive_input)
         x0 = sim.initial_state(q0, qd0)
@@ -91,39 +74,20 @@ def simulate_reference(arm, t_end, q0=None, qd0=None, torque=None, joint_motion=
         sim = _MixedProblem(arm, joint_motion)
         e = arm.elastic_index
         x0 = np.concatenate([q0[e], qd0[e], [0.0, 0.0]])
-    t_wall = time.perf_counter()
-    solver = compiled_step(sim, method, torque)
-    ode, settings = build_integrator(sim, t0, t_end, x0, dt_out, method, rtol, atol,
-                                     max_step, max_nfev, step, rho_inf, family, solver,
-                                     error_groups=tree_ga.error_groups(arm.model)
-                                     if joint_motion is None else None)
-    if solver is not None and solver.reads_state:
-        settings["torque_evaluation"] = "predicted"
 
-    def result(rec):
-        X = rec["x"]
-        if law is not None:
-            sim.inputs.torque = law.recorded     # the held values, as they acted
-            settings.update(sample_period=law.period, sample_delay=law.delay,
-                            n_samples_taken=law.n_samples)
-        Q, QD, torques, w_in, w_diss = sim.samples(rec.t, X)
-        res = spatial_result(arm, rec.t, Q, QD, torques.reshape(rec.t.size, arm.n_joints),
-                             w_in, w_diss, n_samples, extra=sim.extra(X))
-        res.info.update(engine="reference", method=method, form="virtual_power", **settings,
-                        **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4))
-        return res
+    def build(rec):
+        Q, QD, torques, w_in, w_diss = sim.samples(rec.t, rec["x"])
+        return spatial_result(arm, rec.t, Q, QD, torques.reshape(rec.t.size, arm.n_joints),
+                              w_in, w_diss, n_samples, extra=sim.extra(rec["x"]))
 
-    try:
-        if law is not None and reads_drive_states(law.law):
-            law.drive_states = slice(sim.drives.start, sim.drives.stop)
-        stepper = ReferenceStepper(sim, ode) if law is None else SampledStepper(sim, ode, law)
-        rec = run(stepper, output_times(t0, t_end, dt_out),
-                  max_deflection_ratio=max_deflection_ratio,
-                  progress=Progress(t_end, "reference", progress), max_wall_time=max_wall_time)
-    except BudgetExceeded as exc:        # what was computed, marked partial
-        exc.partial = partial_result(exc, result)
-        raise
-    return result(rec)
+    return run_engine(sim, x0, output_times(t0, t_end, dt_out), method, build,
+                      dt_out=dt_out, rtol=rtol, atol=atol, max_step=max_step,
+                      max_nfev=max_nfev, step=step, rho_inf=rho_inf, family=family,
+                      step_solver=compiled_step(sim, method, torque),
+                      error_groups=tree_ga.error_groups(arm.model)
+                      if joint_motion is None else None, law=law,
+                      max_deflection_ratio=max_deflection_ratio, progress=progress,
+                      max_wall_time=max_wall_time, info=dict(form="virtual_power"))
 
 
 def _atol(n2, n):
