@@ -7,6 +7,8 @@ The input u is a number, a function of time u(t), a function of the state u(t, x
 six states above: a feedback law), a continuous controller with its own states (appended
 to y and integrated with it) or a sampled one (integrated from sample to sample with the
 output held); the controllers are those of :mod:`chrono_flex.control` (docs/control.md).
+The run goes through the shared loop (:func:`chrono_flex.stepping.run`) on one of
+scipy's solvers, checked as every such run (:class:`~chrono_flex.integrators.ivp.OdeStepper`).
 """
 
 from dataclasses import dataclass, field
@@ -277,21 +279,23 @@ def simulate_drive(drive, t_end, drive_input=None, m_out=0.0, x0=None, q0=None, 
         x0: None (``drive.initial_state``), the drive state (4) or the full state (6).
         q0, qd0: the output shaft's initial angle (rad) and speed (rad/s), with a drive
             state or none (default at rest at zero).
-        method: a scipy.integrate.solve_ivp method (one of :data:`METHODS`); stiff ones
-            (Radau, BDF) since the friction and gear modes are fast (see
-            ``drive.stiff_modes()``). Radau by default, not the arms' generalized-alpha:
-            this run does not go through ``integrators.choice`` (a sampled controller
-            restarts the solver at every sample instant), and generalized-alpha's step
-            control measures positions only, leaving the current 2 % of its range off
-            at rtol 1e-3 (docs/architecture.md, "Default integrators").
+        method: one of scipy's solvers (:data:`METHODS`), stepped by the shared loop
+            (:func:`chrono_flex.stepping.run`) through
+            :class:`~chrono_flex.integrators.ivp.OdeStepper`; stiff ones (Radau, BDF)
+            since the friction and gear modes are fast (see ``drive.stiff_modes()``).
+            Radau by default (:func:`chrono_flex.integrators.choice.default_method`
+            ``("drive")``), not the arms' generalized-alpha, whose step control
+            measures positions only, leaving the current 2 % of its range off at
+            rtol 1e-3 (docs/architecture.md, "Default integrators").
         rtol, atol: solver tolerances (atol: one value, or one per state); rtol at least
             100 machine epsilons.
         dt_out: spacing of the output times (default t_end/1000), at most ``t_end``; the
             outputs are 0, dt_out, 2 dt_out, ... with t_end appended when dt_out does not
             divide it.
         max_step: largest solver step, s (> 0; default none).
-        max_nfev: budget of right-hand-side evaluations (default none); SimulationError
-            naming it when spent before t_end.
+        max_nfev: budget of right-hand-side evaluations (default none);
+            :class:`~chrono_flex.errors.BudgetExceeded` (a SimulationError) naming it
+            when spent before t_end.
 
     Returns:
         :class:`DriveResult` (``outputs["voltage"]`` or ``["current"]``: the input as
