@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from .. import _checks as ck
-from .._aliases import canonical
+from .._aliases import canonical_arguments
 from .._callbacks import call_vector, is_sampled, sample_index, takes_state
 from .._files import atomic_write
 from ..errors import ParameterError, SimulationError
@@ -305,12 +305,9 @@ def simulate_drive(drive, t_end, drive_input=None, m_out=0.0, x0=None, q0=None, 
         SimulationError (with the time) on NaN, divergence, solver failure, a callback
         that raises or returns NaN, or a spent budget.
     """
-    named = canonical(dict(drive_input=drive_input, q0=q0, qd0=qd0, **old_names),
-                      "simulate_drive", ("u", "theta_out0", "omega_out0"))
-    drive_input, q0, qd0 = named.pop("drive_input"), named.pop("q0"), named.pop("qd0")
-    if named:
-        raise TypeError(f"simulate_drive() got an unexpected keyword argument "
-                        f"{next(iter(named))!r}")
+    drive_input, q0, qd0 = canonical_arguments(
+        "simulate_drive", ("u", "theta_out0", "omega_out0"),
+        dict(drive_input=drive_input, q0=q0, qd0=qd0), old_names)
     theta_out0, omega_out0 = (0.0 if q0 is None else q0), (0.0 if qd0 is None else qd0)
     t_end = ck.positive("t_end", t_end)
     law = _Input(0.0 if drive_input is None else drive_input)
