@@ -22,6 +22,9 @@ from ..result import Energy, Result
 
 #: Names of the generalized coordinates, in order.
 COORDINATES = ("theta1", "theta2", "theta3", "q1y", "q1z", "q2y", "q2z", "a")
+#: Their units: the joint angles rad, the modal amplitudes (the shapes normalised to 1
+#: at the tip) and the extension m.
+COORDINATE_UNITS = ("rad", "rad", "rad", "m", "m", "m", "m", "m")
 #: Indices of the actuated coordinates (tau1, tau2, tau3, force on a).
 ACTUATED = (0, 1, 2, 7)
 ELASTIC = (3, 4, 5, 6)
@@ -188,7 +191,9 @@ def simulate_rrrp(arm, t_end, eta0, eta_d0=None, inputs=None, dt_out=None, metho
                       rtol=rtol, atol=atol, max_step=max_step, max_nfev=max_nfev,
                       step=step, stepper=_Stepper, progress=progress,
                       max_wall_time=max_wall_time, engine="reference (spatial RRRP)",
-                      label="spatial", info=dict(coordinates=COORDINATES))
+                      label="spatial", info=dict(
+                          coordinates=COORDINATES, coordinate_units=list(COORDINATE_UNITS),
+                          extra_units={"joint_position": "m", "angular_momentum_z": "N m s"}))
 
 
 def rrrp_result(arm, sim, t, X, info):
