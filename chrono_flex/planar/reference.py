@@ -19,11 +19,10 @@ balance is checked to the integrator's tolerance.
 import numpy as np
 
 from .. import _checks as ck
-from .._callbacks import call_vector, call_vector_series
+from .._callbacks import call_vector_series
 from .._interrupts import watched
-from ..drive.coupling import ArmInputs, JointDrives
 from ..integrators.choice import FIXED_STEP, GA_RTOL, arm_inputs, check_arm_run, run_engine
-from ..integrators.ivp import fd_jacobian
+from ..integrators.arm_problems import ForwardArmProblem, MixedArmProblem
 from ..integrators.reference_loop import (ReferenceStepper, SampledStepper, SampledTorque,
                                           inputs_in_loop, sampled_torque)
 from ..stepping import output_times
@@ -105,22 +104,18 @@ def compiled_step(sim, torque, exact_callbacks=False):
     return chain_ga.ChainStep(sim.arm.model, torque, reads_state=reads_state)
 
 
-class _ForwardProblem:
-    """State x = [q, q_d, W_in, W_diss, drive states..., controller states...]: the
-    joint forces and the appended states of :class:`~chrono_flex.drive.coupling.ArmInputs`
-    (a continuous controller with states integrated with the arm's by the same
-    integrator)."""
+class _ForwardProblem(ForwardArmProblem):
+    """The forward problem (:class:`~chrono_flex.integrators.arm_problems.ForwardArmProblem`):
+    state x = [q, q_d, W_in, W_diss, drive states..., controller states...], the
+    planar arm's equations in the ``form`` asked."""
+
+    ratio, ratios = staticmethod(deflection_ratio), staticmethod(deflection_ratios)
 
     def __init__(self, arm, torque, drive_input, form):
-        self.arm, self.drive_input, self.form = arm, drive_input, form
-        nq = arm.nq
-        self.nq = nq
-        self.drives = JointDrives(arm.drives, {j: (j, arm.joint_index[j]) for j in arm.drives},
-                                  2 * nq + 2)
-        self.inputs = ArmInputs(torque, drive_input, self.drives, arm.n_joints)
+        super().__init__(arm, torque, drive_input,
+                         {j: (j, arm.joint_index[j]) for j in arm.drives})
+        self.drive_input, self.form = drive_input, form
         self.drive_joints, self.controllers = self.drives.keys, self.inputs.controllers
-        self.n = self.inputs.stop
-        self.n2 = nq              # second-order coordinates: q
 
     @property
     def torque(self):
@@ -130,32 +125,14 @@ class _ForwardProblem:
     def torque(self, fn):           # the sampled torque's record, after the run
         self.inputs.torque = fn
 
-    def initial_state(self, q0, qd0):
-        x = np.zeros(self.n)
-        x[:self.nq] = q0
-        x[self.nq:2 * self.nq] = qd0
-        self.inputs.initial_state(x, q0, qd0)
-        return x
-
     def error_groups(self):
         """The position groups of the step control (:func:`chain_ga.error_groups`)."""
         return chain_ga.error_groups(self.arm.model)
 
-    def default_atol(self):
-        a = np.full(self.n, 1e-9)
-        a[self.nq:2 * self.nq] = 1e-7
-        a[2 * self.nq:2 * self.nq + 2] = 1e-6
-        self.inputs.atol(a)
-        return a
-
-    def _joint_forces(self, t, q, qd, x):
-        """(tau (n_joints,), the rates of the drive and controller states)."""
-        return self.inputs.joint_forces(t, x, q, qd)
-
     def rhs(self, t, x):
         nq, arm = self.nq, self.arm
         q, qd = x[:nq], x[nq:2 * nq]
-        tau, rates = self._joint_forces(t, q, qd, x)
+        tau, rates = self.joint_forces(t, q, qd, x)
         Q = np.zeros(nq)
         Q[arm.joint_index] = tau
         dx = np.empty(self.n)
@@ -176,7 +153,7 @@ class _ForwardProblem:
         (M q_dd = f; zd the rates of the work integrals and the drive states)."""
         nq, arm = self.nq, self.arm
         q, qd = x[:nq], x[nq:2 * nq]
-        tau, rates = self._joint_forces(t, q, qd, x)
+        tau, rates = self.joint_forces(t, q, qd, x)
         Q = np.zeros(nq)
         Q[arm.joint_index] = tau
         M, f = arm._forcing(q, qd, Q, self.form)
@@ -188,19 +165,6 @@ class _ForwardProblem:
             F[s.start - nq:s.stop - nq] = r
         return M, F
 
-    def jac(self, t, x):
-        nq = self.nq
-        cols = list(range(2 * nq)) + list(range(2 * nq + 2, self.n))
-        return fd_jacobian(self.rhs, t, x, self.rhs(t, x), cols,
-                           (np.arange(nq), np.arange(nq, 2 * nq)))
-
-    def max_deflection_ratio(self, t, x):
-        return deflection_ratio(self.arm, x[:self.nq])
-
-    def max_deflection_ratios(self, X):
-        """:meth:`max_deflection_ratio` at the states X (nt, n) (any times)."""
-        return deflection_ratios(self.arm, X[:, :self.nq])
-
     def _torques(self, t, X):
         """The joint forces at the samples (t, X): a time-only torque without drives in
         one pass (:func:`chrono_flex._callbacks.call_vector_series`), else state by state."""
@@ -211,7 +175,7 @@ class _ForwardProblem:
             out = call_vector_series(self.torque, self.arm.n_joints, t)
             if out is not None:
                 return out
-        return np.array([self._joint_forces(tk, x[:nq], x[nq:2 * nq], x)[0]
+        return np.array([self.joint_forces(tk, x[:nq], x[nq:2 * nq], x)[0]
                          for tk, x in zip(t, X)])
 
     def result(self, t, X, n_samples):
@@ -222,81 +186,31 @@ class _ForwardProblem:
                           self.inputs.extra(X))
 
 
-class _MixedProblem:
-    """Joints prescribed: state x = [e, e_d, W_in, W_diss]; joint torques returned.
+class _MixedProblem(MixedArmProblem):
+    """Joints prescribed (:class:`~chrono_flex.integrators.arm_problems.MixedArmProblem`):
+    state x = [e, e_d, W_in, W_diss], the planar arm's forcing in the ``form`` asked,
+    the joint torques returned."""
 
-    With a = joint coordinates and b = elastic ones, M_bb e_dd = f_b - M_ba theta_dd and
-    tau = M_aa theta_dd + M_ab e_dd - f_a (f: forcing without inputs).
-    """
+    ratio = staticmethod(deflection_ratio)
 
     def __init__(self, arm, motion, form):
-        self.arm, self.motion, self.form = arm, motion, form
-        self.a, self.b = arm.joint_index, arm.elastic_index
-        self.ne = self.b.size
-        self.n2 = self.ne         # second-order coordinates: the elastic ones
+        super().__init__(arm, motion)
+        self.form = form
 
-    def _joints(self, t):
-        out = call_vector("joint_motion", lambda s: np.ravel(self.motion(s)),
-                          3 * self.arm.n_joints, t)
-        return np.split(out, 3)
-
-    def _state(self, t, x):
-        th, thd, thdd = self._joints(t)
-        q = np.empty(self.arm.nq)
-        qd = np.empty(self.arm.nq)
-        q[self.a], qd[self.a] = th, thd
-        q[self.b], qd[self.b] = x[:self.ne], x[self.ne:2 * self.ne]
-        return q, qd, thdd
-
-    def _solve(self, t, x):
-        q, qd, thdd = self._state(t, x)
-        M, f = self.arm._forcing(q, qd, np.zeros(self.arm.nq), self.form)
-        a, b = self.a, self.b
-        edd = np.linalg.solve(M[np.ix_(b, b)], f[b] - M[np.ix_(b, a)] @ thdd)
-        tau = M[np.ix_(a, a)] @ thdd + M[np.ix_(a, b)] @ edd - f[a]
-        return q, qd, edd, tau
+    def forcing_terms(self, q, qd):
+        return self.arm._forcing(q, qd, np.zeros(self.arm.nq), self.form)
 
     def initial_state(self, q0, qd0):
-        q, qd, _ = self._state(0.0, np.concatenate([q0[self.b], qd0[self.b]]))
-        return np.concatenate([q0[self.b], qd0[self.b], [0.0, 0.0]])
+        self._state(0.0, np.concatenate([q0[self.b], qd0[self.b]]))   # checks the motion
+        return super().initial_state(q0, qd0)
 
     def error_groups(self):
         """The elastic coordinates' groups of the step control, one per link."""
         groups = chain_ga.error_groups(self.arm.model)[self.b]
         return np.unique(groups, return_inverse=True)[1]
 
-    def default_atol(self):
-        a = np.full(2 * self.ne + 2, 1e-9)
-        a[self.ne:2 * self.ne] = 1e-7
-        a[-2:] = 1e-6
-        return a
-
-    def rhs(self, t, x):
-        q, qd, edd, tau = self._solve(t, x)
-        ne = self.ne
-        dx = np.empty(2 * ne + 2)
-        dx[:ne] = x[ne:2 * ne]
-        dx[ne:2 * ne] = edd
-        dx[-2] = tau @ qd[self.a]
-        dx[-1] = qd @ self.arm.model.D @ qd
-        return dx
-
-    def jac(self, t, x):
-        ne = self.ne
-        return fd_jacobian(self.rhs, t, x, self.rhs(t, x), range(2 * ne),
-                           (np.arange(ne), np.arange(ne, 2 * ne)))
-
-    def max_deflection_ratio(self, t, x):
-        return deflection_ratio(self.arm, self._state(t, x)[0])
-
     def result(self, t, X, n_samples):
-        nt = t.size
-        Q = np.empty((nt, self.arm.nq))
-        QD = np.empty_like(Q)
-        tau = np.empty((nt, self.arm.n_joints))
-        for k, (tk, x) in enumerate(zip(t, X)):
-            Q[k], QD[k], _, tau[k] = self._solve(tk, x)
-        return arm_result(self.arm, t, Q, QD, tau, X[:, -2], X[:, -1], n_samples)
+        return arm_result(self.arm, t, *self.samples(t, X), n_samples)
 
 
 __all__ = ["FIXED_STEP", "FORMS", "GA_RTOL", "ReferenceStepper", "SampledStepper",
