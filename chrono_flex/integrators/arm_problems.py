@@ -59,6 +59,17 @@ class ForwardArmProblem:
         state x (:class:`~chrono_flex.drive.coupling.ArmInputs`)."""
         return self.inputs.joint_forces(t, x, q, qd)
 
+    def loads(self, t, x):
+        """(q, qd, Q, tau, rates) at time t and state x: the coordinates and rates, the
+        generalized forces Q (nq,) of the joint forces tau (n_joints,), and the rates of
+        the drive and controller states."""
+        nq = self.nq
+        q, qd = x[:nq], x[nq:2 * nq]
+        tau, rates = self.joint_forces(t, q, qd, x)
+        Q = np.zeros(nq)
+        Q[self.arm.joint_index] = tau
+        return q, qd, Q, tau, rates
+
     def jac(self, t, x):
         """Forward differences of :meth:`rhs`; dq/dt = q_d exact, the work integrals
         (which no rate reads) left out."""

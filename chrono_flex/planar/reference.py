@@ -131,10 +131,7 @@ class _ForwardProblem(ForwardArmProblem):
 
     def rhs(self, t, x):
         nq, arm = self.nq, self.arm
-        q, qd = x[:nq], x[nq:2 * nq]
-        tau, rates = self.joint_forces(t, q, qd, x)
-        Q = np.zeros(nq)
-        Q[arm.joint_index] = tau
+        q, qd, Q, tau, rates = self.loads(t, x)
         dx = np.empty(self.n)
         dx[:nq] = qd
         if self.form == "virtual_power":
@@ -152,10 +149,7 @@ class _ForwardProblem(ForwardArmProblem):
         """(M, [f, zd]): the equations in mass-matrix form for generalized-alpha's Newton
         (M q_dd = f; zd the rates of the work integrals and the drive states)."""
         nq, arm = self.nq, self.arm
-        q, qd = x[:nq], x[nq:2 * nq]
-        tau, rates = self.joint_forces(t, q, qd, x)
-        Q = np.zeros(nq)
-        Q[arm.joint_index] = tau
+        q, qd, Q, tau, rates = self.loads(t, x)
         M, f = arm._forcing(q, qd, Q, self.form)
         F = np.empty(self.n - nq)
         F[:nq] = f

@@ -96,11 +96,8 @@ class _ForwardProblem(ForwardArmProblem):
         self.packed = sk.packed_model(arm.model) if COMPILED else None
 
     def forcing(self, t, x):
-        nq, arm = self.nq, self.arm
-        q, qd = x[:nq], x[nq:2 * nq]
-        tau, rates = self.joint_forces(t, q, qd, x)
-        Q = np.zeros(nq)
-        Q[arm.joint_index] = tau
+        arm = self.arm
+        q, qd, Q, tau, rates = self.loads(t, x)
         m = arm.model
         if self.packed is not None:       # the compiled terms (spatial.kernels)
             M, r = sk.tree_terms(self.packed, q, qd, m.g_vec, m.geometric_stiffening)
