@@ -278,6 +278,8 @@ class FlexibleLink(Welds, LoadEvaluation, CallbackState):
         self._injected_key = None
         self._load_pack = False        # packed again at the first ComputeQ (_pack_load)
         self._jacobian_at = None       # (state, K, R) formed in ComputeQ (compute_jacobian)
+        self._jac_object = None        # the load's ChLoadJacobians (_jacobians)
+        self._calls = None             # its compiled calls (_compiled_load)
 
     #: the compiled load (:meth:`_pack_load`)
     _kernels = load_kernels
@@ -447,9 +449,9 @@ class FlexibleLink(Welds, LoadEvaluation, CallbackState):
         contact) is welded with :meth:`attach` instead. :func:`step` calls this after every step.
         """
         chrono = self._chrono
-        pos, R, vel = self._tip_motion()
+        pos, quat, vel = self._tip_body_motion()
         self.tip_body.SetPos(chrono.ChVector3d(*pos))
-        self.tip_body.SetRot(chrono.ChQuaterniond(*matrix_to_quat(R)))
+        self.tip_body.SetRot(chrono.ChQuaterniond(*quat))
         self.tip_body.SetPosDt(chrono.ChVector3d(*vel))
         t = self.system.GetChTime()
         for att in self.attachments:
@@ -527,6 +529,23 @@ class FlexibleLink(Welds, LoadEvaluation, CallbackState):
         chrono = self._chrono
         pos, R = self._tip_pose()
         return chrono.ChFramed(chrono.ChVector3d(*pos), chrono.ChQuaterniond(*matrix_to_quat(R)))
+
+    def _tip_body_motion(self):
+        """(position, unit quaternion, velocity) of the tip in the world now: one compiled
+        call where the load has one (:func:`chrono_flex.planar.load_kernels.tip_motion`),
+        else :meth:`_tip_motion`."""
+        if self._compiled_load() is None:
+            pos, R, vel = self._tip_motion()
+            return pos, matrix_to_quat(R), vel
+        x = [sh.GetPos() for sh in self.shafts]
+        w = [sh.GetPosDt() for sh in self.shafts]
+        if self._moving:
+            b = self.parent_body
+            e = b.GetRot()
+            x = [*b.GetPos().to_numpy(), e.e0, e.e1, e.e2, e.e3, *x]
+            w = [*b.GetPosDt().to_numpy(), *b.GetAngVelLocal().to_numpy(), *w]
+        out = self._calls.tip(self._load_pack, np.array(x), np.array(w))
+        return out[:3], out[3:7], out[7:]
 
     def _tip_motion(self):
         """(position, rotation, velocity) of the tip in the world now, from one reading of
