@@ -186,6 +186,13 @@ class LoadEvaluation:
                 self._calls = _LoadCalls(k.Compiled(k._compute_q), k.Compiled(k._jacobian),
                                          k.Compiled(k._tip_motion))
                 self._zero_q = np.zeros(self.nq)
+                nw = self._nw
+                m_diag = np.zeros(nw)
+                m_diag[self._diag_index] = self._diag_inertia
+                # what ComputeQ's call writes (M, f, the welds' K, R): copied into Chrono's
+                # matrices at once, so kept from call to call
+                self._q_out = (m_diag, np.empty((nw, nw)), np.empty(nw), np.empty((nw, nw)),
+                               np.empty((nw, nw)))
         return self._load_pack
 
     def _pack_load(self):
@@ -219,14 +226,13 @@ class LoadEvaluation:
         welds = bool(inject and self.attachments and self.jacobian != "iteration")
         Q = self._joint_forces_at(x, w)
         calls = self._calls
-        M, f, finite, K_w, R_w = calls.compute_q(pack, x, w, Q, self._gravity, welds,
-                                                 self._weld_damped)
-        if not finite:
+        m_diag, M, f, K_w, R_w = self._q_out
+        # M less the shafts' own inertia, f, the welds' K and R (when asked for)
+        if not calls.compute_q(pack, x, w, Q, self._gravity, welds, m_diag, M, f, K_w, R_w):
             raise FloatingPointError("non-finite generalized forces (the state has diverged)")
         if inject:
             jac = self._jacobians(load)
             if jac is not None:
-                M[self._diag_index, self._diag_index] -= self._diag_inertia
                 jac.M = self._chrono.ChMatrixDynamicd(M)
                 self._injected_key = key
                 if welds:
@@ -239,9 +245,12 @@ class LoadEvaluation:
                         K, R, K_fd = self._compiled_jacobian(pack, x, w, Q)
                         self._jacobian_at = (key + w.tobytes(), K, R)
                         fd = lambda: K_fd  # noqa: E731
+                    # kept at a rebuild (_refresh_weld_jacobians): copies of the buffers
+                    matrices = ((K_w.copy(), R_w.copy() if self._weld_damped else None)
+                                if self._stiff_now else
+                                (K_w, R_w if self._weld_damped else None))
                     self._refresh_weld_jacobians(jac, None, None, None, None,
-                                                 matrices=(K_w, R_w if self._weld_damped
-                                                           else None), fd=fd)
+                                                 matrices=matrices, fd=fd)
         self._last_key = key
         self._last_state = (x, w, f)
         load.load_Q.SetVect(f.tolist())

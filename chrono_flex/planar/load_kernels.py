@@ -301,12 +301,10 @@ def _jacobian(L, x, w, Q, g, d, with_arm):
 
 
 @_jit
-def _weld_matrices(L, x, damped):
-    """The welds' K and R at x (:func:`chrono_flex.planar.floating.attachment_jacobians`:
-    G^T diag(gains) G per weld, scattered into the load's columns)."""
+def _add_welds(L, x, K, R):
+    """Add the welds' K and R at x (:func:`chrono_flex.planar.floating.attachment_jacobians`:
+    G^T diag(gains) G per weld, scattered into the load's columns) into K and R."""
     nb, nq, nx_arm, nw_arm = _sizes(L)
-    nw = nw_arm + 6 * L.n_bodies
-    K, R = np.zeros((nw, nw)), np.zeros((nw, nw))
     if L.moving:
         A = _quat_matrix(x, 3)
         q = x[7:7 + nq].copy()
@@ -314,45 +312,59 @@ def _weld_matrices(L, x, damped):
         A = np.eye(3)
         q = x[0:nq].copy()
     qd = np.zeros(nq)
+    n = nb + nq + 6
+    cols = np.empty(n, dtype=np.int64)
+    for i in range(nb + nq):
+        cols[i] = i
     for a in range(L.w_link.shape[0]):
         r, J, _, Jphi = fk._station(L.P, q, qd, L.w_link[a], L.w_s[a], L.w_N[a], L.w_dN[a])
         k = L.w_body[a]
         xo, wo = nx_arm + 7 * k, nw_arm + 6 * k
         G = fk._weld_g(r, J, Jphi, A, L.o, L.Pax, _quat_matrix(x, xo + 3), L.w_offset[a])
-        n = nb + nq + 6
-        cols = np.empty(n, dtype=np.int64)
-        for i in range(nb + nq):
-            cols[i] = i
         for i in range(6):
             cols[nb + nq + i] = wo + i
         fk._add_weld_matrices(G, G.shape[1] - n, L.w_gains[a], cols, K, R)
+
+
+@_jit
+def _weld_matrices(L, x, damped):
+    """The welds' K and R at x over the load's velocity coordinates (:func:`_add_welds`)."""
+    nw = _sizes(L)[3] + 6 * L.n_bodies
+    K, R = np.zeros((nw, nw)), np.zeros((nw, nw))
+    _add_welds(L, x, K, R)
     return K, R
 
 
 @_jit
-def _compute_q(L, x, w, Q, g, weld_matrices, damped):
-    """What one ComputeQ needs: (M (nw, nw), f, whether f is finite, the welds' K, R at
-    x when ``weld_matrices``, else empty)."""
-    M_arm, f, _ = _forces(L, x, w, Q, g, True)
-    nw, na = f.shape[0], M_arm.shape[0]
-    M = np.zeros((nw, nw))
+def _compute_q(L, x, w, Q, g, weld_matrices, m_diag, M, f, K, R):
+    """What one ComputeQ needs, written into the caller's arrays (returning arrays to
+    Python costs more than the small load's own work): M (nw, nw) less the inertia
+    ``m_diag`` (nw,) the coordinates carry themselves (the shafts'), f (nw,), and with
+    ``weld_matrices`` the welds' K and R at x. Returns whether f is finite."""
+    M_arm, fa, _ = _forces(L, x, w, Q, g, True)
+    nw, na = fa.shape[0], M_arm.shape[0]
+    M[:, :] = 0.0
     M[:na, :na] = M_arm
     finite = True
     for i in range(nw):
-        if not np.isfinite(f[i]):
+        M[i, i] -= m_diag[i]
+        f[i] = fa[i]
+        if not np.isfinite(fa[i]):
             finite = False
     if weld_matrices:
-        K, R = _weld_matrices(L, x, damped)
-    else:
-        K, R = np.zeros((0, 0)), np.zeros((0, 0))
-    return M, f, finite, K, R
+        K[:, :] = 0.0
+        R[:, :] = 0.0
+        _add_welds(L, x, K, R)
+    return finite
 
 
 def compute_q(pack, x, w, Q, g, weld_matrices, damped):
     """(M (nw, nw), f (nw,), f finite, the welds' K and R (or None: not asked for; R
     None also when no weld is damped)) of the load at Chrono's state vectors, in one
     compiled call: :func:`load_forces` and :func:`weld_matrices`."""
-    M, f, finite, K, R = _compute_q(pack, x, w, Q, g, bool(weld_matrices), bool(damped))
+    nw = w.shape[0]
+    M, f, K, R = np.empty((nw, nw)), np.empty(nw), np.empty((nw, nw)), np.empty((nw, nw))
+    finite = _compute_q(pack, x, w, Q, g, bool(weld_matrices), np.zeros(nw), M, f, K, R)
     if not weld_matrices:
         return M, f, finite, None, None
     return M, f, finite, K, (R if damped else None)
