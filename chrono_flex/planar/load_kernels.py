@@ -281,9 +281,12 @@ def _jacobian(L, x, w, Q, g, d, with_arm):
     K = np.empty((nw, nw))
     K_w = np.empty((nw, nw))
     R = np.zeros((nw, nw))
+    nb = _sizes(L)[0]
     for i in range(nw):
-        # a welded body's coordinates enter the welds only: the arm's terms are kept
-        arm_i = with_arm and i < nw_arm
+        # a welded body's coordinates, and the parent's position, enter the welds only
+        # (the arm's terms read the parent's rotation and angular velocity): the arm's
+        # terms are kept
+        arm_i = with_arm and 3 <= i < nw_arm if nb else with_arm and i < nw_arm
         _, fi, fwi = _forces(L, _increment(L, x, i, d), w, Q, g, arm_i)
         K_w[:, i] = (fw0 - fwi) / d
         if with_arm:
@@ -294,7 +297,7 @@ def _jacobian(L, x, w, Q, g, d, with_arm):
         for i in range(nw):
             wi = w.copy()
             wi[i] += d
-            arm_i = i < nw_arm
+            arm_i = 3 <= i < nw_arm if nb else i < nw_arm
             _, fi, fwi = _forces(L, x, wi, Q, g, arm_i)
             R[:, i] = (f0 - (fi if arm_i else f_arm0 + fwi)) / d
     return K, R, K_w
