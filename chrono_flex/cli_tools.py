@@ -293,7 +293,9 @@ def cmd_bench(args):
     print("Wall time per simulated second (s), flexible slider-crank (welded pin, 4 "
           "elements, 1 ms), and its ratio to Chrono's beams:")
     crank_rows = bench_slider_crank_formulations()
-    print(f"  (best of 3 rounds each; load average {crank_rows[-1]['load']:.1f})")
+    load = crank_rows[-1]["load"]
+    print("  (best of 3 rounds each" + ("" if load is None else f"; load average {load:.1f}")
+          + ")")
     for r in crank_rows:
         if r["formulation"] == "element":
             name = f"custom element, {r['jacobian']}, K by {r['differences']}"
