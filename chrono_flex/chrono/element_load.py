@@ -181,11 +181,9 @@ class LoadEvaluation:
         :meth:`_pack_load`), with the load's compiled calls (:attr:`_calls`)."""
         if self._load_pack is False:
             self._load_pack = self._pack_load()
-            if self._load_pack is not None:
-                k = self._kernels
-                self._calls = _LoadCalls(k.Compiled(k._compute_q), k.Compiled(k._jacobian),
-                                         k.Compiled(k._tip_motion))
-                self._zero_q = np.zeros(self.nq)
+            self._zero_q = np.zeros(self.nq)
+            self._calls = None if self._load_pack is None else self._load_calls()
+            if self._calls is not None:
                 nw = self._nw
                 m_diag = np.zeros(nw)
                 m_diag[self._diag_index] = self._diag_inertia
@@ -196,6 +194,11 @@ class LoadEvaluation:
         return self._load_pack
 
     def _pack_load(self):
+        return None
+
+    def _load_calls(self):
+        """The load's compiled calls (:class:`_LoadCalls`), or None: ComputeQ then goes
+        through the kernel module's ``compute_q`` (:meth:`_compute_q_compiled`)."""
         return None
 
     def _joint_forces_at(self, x, w):
@@ -226,9 +229,16 @@ class LoadEvaluation:
         welds = bool(inject and self.attachments and self.jacobian != "iteration")
         Q = self._joint_forces_at(x, w)
         calls = self._calls
-        m_diag, M, f, K_w, R_w = self._q_out
-        # M less the shafts' own inertia, f, the welds' K and R (when asked for)
-        if not calls.compute_q(pack, x, w, Q, self._gravity, welds, m_diag, M, f, K_w, R_w):
+        if calls is not None:
+            m_diag, M, f, K_w, R_w = self._q_out
+            # M less the shafts' own inertia, f, the welds' K and R (when asked for)
+            finite = calls.compute_q(pack, x, w, Q, self._gravity, welds, m_diag, M, f,
+                                     K_w, R_w)
+        else:
+            M, f, finite, K_w, R_w = self._kernels.compute_q(pack, x, w, Q, self._gravity,
+                                                             welds, self._weld_damped)
+            M[self._diag_index, self._diag_index] -= self._diag_inertia
+        if not finite:
             raise FloatingPointError("non-finite generalized forces (the state has diverged)")
         if inject:
             jac = self._jacobians(load)
@@ -237,8 +247,8 @@ class LoadEvaluation:
                 self._injected_key = key
                 if welds:
                     d = self.JACOBIAN_DELTA
-                    fd = lambda: calls.jacobian(  # noqa: E731
-                        pack, x, w, self._zero_q, _NO_GRAVITY, d, False)[0]
+                    fd = lambda: self._kernels.weld_stiffness_differences(  # noqa: E731
+                        pack, x, w, d)
                     if self._stiff_now and not self._chrono_differences:
                         # K and R of this Update now, with the welds' K_w(x0) from the
                         # same evaluations (compute_jacobian takes them at this state)
@@ -261,8 +271,12 @@ class LoadEvaluation:
         for a torque law that reads the state (``torque(t, q, qd)``), its own part:
         -d tau/dq and -d tau/dq_dot on the joints' rows by the same one-sided differences
         of the law alone (:meth:`_torque_jacobian`)."""
-        K, R, K_w = self._calls.jacobian(pack, x, w, Q, self._gravity, self.JACOBIAN_DELTA,
-                                         True)
+        if self._calls is not None:
+            K, R, K_w = self._calls.jacobian(pack, x, w, Q, self._gravity,
+                                             self.JACOBIAN_DELTA, True)
+        else:
+            K, R, K_w = self._kernels.load_jacobian(pack, x, w, Q, self._gravity,
+                                                    self.JACOBIAN_DELTA)
         if self._torque_fn is not None:
             self._torque_jacobian(x, w, Q, K, R)
         return K, R, K_w
@@ -350,8 +364,6 @@ class LoadEvaluation:
 #: the compiled calls of one load (:class:`chrono_flex.planar.load_kernels.Compiled`):
 #: ComputeQ's terms, the differenced K and R, the tip's motion
 _LoadCalls = namedtuple("_LoadCalls", "compute_q jacobian tip")
-
-_NO_GRAVITY = np.zeros(3)
 
 
 def _quat_times_axis_rotation(quat, axis, angle):
