@@ -14,6 +14,7 @@ from .planar.arm import PlanarArm
 from .spatial.arm import SpatialArm
 from .planar.shapes import clamped_free_frequencies, clamped_free_roots
 from .linear import LinearModel
+from .planar.model_file import arm_from_dict
 
 
 _compat.install()
@@ -22,5 +23,5 @@ __all__ = [
     "ChronoFlexError", "ParameterError", "PyChronoUnavailable", "SimulationError",
     "Link", "Payload", "Plane", "PrismaticJoint", "RevoluteJoint", "Energy", "Result",
     "plot", "PlanarArm", "SpatialArm", "clamped_free_frequencies", "clamped_free_roots",
-    "LinearModel",
+    "LinearModel", "arm_from_dict",
 ]

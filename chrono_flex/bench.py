@@ -326,13 +326,15 @@ def bench_spatial_engine(t_end=0.5, step=1e-3, n_elements=4, repeat=3):
     return rows
 
 
-def bench_spatial_hub(n_elements=4, t_sim=0.05, step=1e-3, jacobian="auto"):
+def bench_spatial_hub(n_elements=4, t_sim=0.05, step=1e-3, jacobian="auto", numpy_path=False):
     """Wall time per simulated second of the free hub with two links
     (:func:`chrono_flex.scenarios.spatial.hub_two_links`, a torque pulse on the hub) as
     the spatial custom element (:class:`~chrono_flex.chrono.spatial_element.SpatialFlexibleLink`,
     ``jacobian``) and as Chrono's spatial beams
     (:func:`~chrono_flex.chrono.spatial_beams.arm_from_beams`), side by side at the same
-    element count and step; each row gets ``ratio``, its wall time over the beams'."""
+    element count and step; each row gets ``ratio``, its wall time over the beams'.
+    ``numpy_path``: also the element on its numpy path (``compiled=False``), row
+    "element-numpy"."""
     from .chrono import scenes
     from .chrono.spatial_beams import arm_from_beams
     from .chrono.spatial_element import SpatialFlexibleLink
@@ -342,11 +344,12 @@ def bench_spatial_hub(n_elements=4, t_sim=0.05, step=1e-3, jacobian="auto"):
     t_sim, step = ck.positive("t_sim", t_sim), ck.positive("step", step)
     torque = pulse([0.02], 1.0)
     rows = []
-    for formulation in ("element", "beam"):
+    for formulation in ("element",) + (("element-numpy",) if numpy_path else ()) + ("beam",):
         arm = hub_two_links(int(n_elements))
         system = scenes.new_system()
-        if formulation == "element":
-            SpatialFlexibleLink(system, arm, torque=torque, jacobian=jacobian)
+        if formulation.startswith("element"):
+            SpatialFlexibleLink(system, arm, torque=torque, jacobian=jacobian,
+                                compiled=formulation == "element")
         else:
             arm_from_beams(system, arm, torque=torque)
         t0 = time.perf_counter()

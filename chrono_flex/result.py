@@ -106,8 +106,9 @@ class Result:
         info: engine name, method and settings, case name, solver statistics, wall
             time, notes; ``info["run"]``: the arguments of the run as data (input
             profiles of :mod:`chrono_flex.inputs` as their description).
-        model: the arm that ran, as plain data (``PlanarArm.to_dict()``; rebuild it with
-            ``PlanarArm.from_dict(res.model)``), or None where the engine gave none.
+        model: the arm that ran, as plain data (its ``to_dict()``; rebuild any kind,
+            planar, spatial or RRRP, with ``chrono_flex.arm_from_dict(res.model)``), or
+            None where the engine gave none.
 
     :meth:`to_npz` keeps all of it (``info`` and ``model`` as JSON inside the file) and
     :meth:`from_npz` reads it back.
@@ -214,8 +215,9 @@ class Result:
         """The unit of every column of :meth:`series`, as a dict name -> unit (SI): joint
         coordinates rad (m for a prismatic joint), torques N m (N), energies J, the
         generalized coordinates from ``info["coordinate_units"]``, a drive's states from
-        ``info["extra_units"]``, sensor channels from ``info["units"]``; "?" where the
-        engine declared none (a spatial arm's elastic coordinates mix m and rad)."""
+        ``info["extra_units"]`` (one unit for all components of a series, or one per
+        component), sensor channels from ``info["units"]``; "?" where the engine
+        declared none."""
         prismatic = [k == "prismatic" for k in self.joint_kinds]
         q_units = list(self.info.get("coordinate_units") or ())
         extra_units = self.info.get("extra_units") or {}
@@ -243,7 +245,7 @@ class Result:
                         u = us
                     elif name.startswith(stem) and name[len(stem):].isdigit():
                         k = int(name[len(stem):])
-                        u = us[k] if not isinstance(us, str) and k < len(us) else "?"
+                        u = us if isinstance(us, str) else us[k] if k < len(us) else "?"
             units[name] = u
         # sensor channels (chrono_flex.control.record) name their own units
         channels = self.info.get("units") or {}

@@ -24,9 +24,14 @@ def test_torque_observer_example():
 
 def test_hunting_example_drives():
     ex = load("control_servo_hunting")
-    # the docstring's presliding ranges Ms/sigma0: 0.05 urad for the hunting drive, 0.47
+    # the docstring's presliding ranges Ms/sigma0: 4.7 urad for the hunting drive, 0.47
     # mrad for [S]'s (exact quotients of the parameters, printed to two digits)
-    assert abs(ex.PRESLIDING["hunting"] - 4.67e-8) < 5e-10
+    assert abs(ex.PRESLIDING["hunting"] - 4.67e-6) < 5e-8
     assert abs(ex.PRESLIDING["[S]"] - 4.67e-4) < 5e-6
     assert ex.HUNTING.theta_b == 0.0 and ex.HUNTING.Omega2s == 1e-3
+    assert ex.HUNTING.sigma0 == 1e4
     assert [s[2] for s in ex.SERVOS] == [0.0] + [ex.KI] * 4
+    # the docstring's fall time at breakaway (~1.9 ms) and gear lag (1.35 ms), to their
+    # printed digits: the demonstration sits on the side where the fall is the slower
+    assert abs(ex.FALL_TIME - 1.93e-3) < 5e-6 and abs(ex.GEAR_LAG - 1.353e-3) < 5e-7
+    assert ex.FALL_TIME > ex.GEAR_LAG

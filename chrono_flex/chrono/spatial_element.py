@@ -28,8 +28,11 @@ inside the same load, docs/chrono.md §8, §12), as on the planar element.
 import numpy as np
 
 from ..errors import ParameterError
+from ..inputs import is_time_only
 from ..spatial import equations as sp
 from ..spatial import floating as sfl
+from ..spatial import kernels as skernels
+from ..spatial import load_kernels
 from ..spatial.arm import SpatialArm
 from .element import FlexibleLink
 from .system import matrix_to_quat
@@ -50,12 +53,19 @@ class SpatialFlexibleLink(FlexibleLink):
             a ``ChFramed``, or (origin, rotation 3 x 3); default the parent's own frame.
         torque, joint_motion, joint_angles0, joint_rates0, elastic0, elastic_rates0,
         jacobian: as for :class:`~chrono_flex.chrono.element.FlexibleLink`.
+        compiled: evaluate the load compiled where it can
+            (:mod:`chrono_flex.spatial.load_kernels`: the numba backend, no welded
+            bodies, no actuator states, no geometric stiffening on a moving body);
+            False keeps the numpy path (the two agree to round-off; for comparisons).
     """
 
-    def __init__(self, system, arm, parent_body=None, joint_frame=None, **kw):
+    def __init__(self, system, arm, parent_body=None, joint_frame=None, compiled=True, **kw):
         if not isinstance(arm, SpatialArm):
             raise ParameterError("arm", arm, "must be a SpatialArm (a PlanarArm goes into "
                                  "FlexibleLink)")
+        if not isinstance(compiled, bool):
+            raise ParameterError("compiled", compiled, "must be True or False")
+        self.compiled = compiled
         super().__init__(system, arm, parent_body=parent_body, joint_frame=joint_frame, **kw)
 
     # -- the model's hooks ----------------------------------------------------------------
@@ -89,6 +99,72 @@ class SpatialFlexibleLink(FlexibleLink):
             return sfl.fixed_terms(self.model, q, qd, self._ground_P.T @ g, Q)
         return sfl.body_terms(self.model, q, qd, body[0], body[1], body[2], body[3],
                               self._o, self._P, g, Q)
+
+    # -- the compiled load (chrono_flex.spatial.load_kernels) ------------------------------
+    _kernels = load_kernels
+
+    def _pack_load(self):
+        """The arrays of the compiled load (:mod:`chrono_flex.spatial.load_kernels`), or
+        None where the numpy path stays: the numpy backend, welded bodies, actuator
+        states, or the geometric stiffening on a moving body."""
+        if (not self.compiled or skernels.packed_model(self.model) is None or self.attachments
+                or self.actuators
+                or (self._moving and self.model.geometric_stiffening)):
+            return None
+        o, P = (self._o, self._P) if self._moving else (self._ground_o, self._ground_P)
+        self._weld_damped = False
+        return load_kernels.pack_load(self.model, o, P, self._moving)
+
+    def _joint_forces_at(self, x, w):
+        """Q (nq,) on q at Chrono's state vectors; a torque of time alone (a built-in
+        profile, ChFunctions, or none) is evaluated once per time: every ComputeQ of a
+        step carries the step's end time (docs/chrono.md §2)."""
+        fn = self._torque_fn
+        if fn is not None and not is_time_only(fn):
+            return super()._joint_forces_at(x, w)
+        kept = self._joint_forces_kept
+        if kept is None or kept[0] != self._time:
+            kept = self._joint_forces_kept = (self._time, super()._joint_forces_at(x, w))
+        return kept[1]
+
+    _joint_forces_kept = None
+
+    def compute_jacobian(self, load):
+        """K = -dQ/dx and R = -dQ/dv as :meth:`LoadEvaluation.compute_jacobian
+        <chrono_flex.chrono.element_load.LoadEvaluation.compute_jacobian>` forms them
+        (the same one-sided differences), the arm's part in one compiled call
+        (:func:`chrono_flex.spatial.load_kernels.load_jacobian`, the joint forces held)
+        and, for a torque callback that may read the state, its own differences over
+        the shafts' columns added here (2 nq calls of the callback)."""
+        pack = self._compiled_load()
+        jac = load.GetJacobians()
+        if pack is None or jac is None or self._last_state is None:
+            super().compute_jacobian(load)
+            return
+        x, w, _ = self._last_state
+        d = self.JACOBIAN_DELTA
+        Q = self._joint_forces_at(x, w)
+        K, R = load_kernels.load_jacobian(pack, x, w, Q, self._gravity, d)
+        if self._torque_fn is not None and not is_time_only(self._torque_fn):
+            self._add_torque_differences(K, R, x, w, Q, d)
+        self.n_jacobians += 1
+        jac.K = self._chrono.ChMatrixDynamicd(K)
+        jac.R = self._chrono.ChMatrixDynamicd(R)
+
+    def _add_torque_differences(self, K, R, x, w, Q, d):
+        """K, R += the one-sided differences -dQ/dq, -dQ/dq_dot of the joint forces (on
+        the shafts' rows and columns: the torque reads q and q_dot only)."""
+        nb, nq = self._n_body, self.nq
+        xo = 7 if self._moving else 0
+        rows = nb + np.asarray(self.arm.joint_index)
+        Qj = Q[self.arm.joint_index]
+        for i in range(nq):
+            xi = x.copy()
+            xi[xo + i] += d
+            K[rows, nb + i] += (Qj - self._joint_forces_at(xi, w)[self.arm.joint_index]) / d
+            wi = w.copy()
+            wi[nb + i] += d
+            R[rows, nb + i] += (Qj - self._joint_forces_at(x, wi)[self.arm.joint_index]) / d
 
     # -- the welds' hooks (docs/chrono.md §8, §12) ---------------------------------------
     weld_physics = sfl
@@ -155,8 +231,21 @@ class SpatialFlexibleLink(FlexibleLink):
         return sfl.world_tip_frames(self.model, self.q(), self._base())[body]
 
     def _tip_motion(self):
+        pack = self._compiled_load()
+        if pack is not None:
+            x, w = self._state_vectors()
+            return self._kernels.tip_motion(pack, x, w, self.model.links[-1])
         pos, R = self._tip_pose()
         return pos, R, self.tip_velocity()
+
+    def _state_vectors(self):
+        """Chrono's x and w of the arm now (the body's entries first when it moves)."""
+        q, qd = self.q(), self.qd()
+        body = self._body_state()
+        if body is None:
+            return q, qd
+        return (np.concatenate([body[0], matrix_to_quat(body[1]), q]),
+                np.concatenate([body[2], body[3], qd]))
 
     def tip_frames(self):
         """(position (3,), rotation (3, 3)) in the world of every body's attachment frame

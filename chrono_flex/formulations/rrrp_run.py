@@ -25,6 +25,9 @@ from ..stepping import Progress, partial_result, run
 
 #: Names of the generalized coordinates, in order.
 COORDINATES = ("theta1", "theta2", "theta3", "q1y", "q1z", "q2y", "q2z", "a")
+#: Their units: the joint angles rad, the modal amplitudes (the shapes normalised to 1
+#: at the tip) and the extension m.
+COORDINATE_UNITS = ("rad", "rad", "rad", "m", "m", "m", "m", "m")
 #: Indices of the actuated coordinates (tau1, tau2, tau3, force on a).
 ACTUATED = (0, 1, 2, 7)
 ELASTIC = (3, 4, 5, 6)
@@ -200,7 +203,8 @@ def simulate_rrrp(arm, t_end, eta0, eta_d0=None, inputs=None, dt_out=None, metho
         info = dict(engine="reference (spatial RRRP)", method=method, **settings,
                     **({"atol": atol} if method not in FIXED_STEP else {}),
                     **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4),
-                    coordinates=COORDINATES)
+                    coordinates=COORDINATES, coordinate_units=list(COORDINATE_UNITS),
+                    extra_units={"joint_position": "m", "angular_momentum_z": "N m s"})
         return rrrp_result(arm, sim, rec.t, rec["x"], info)
 
     try:

@@ -90,6 +90,20 @@ def tip_coordinates(model, Q):
     return np.stack(out, 1)
 
 
+def coordinate_units(model):
+    """The unit of each generalized coordinate (nq,): a revolute joint's rad, a
+    prismatic joint's m; per node of a link's elements (docs/spatial-link.md §2) the
+    deflections v, w in m and the slopes v', w' and the twist phi in rad."""
+    units = [""] * model.layout.nq
+    node = ("m", "rad", "m", "rad", "rad")          # v, v', w, w', phi
+    for bl in model.layout.bodies:
+        if bl.joint_index is not None:
+            units[bl.joint_index] = "m" if bl.joint.kind == "prismatic" else "rad"
+        for k, i in enumerate(bl.elastic_index):
+            units[int(i)] = node[k % len(node)]
+    return units
+
+
 def spatial_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, info=None, extra=None):
     """A :class:`~chrono_flex.result.Result` of a SpatialArm from sampled states
     (``extra``: further (nt, ...) series, the drives' states)."""
@@ -106,6 +120,7 @@ def spatial_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, info=None, e
     clr = centerlines(m, Qr, n_samples, *frames(m, Qr)[:2])[0]
     ji = arm.joint_index
     info, model = dict(info or {}), None
+    info.setdefault("coordinate_units", coordinate_units(m))
     try:
         model = arm.to_dict()
     except ParameterError as exc:

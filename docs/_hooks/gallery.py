@@ -33,7 +33,7 @@ CACHE = REPO / ".cache" / "docs-gallery"
 #: Examples left out of the docs build for their run time (stem -> reason shown).
 SLOW = {"spatial_rrrp": "about 35 s of CPU for its 5 s slew under gravity (rtol 1e-7)",
         "control_servo_limit_cycle": "about two minutes of CPU for its four servos",
-        "control_servo_hunting": "several minutes of CPU for its five servos",
+        "control_servo_hunting": "several minutes of CPU for its five servos and its map",
         "screw_spatial_tree": "about 30 s of CPU for two exact mixed problems (Radau)"}
 
 NEEDS_PYCHRONO = re.compile(r"^\s*(import pychrono|from pychrono|from chrono_flex\.chrono\b|"

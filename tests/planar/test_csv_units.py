@@ -37,3 +37,24 @@ def test_units_follow_joints_bases_and_drives(tmp_path):
     res = driven.simulate(t_end=0.01, drive_input=lambda t: [1.5], dt_out=0.005)
     _, units, _ = read(res.to_csv(tmp_path / "d.csv"))
     assert [units[f"drive1_states{k}"] for k in range(4)] == ["A", "rad", "rad/s", "rad"]
+
+
+def test_units_of_spatial_and_rrrp_results(tmp_path):
+    # a spatial link on a revolute and a prismatic joint: per node v, v', w, w', phi
+    sp = cf.SpatialArm([cf.spatial.RigidBody(0.5, (0.01, 0.01, 0.01)),
+                        cf.spatial.SpatialLink(0.8, 1, EI_y=2.0, EI_z=2.0, GJ=1.5,
+                                               rho_A=0.3, rho_Ip=1e-4)],
+                       joints=[cf.spatial.PrismaticJoint(), cf.spatial.RevoluteJoint()])
+    res = sp.simulate(t_end=0.01, dt_out=0.005)
+    _, units, _ = read(res.to_csv(tmp_path / "s.csv"))
+    assert [units[f"q{k}"] for k in range(sp.nq)] == ["m", "rad", "m", "rad", "m", "rad",
+                                                      "rad"]
+    assert units["qd0"] == "m/s" and units["qd3"] == "rad/s"
+    assert "?" not in units.values()
+
+    from chrono_flex.formulations.rrrp import RRRPArm
+    rr = RRRPArm().simulate(t_end=0.01, q0=[0, 0, 0, 0, 0, 0, 0, 2.5], dt_out=0.005)
+    _, units, _ = read(rr.to_csv(tmp_path / "r.csv"))
+    assert [units[f"q{k}"] for k in range(8)] == ["rad"] * 3 + ["m"] * 5
+    assert units["joint_position0"] == "m" and units["angular_momentum_z"] == "N m s"
+    assert "?" not in units.values()

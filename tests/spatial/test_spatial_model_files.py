@@ -14,7 +14,7 @@ from chrono_flex.drive import DriveParams, GearDrive
 from chrono_flex.errors import ModelFileError
 from chrono_flex.formulations.rrrp import RRRPArm
 from chrono_flex.inputs import step
-from chrono_flex.planar.model_file import arm_from_dict, read_model
+from chrono_flex.planar.model_file import read_model
 from chrono_flex.scenarios.spatial import hub_two_links
 
 MODELS = pathlib.Path(__file__).resolve().parents[2] / "examples" / "models"
@@ -68,6 +68,6 @@ def test_the_command_line_runs_each_spatial_file_and_the_npz_rebuilds_the_arm(na
     np.testing.assert_array_equal(res.tip_position[:, 2],
                                   [float(r[rows[0].index("tip_z")]) for r in rows[2:]])
     arm, _ = scenarios.get(name).arm_and_kwargs()
-    rebuilt = arm_from_dict(res.model)
+    rebuilt = cf.arm_from_dict(res.model)          # the package-level name
     assert type(rebuilt) is type(arm) and rebuilt.to_dict() == arm.to_dict()
     assert isinstance(rebuilt, RRRPArm if name == "rrrp-slew" else cf.SpatialArm)
