@@ -146,6 +146,23 @@ def pack(model):
         item_I, np.asarray(model.g_vec, dtype=float))
 
 
+@_jit
+def _mm(A, B):
+    """A B by plain loops, a new array (numba's ``@`` calls the BLAS)."""
+    out = np.zeros((A.shape[0], B.shape[1]))
+    for i in range(A.shape[0]):
+        for k in range(A.shape[1]):
+            for j in range(B.shape[1]):
+                out[i, j] += A[i, k] * B[k, j]
+    return out
+
+
+@_jit
+def _cross(a, b):
+    return np.array((a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+                     a[0] * b[1] - a[1] * b[0]))
+
+
 @_inline
 def _tdot(R, v, i):
     """(R^T v)[i] for a 3 x 3 R and a 3-vector v."""
@@ -192,8 +209,7 @@ def _child_frame(P, b, q, qd, nc, p, Jp, ap, R, Jw, aw, w, E):
         ap[0] += aw[1] * o2 - aw[2] * o1 + w[1] * x2 - w[2] * x1
         ap[1] += aw[2] * o0 - aw[0] * o2 + w[2] * x0 - w[0] * x2
         ap[2] += aw[0] * o1 - aw[1] * o0 + w[0] * x1 - w[1] * x0
-    kind, j = P.jkind[b], P.jidx[b]
-    a = P.axis[b]
+    kind, j, a = P.jkind[b], P.jidx[b], P.axis[b]
     u0 = R[0, 0] * a[0] + R[0, 1] * a[1] + R[0, 2] * a[2]
     u1 = R[1, 0] * a[0] + R[1, 1] * a[1] + R[1, 2] * a[2]
     u2 = R[2, 0] * a[0] + R[2, 1] * a[1] + R[2, 2] * a[2]
@@ -203,8 +219,7 @@ def _child_frame(P, b, q, qd, nc, p, Jp, ap, R, Jw, aw, w, E):
         Jw[0, j], Jw[1, j], Jw[2, j] = Jw[0, j] + u0, Jw[1, j] + u1, Jw[2, j] + u2
         aw[0], aw[1], aw[2] = aw[0] + wu0 * d, aw[1] + wu1 * d, aw[2] + wu2 * d
         w[0], w[1], w[2] = w[0] + u0 * d, w[1] + u1 * d, w[2] + u2 * d
-        # Rot(a, t) = (1 - c) a a^T + s [a]x + c I (Rodrigues;
-        # chrono_flex.spatial.params.rotation), then R <- R Rot mount
+        # R <- R Rot(a, t) mount, Rot = (1 - c) a a^T + s [a]x + c I (params.rotation)
         c, s = np.cos(q[j]), np.sin(q[j])
         Rot = E[0]
         for i in range(3):
@@ -230,10 +245,10 @@ def _child_frame(P, b, q, qd, nc, p, Jp, ap, R, Jw, aw, w, E):
 
 @_inline
 def _tip_frame(P, b, q, qd, nc, p, Jp, ap, R, Jw, aw, w):
-    """Link b's root frame made its deformed tip frame in place
-    (:func:`chrono_flex.spatial.kinematics.station_frame` at x = L), in scalars (no
-    temporaries; Jacobian columns below nc): s = R [L, v, w], s_d = R [0, v_d, w_d], the tip rotation R T(theta)
-    (T's columns: the rates' axes) and R Rz Ry Rx."""
+    """Link b's root frame made its deformed tip frame in place (Jacobian columns below
+    nc; :func:`chrono_flex.spatial.kinematics.station_frame` at x = L), in scalars: s =
+    R [L, v, w], s_d = R [0, v_d, w_d], the tip rotation R T(theta) (T's columns: the
+    rates' axes) and R Rz Ry Rx."""
     e0, lo = P.e0[b], P.tlo[b]
     vL = wL = vd = wd = 0.0
     th0 = th1 = th2 = thd0 = thd1 = thd2 = 0.0
@@ -313,9 +328,8 @@ def _tip_frame(P, b, q, qd, nc, p, Jp, ap, R, Jw, aw, w):
 @_inline
 def _link(P, b, q, qd, g, stiff, nc_b, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r, W, cols):
     """Link b's terms at its root frame (the module docstring's M_link, r_link), added
-    to r and to M (when M is nq x nq) and to Ma = M a_in (when a_in has nq entries).
-    The frame's Jacobians are nonzero in their first nc_b columns at most; W, cols:
-    scratch of :func:`_scratch`."""
+    to r and to M (when M is nq x nq) and to Ma = M a_in (when a_in has nq entries);
+    the frame's Jacobians in their first nc_b columns; W, cols: :func:`_scratch`."""
     nq = q.shape[0]
     e0, ne = P.e0[b], P.ne[b]
     full = M.shape[0] == nq
@@ -424,9 +438,8 @@ def _link(P, b, q, qd, g, stiff, nc_b, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r, W, 
     C[0, 4], C[0, 5], C[1, 3], C[1, 5], C[2, 3], C[2, 4] = c2, -c1, -c2, c0, c1, -c0
     C[4, 0], C[5, 0], C[3, 1], C[5, 1], C[3, 2], C[4, 2] = c2, -c1, -c2, c0, c1, -c0
     C[3, 3], C[4, 4], C[5, 5] = J00 + Ip, J11, J22
-    C[3, 4] = C[4, 3] = J01
-    C[3, 5] = C[5, 3] = J02
-    C[4, 5] = C[5, 4] = J12
+    C[3, 4], C[3, 5], C[4, 5] = J01, J02, J12
+    C[4, 3], C[5, 3], C[5, 4] = J01, J02, J12
     for n in range(nc):
         k = cols[n]
         r[k] += (U[0, k] * F[0] + U[1, k] * F[1] + U[2, k] * F[2] + U[3, k] * F[3]
@@ -484,8 +497,7 @@ def _link(P, b, q, qd, g, stiff, nc_b, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r, W, 
 def _item(P, t, nc_b, Jp, ap, R, Jw, aw, w, g, M, a_in, Ma, r, W, cols):
     """A lumped item on its frame (equations.terms): a mass m (M += m Jp^T Jp, r += m
     Jp^T (ap - g)) or a rotor I = R I_0 R^T (M += Jw^T I Jw, r += Jw^T (I aw + w x I w)),
-    over the nonzero columns (below nc_b) of its Jacobian J; W, cols: scratch of
-    :func:`_scratch`."""
+    over the nonzero columns (below nc_b) of its Jacobian J; W, cols: :func:`_scratch`."""
     nq = r.shape[0]
     full = M.shape[0] == nq
     prod = a_in.shape[0] == nq
@@ -545,8 +557,7 @@ def _item(P, t, nc_b, Jp, ap, R, Jw, aw, w, g, M, a_in, Ma, r, W, cols):
 
 @_inline
 def _copy_frame(fp, fap, faw, fw, fJp, fJw, fR, f0, b0, f1, b1, nc):
-    """Frame (f0, b0) of :func:`_tree_pass`'s arrays copied to (f1, b1) by plain loops
-    (the Jacobians' first nc columns)."""
+    """Frame (f0, b0) copied to (f1, b1), the Jacobians' first nc columns."""
     for i in range(3):
         fp[f1, b1, i] = fp[f0, b0, i]
         fap[f1, b1, i] = fap[f0, b0, i]
@@ -561,8 +572,7 @@ def _copy_frame(fp, fap, faw, fw, fJp, fJw, fR, f0, b0, f1, b1, nc):
 
 @_inline
 def _scratch(nq, nemax):
-    """The work arrays of :func:`_link` and :func:`_item`, made once per pass: U, CU
-    (6, nq), C (6, 6), G (6, ne), f_e (ne), F, u a, v (6)."""
+    """Work arrays of :func:`_link`, :func:`_item`: U, CU, C, G, f_e, F, u a, v."""
     return (np.empty((6, nq)), np.empty((6, nq)), np.empty((6, 6)), np.empty((6, nemax)),
             np.empty(nemax), np.empty(6), np.empty(6), np.empty(6))
 
@@ -572,8 +582,7 @@ def _tree_pass(P, q, qd, g, stiff, full, a_in, terms):
     """(M or an empty matrix, M a_in or zeros, r, positions (2, nb, 3), rotations (2, nb,
     3, 3)) of the tree at (q, q_d): the frames from the base to the leaves (root: 0,
     attachment: 1), each link's :func:`_link` and the lumped items (when ``terms``).
-    A body's frames depend on its own and its ancestors' coordinates only: the loops
-    over Jacobian columns stop at the last of these (ncol)."""
+    A body's frames depend on its and its ancestors' coordinates only (columns < ncol)."""
     nq = P.nq
     nb = P.parent.shape[0]
     M = np.zeros((nq, nq)) if full else np.zeros((0, 0))
@@ -635,21 +644,19 @@ def _f(v):
 
 
 def tree_terms(packed, q, qd, g, stiff):
-    """(M, r) with r = h - Q_g [+ K_geo e] at (q, q_d), gravity g (3,) (needs numba; the
-    numpy twin is :func:`chrono_flex.spatial.equations.terms`)."""
+    """(M, r = h - Q_g [+ K_geo e]) at (q, q_d), gravity g (numpy twin: equations.terms)."""
     return _tree_terms(packed, _f(q), _f(qd), _f(g), bool(stiff))
 
 
 def tree_forces(packed, q, qd, g, stiff, a=None):
     """(M a, r) at (q, q_d) without forming M; without ``a``, (zeros, r)."""
-    return _tree_forces(packed, _f(q), _f(qd), _f(g), bool(stiff),
-                        np.zeros(0) if a is None else _f(a))
+    a = np.zeros(0) if a is None else _f(a)
+    return _tree_forces(packed, _f(q), _f(qd), _f(g), bool(stiff), a)
 
 
 def packed_model(model):
-    """The model's packed arrays (made once and kept on it), or None where the kernels
-    do not run: the numpy backend (:func:`chrono_flex.planar.kernels.backend`) or an
-    extended model."""
+    """The model's packed arrays (made once, kept on it), or None where the kernels do
+    not run (the numpy backend, :func:`~chrono_flex.planar.kernels.backend`; extended)."""
     if backend() != "numba" or model.extended:
         return None
     if getattr(model, "_packed", None) is None:
@@ -659,10 +666,8 @@ def packed_model(model):
 
 @_jit
 def _tree_frames(P, Q, QD):
-    """Positions (nt, 2, nb, 3) and rotations (nt, 2, nb, 3, 3) of the root (0) and
-    attachment (1) frames of every body at each row of Q (nt, nq), from
-    :func:`_tree_pass`; with rows in QD also the kinetic energy T = 1/2 q_d . M q_d at
-    each (the same pass), else zeros."""
+    """:func:`tree_frames` by :func:`_tree_pass` at each row of Q (with rows in QD also
+    T = 1/2 q_d . M q_d by the same pass, else zeros)."""
     nt, nq = Q.shape
     nb = P.parent.shape[0]
     pos = np.zeros((nt, 2, nb, 3))
@@ -685,9 +690,8 @@ def _tree_frames(P, Q, QD):
 def tree_frames(packed, Q, QD=None):
     """(positions (nt, 2, nb, 3), rotations (nt, 2, nb, 3, 3), kinetic energies (nt,))
     of the root (index 0) and attachment (1) frames of every body at the rows of Q
-    (nt, nq), the kinetic energies at the rates QD (zeros without them) (needs numba;
-    the numpy twins are :func:`chrono_flex.spatial.kinematics.tree_frames` and
-    :func:`chrono_flex.spatial.equations.kinetic_energy`)."""
+    (nt, nq), the kinetic energies at the rates QD (zeros without them) (numpy twins:
+    kinematics.tree_frames, equations.kinetic_energy)."""
     Q = np.ascontiguousarray(np.atleast_2d(Q), dtype=float)
     QD = np.zeros((0, Q.shape[1])) if QD is None else np.ascontiguousarray(QD, dtype=float)
     return _tree_frames(packed, Q, QD)
