@@ -40,7 +40,7 @@ SIMULATE_ALIASES = {
 }
 
 
-def canonical(kwargs, where, accepted, table=SIMULATE_ALIASES):
+def canonical(kwargs, where, accepted, table=SIMULATE_ALIASES, stacklevel=3):
     """``kwargs`` with the old names of ``table`` replaced by their canonical names, each
     with a DeprecationWarning naming ``where`` (the function); ``accepted`` the old
     names this function understands (others are left for the function to refuse)."""
@@ -53,9 +53,21 @@ def canonical(kwargs, where, accepted, table=SIMULATE_ALIASES):
                 raise ParameterError(old, out[old], f"is the old name of `{new}`, which is "
                                      f"given too; give `{new}` alone")
             warnings.warn(f"{where}: `{old}` is now called `{new}`; the old name will be "
-                          "removed in the next release", DeprecationWarning, stacklevel=3)
+                          "removed in the next release", DeprecationWarning,
+                          stacklevel=stacklevel)
             out[new] = out.pop(old)
     return out
+
+
+def canonical_arguments(where, accepted, given, old_names):
+    """The values of ``given`` ({canonical name: value}, in order) with the old names
+    among ``old_names`` (the function's ``**old_names``) put in their place
+    (:func:`canonical`); TypeError, as Python's own, for any other keyword."""
+    named = canonical(dict(given, **old_names), where, accepted, stacklevel=4)
+    for name in named:
+        if name not in given:
+            raise TypeError(f"{where}() got an unexpected keyword argument {name!r}")
+    return tuple(named[k] for k in given)
 
 
 def initial_coordinates(arm, q0=None, qd0=None, elastic0=None, elastic_rates0=None):

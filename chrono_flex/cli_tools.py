@@ -292,7 +292,11 @@ def cmd_bench(args):
         print(f"  {'Chrono beams':16s} {n:>3} elements {v:10.3f}")
     print("Wall time per simulated second (s), flexible slider-crank (welded pin, 4 "
           "elements, 1 ms), and its ratio to Chrono's beams:")
-    for r in bench_slider_crank_formulations():
+    crank_rows = bench_slider_crank_formulations()
+    load = crank_rows[-1]["load"]
+    print("  (best of 3 rounds each" + ("" if load is None else f"; load average {load:.1f}")
+          + ")")
+    for r in crank_rows:
         if r["formulation"] == "element":
             name = f"custom element, {r['jacobian']}, K by {r['differences']}"
             calls = f"   ({r['compute_q_calls_per_step']:.0f} ComputeQ calls per step)"

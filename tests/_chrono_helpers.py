@@ -30,6 +30,15 @@ def step_study(ys, hs, y_ref, rtol_ref, atol_ref, safety=SAFETY):
     return p, np.array(ratios)
 
 
+def assert_step_study(ys, hs, y_ref, rtol_ref, atol_ref, min_order):
+    """:func:`step_study` asserted: every observed order above ``min_order`` and every run
+    within its bound (ratios <= 1). Returns (p, ratios)."""
+    p, ratios = step_study(ys, hs, y_ref, rtol_ref, atol_ref)
+    assert np.all(p > min_order), p
+    assert np.all(ratios <= 1.0), (p, ratios)
+    return p, ratios
+
+
 def falling_system(chrono, position=None):
     """A system with gravity -9.81 along world Z (the sparse LU and HHT of
     configure_system) and a 1e6 kg body falling freely in it, with an initial

@@ -57,6 +57,10 @@ def flexible_link_load_class(chrono):
         def __init__(self, link, loadables):
             super().__init__(loadables)
             self.link = link
+            # the state vectors of Update's ComputeQ, kept (see Update)
+            self._x, self._w = chrono.ChState(), chrono.ChStateDelta()
+            self._x.SetVect([0.0] * self.LoadGetNumCoordsPosLevel())
+            self._w.SetVect([0.0] * self.LoadGetNumCoordsVelLevel())
 
         def Update(self, time, update_flags):
             # SWIG wraps `update_flags` in an object it owns but cannot delete, and prints
@@ -68,11 +72,18 @@ def flexible_link_load_class(chrono):
                 pass
             link = self.link
             link.note_update(time)
-            missing = self.GetJacobians() is None
+            missing = link._jacobians(self) is None
             if missing and link.differences != "chrono":
                 self.CreateJacobianMatrices()        # M, K, R: filled from Python
             own_jacobian = link.begin_update(time, missing)
-            chrono.ChLoadCustomMultiple.Update(self, time, update_flags)
+            if link.chrono_differences:
+                chrono.ChLoadCustomMultiple.Update(self, time, update_flags)
+            else:
+                # what ChLoadBase::Update does for a load that is not stiff, without its
+                # crossings back into Python (ComputeQ, IsStiff): Q at the current state
+                self.LoadGetStateBlock_x(self._x)
+                self.LoadGetStateBlock_w(self._w)
+                guarded_compute_q(self, self._x, self._w)
             if own_jacobian:
                 guarded_compute_jacobian(self)
 

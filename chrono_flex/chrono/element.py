@@ -45,7 +45,7 @@ from ._detect import require_pychrono
 from .attachment import Welds, body_inertia, body_state, start_body_acceleration
 from .directors import PositionFunction, flexible_link_load_class
 from .drive import arm_drive_states
-from .element_load import LoadEvaluation, _quat_times_axis_rotation  # noqa: F401 (old path)
+from .element_load import LoadEvaluation, _LoadCalls, _quat_times_axis_rotation  # noqa: F401
 from .system import REGISTRY_ATTR, CallbackState, matrix_to_quat, vector
 
 class FlexibleLink(Welds, LoadEvaluation, CallbackState):
@@ -278,6 +278,9 @@ class FlexibleLink(Welds, LoadEvaluation, CallbackState):
         self._injected_key = None
         self._load_pack = False        # packed again at the first ComputeQ (_pack_load)
         self._jacobian_at = None       # (state, K, R) formed in ComputeQ (compute_jacobian)
+        self._jac_object = None        # the load's ChLoadJacobians (_jacobians)
+        self._calls = None             # its compiled calls (_compiled_load)
+        self._zero_q = np.zeros(self.nq)
 
     #: the compiled load (:meth:`_pack_load`)
     _kernels = load_kernels
@@ -291,6 +294,16 @@ class FlexibleLink(Welds, LoadEvaluation, CallbackState):
         self._weld_damped = any(a.damping != (0.0, 0.0) for a in self.attachments)
         return load_kernels.pack_load(self.model, o, P, self._moving, len(self._bodies),
                                       self.attachments, [a._shapes for a in self.attachments])
+
+    def _load_calls(self):
+        """The planar load's compiled calls (:class:`chrono_flex.planar.load_kernels.Compiled`:
+        ComputeQ's terms, the differenced K and R, the tip's motion); None for a subclass
+        with its own kernel module."""
+        k = self._kernels
+        if k is not load_kernels:
+            return None
+        return _LoadCalls(k.Compiled(k._compute_q), k.Compiled(k._jacobian),
+                          k.Compiled(k._tip_motion))
 
     def add_joint_actuator(self, joint, actuator, drive_input=None):
         """Hook: drive joint ``joint`` (0-based) by an actuator with internal states.
@@ -447,9 +460,9 @@ class FlexibleLink(Welds, LoadEvaluation, CallbackState):
         contact) is welded with :meth:`attach` instead. :func:`step` calls this after every step.
         """
         chrono = self._chrono
-        pos, R, vel = self._tip_motion()
+        pos, quat, vel = self._tip_body_motion()
         self.tip_body.SetPos(chrono.ChVector3d(*pos))
-        self.tip_body.SetRot(chrono.ChQuaterniond(*matrix_to_quat(R)))
+        self.tip_body.SetRot(chrono.ChQuaterniond(*quat))
         self.tip_body.SetPosDt(chrono.ChVector3d(*vel))
         t = self.system.GetChTime()
         for att in self.attachments:
@@ -527,6 +540,23 @@ class FlexibleLink(Welds, LoadEvaluation, CallbackState):
         chrono = self._chrono
         pos, R = self._tip_pose()
         return chrono.ChFramed(chrono.ChVector3d(*pos), chrono.ChQuaterniond(*matrix_to_quat(R)))
+
+    def _tip_body_motion(self):
+        """(position, unit quaternion, velocity) of the tip in the world now: one compiled
+        call where the load has one (:func:`chrono_flex.planar.load_kernels.tip_motion`),
+        else :meth:`_tip_motion`."""
+        if self._compiled_load() is None or self._calls is None:
+            pos, R, vel = self._tip_motion()
+            return pos, matrix_to_quat(R), vel
+        x = [sh.GetPos() for sh in self.shafts]
+        w = [sh.GetPosDt() for sh in self.shafts]
+        if self._moving:
+            b = self.parent_body
+            e = b.GetRot()
+            x = [*b.GetPos().to_numpy(), e.e0, e.e1, e.e2, e.e3, *x]
+            w = [*b.GetPosDt().to_numpy(), *b.GetAngVelLocal().to_numpy(), *w]
+        out = self._calls.tip(self._load_pack, np.array(x), np.array(w))
+        return out[:3], out[3:7], out[7:]
 
     def _tip_motion(self):
         """(position, rotation, velocity) of the tip in the world now, from one reading of

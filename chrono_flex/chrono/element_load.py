@@ -7,6 +7,8 @@ A mixin of :class:`~chrono_flex.chrono.element.FlexibleLink` (and so of
 that calls it is :mod:`chrono_flex.chrono.directors`.
 """
 
+from collections import namedtuple
+
 import numpy as np
 
 from .._callbacks import call_vector
@@ -23,14 +25,17 @@ class LoadEvaluation:
         :meth:`~chrono_flex.chrono.system.CallbackState.note_update`): decides whether
         this Update rebuilds K and R (``jacobian``; ``missing``: the load has no Jacobian
         matrices yet) and who differences them (:attr:`differences`), and reads the
-        system's gravity. Returns True when the link forms K and R itself
+        system's gravity at a step's first Update. Returns True when the link forms K and R itself
         (:meth:`compute_jacobian`) after Chrono's Update."""
+        if time != self._step_time:
+            # gravity can change between steps only (read once per step: each read is a
+            # few crossings into Chrono)
+            try:
+                self._gravity = self._system_gravity()
+            except BaseException as exc:          # noqa: BLE001 - re-raised after the step
+                self.record_error(exc, time)
         self._stiff_now = self._wants_jacobian(time, missing)
         self._chrono_differences = self._stiff_now and self.differences == "chrono"
-        try:
-            self._gravity = self._system_gravity()
-        except BaseException as exc:          # noqa: BLE001 - re-raised after the step
-            self.record_error(exc, time)
         return self._stiff_now and not self._chrono_differences
 
     @property
@@ -153,13 +158,13 @@ class LoadEvaluation:
         # differences K and R itself, ComputeQ is called at x, again at x, then at
         # perturbed x and w (docs/chrono.md §2): inject on the second call. Otherwise
         # ComputeQ runs once, at x.
-        key = bytes(memoryview(x))
+        key = x.tobytes()
         if self._chrono_differences:
             inject = key == self._last_key and key != self._injected_key
         else:
             inject = key != self._injected_key
         if inject:
-            jac = load.GetJacobians()
+            jac = self._jacobians(load)
             if jac is not None:
                 M[self._diag_index, self._diag_index] -= self._diag_inertia
                 jac.M = self._chrono.ChMatrixDynamicd(M)
@@ -173,57 +178,123 @@ class LoadEvaluation:
     def _compiled_load(self):
         """The :class:`~chrono_flex.planar.load_kernels.LoadPack` of this load, packed once
         after each rebuild of the load (None where the compiled path does not apply:
-        :meth:`_pack_load`)."""
+        :meth:`_pack_load`), with the load's compiled calls (:attr:`_calls`)."""
         if self._load_pack is False:
             self._load_pack = self._pack_load()
+            self._zero_q = np.zeros(self.nq)
+            self._calls = None if self._load_pack is None else self._load_calls()
+            if self._calls is not None:
+                nw = self._nw
+                m_diag = np.zeros(nw)
+                m_diag[self._diag_index] = self._diag_inertia
+                # what ComputeQ's call writes (M, f, the welds' K, R): copied into Chrono's
+                # matrices at once, so kept from call to call
+                self._q_out = (m_diag, np.empty((nw, nw)), np.empty(nw), np.empty((nw, nw)),
+                               np.empty((nw, nw)))
         return self._load_pack
 
     def _pack_load(self):
         return None
 
+    def _load_calls(self):
+        """The load's compiled calls (:class:`_LoadCalls`), or None: ComputeQ then goes
+        through the kernel module's ``compute_q`` (:meth:`_compute_q_compiled`)."""
+        return None
+
     def _joint_forces_at(self, x, w):
         """Q (nq,) on q at Chrono's state vectors (a load without actuator states)."""
+        if self._torque_fn is None and self._torque_functions is None:
+            return self._zero_q
         xo = 7 if self._moving else 0
         nb = self._n_body
         Q, _ = self._joint_forces(self._time, x[xo:xo + self.nq], w[nb:nb + self.nq], w[:0])
-        return np.zeros(self.nq) if Q is None else Q
+        return self._zero_q if Q is None else Q
+
+    def _jacobians(self, load):
+        """The load's ChLoadJacobians (None until Chrono or the load's Update creates
+        them), its Python wrapper kept once it exists (a new load starts without)."""
+        jac = self._jac_object
+        if jac is None:
+            jac = self._jac_object = load.GetJacobians()
+        return jac
 
     def _compute_q_compiled(self, load, pack, x, w):
         """ComputeQ by one compiled call (:func:`chrono_flex.planar.load_kernels.compute_q`):
         the same forces, M and injection policy as the array path below it."""
-        key = bytes(memoryview(x))
+        key = x.tobytes()
         if self._chrono_differences:
             inject = key == self._last_key and key != self._injected_key
         else:
             inject = key != self._injected_key
-        welds = inject and self.attachments and self.jacobian != "iteration"
+        welds = bool(inject and self.attachments and self.jacobian != "iteration")
         Q = self._joint_forces_at(x, w)
-        M, f, finite, K_w, R_w = self._kernels.compute_q(pack, x, w, Q, self._gravity,
-                                                         welds, self._weld_damped)
+        calls = self._calls
+        if calls is not None:
+            m_diag, M, f, K_w, R_w = self._q_out
+            # M less the shafts' own inertia, f, the welds' K and R (when asked for)
+            finite = calls.compute_q(pack, x, w, Q, self._gravity, welds, m_diag, M, f,
+                                     K_w, R_w)
+        else:
+            M, f, finite, K_w, R_w = self._kernels.compute_q(pack, x, w, Q, self._gravity,
+                                                             welds, self._weld_damped)
+            M[self._diag_index, self._diag_index] -= self._diag_inertia
         if not finite:
             raise FloatingPointError("non-finite generalized forces (the state has diverged)")
         if inject:
-            jac = load.GetJacobians()
+            jac = self._jacobians(load)
             if jac is not None:
-                M[self._diag_index, self._diag_index] -= self._diag_inertia
                 jac.M = self._chrono.ChMatrixDynamicd(M)
                 self._injected_key = key
                 if welds:
+                    d = self.JACOBIAN_DELTA
                     fd = lambda: self._kernels.weld_stiffness_differences(  # noqa: E731
-                        pack, x, w, self.JACOBIAN_DELTA)
-                    if self._stiff_now and not self._chrono_differences and \
-                            self._torque_fn is None:
+                        pack, x, w, d)
+                    if self._stiff_now and not self._chrono_differences:
                         # K and R of this Update now, with the welds' K_w(x0) from the
                         # same evaluations (compute_jacobian takes them at this state)
-                        K, R, K_fd = self._kernels.load_jacobian(
-                            pack, x, w, Q, self._gravity, self.JACOBIAN_DELTA)
-                        self._jacobian_at = (key + bytes(memoryview(w)), K, R)
+                        K, R, K_fd = self._compiled_jacobian(pack, x, w, Q)
+                        self._jacobian_at = (key + w.tobytes(), K, R)
                         fd = lambda: K_fd  # noqa: E731
+                    # kept at a rebuild (_refresh_weld_jacobians): copies of the buffers
+                    matrices = ((K_w.copy(), R_w.copy() if self._weld_damped else None)
+                                if self._stiff_now else
+                                (K_w, R_w if self._weld_damped else None))
                     self._refresh_weld_jacobians(jac, None, None, None, None,
-                                                 matrices=(K_w, R_w), fd=fd)
+                                                 matrices=matrices, fd=fd)
         self._last_key = key
         self._last_state = (x, w, f)
         load.load_Q.SetVect(f.tolist())
+
+    def _compiled_jacobian(self, pack, x, w, Q):
+        """(K, R, K_w) of the load at x, w by the compiled differences
+        (:func:`chrono_flex.planar.load_kernels.load_jacobian`, joint forces Q held), plus,
+        for a torque law that reads the state (``torque(t, q, qd)``), its own part:
+        -d tau/dq and -d tau/dq_dot on the joints' rows by the same one-sided differences
+        of the law alone (:meth:`_torque_jacobian`)."""
+        if self._calls is not None:
+            K, R, K_w = self._calls.jacobian(pack, x, w, Q, self._gravity,
+                                             self.JACOBIAN_DELTA, True)
+        else:
+            K, R, K_w = self._kernels.load_jacobian(pack, x, w, Q, self._gravity,
+                                                    self.JACOBIAN_DELTA)
+        if self._torque_fn is not None:
+            self._torque_jacobian(x, w, Q, K, R)
+        return K, R, K_w
+
+    def _torque_jacobian(self, x, w, Q, K, R):
+        """Add the torque law's K = -dQ/dq and R = -dQ/dq_dot (joint rows, shaft
+        columns) by one-sided differences of step ``JACOBIAN_DELTA`` (as Chrono's
+        ComputeJacobian), 2 nq calls of the law at the perturbed states."""
+        d, nq, nb = self.JACOBIAN_DELTA, self.nq, self._n_body
+        xo = 7 if self._moving else 0
+        q, qd = x[xo:xo + nq], w[nb:nb + nq]
+        rows = nb + np.asarray(self.arm.joint_index)
+        for i in range(nq):
+            for vel in (False, True):
+                qi, qdi = q.copy(), qd.copy()
+                (qdi if vel else qi)[i] += d
+                Qi, _ = self._joint_forces(self._time, qi, qdi, w[:0])
+                (R if vel else K)[rows, nb + i] += (Q - Qi)[self.arm.joint_index] / d
 
     #: Chrono's difference step for K and R (ChLoadCustomMultiple::ComputeJacobian).
     JACOBIAN_DELTA = 1e-8
@@ -240,20 +311,18 @@ class LoadEvaluation:
         increments them, a body's rotation by a local rotation vector), evaluated here on
         arrays: Chrono's own loop makes 2n + 2 ComputeQ calls, each crossing from C++ to
         Python and copying the state (docs/chrono.md §2)."""
-        jac = load.GetJacobians()
+        jac = self._jacobians(load)
         if jac is None or self._last_state is None:
             return
         x, w, f0 = self._last_state
         d, nw = self.JACOBIAN_DELTA, self._nw
         pack = self._compiled_load()
-        if pack is not None and self._torque_fn is None:
-            # joint forces of time only: Q is held over the differences
+        if pack is not None:
             kept, self._jacobian_at = self._jacobian_at, None
-            if kept is not None and kept[0] == bytes(memoryview(x)) + bytes(memoryview(w)):
+            if kept is not None and kept[0] == x.tobytes() + w.tobytes():
                 K, R = kept[1], kept[2]
             else:
-                K, R, _ = self._kernels.load_jacobian(pack, x, w, self._joint_forces_at(x, w),
-                                                      self._gravity, d)
+                K, R, _ = self._compiled_jacobian(pack, x, w, self._joint_forces_at(x, w))
             self.n_jacobians += 1
             jac.K = self._chrono.ChMatrixDynamicd(K)
             jac.R = self._chrono.ChMatrixDynamicd(R)
@@ -290,6 +359,11 @@ class LoadEvaluation:
                     x[xo + 3:xo + 7] = _quat_times_axis_rotation(x[xo + 3:xo + 7], j - 3, d)
                 return x
         raise IndexError(i)
+
+
+#: the compiled calls of one load (:class:`chrono_flex.planar.load_kernels.Compiled`):
+#: ComputeQ's terms, the differenced K and R, the tip's motion
+_LoadCalls = namedtuple("_LoadCalls", "compute_q jacobian tip")
 
 
 def _quat_times_axis_rotation(quat, axis, angle):

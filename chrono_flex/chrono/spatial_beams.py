@@ -455,14 +455,7 @@ def arm_from_beams(system, arm, n_elements=None, base_body=None, base_frame=None
         if torque is not None:
             fn = inputs.function(chrono, k)
             keep.append(fn)
-            if jt.kind == "revolute":
-                lk = chrono.ChLinkMotorRotationTorque()
-                lk.Initialize(child, parent, frame)
-                lk.SetTorqueFunction(fn)
-            else:
-                lk = chrono.ChLinkMotorLinearForce()
-                lk.Initialize(child, parent, frame)
-                lk.SetForceFunction(fn)
+            lk = _motor(chrono, jt.kind, "force", child, parent, frame, fn)
         elif joint_motion is None:
             lk = chrono.ChLinkMateRevolute() if jt.kind == "revolute" \
                 else chrono.ChLinkMatePrismatic()
@@ -470,14 +463,7 @@ def arm_from_beams(system, arm, n_elements=None, base_body=None, base_frame=None
         else:
             fn = PositionFunction.make(chrono, _shifted_motion(joint_motion, th0), k)
             keep.append(fn)                  # the director must outlive the step calls
-            if jt.kind == "revolute":
-                lk = chrono.ChLinkMotorRotationAngle()
-                lk.Initialize(child, parent, frame)
-                lk.SetAngleFunction(fn)
-            else:
-                lk = chrono.ChLinkMotorLinearPosition()
-                lk.Initialize(child, parent, frame)
-                lk.SetMotionFunction(fn)
+            lk = _motor(chrono, jt.kind, "motion", child, parent, frame, fn)
         system.Add(lk)
         joints.append(lk)
     tree = BeamTree(system, mesh, arm, bodies, hubs, joints, base_body, th0,
@@ -544,6 +530,24 @@ def _shifted_motion(joint_motion, th0):
         th, thd, thdd = joint_motion(t)
         return np.atleast_1d(th) - th0, np.atleast_1d(thd), np.atleast_1d(thdd)
     return motion
+
+
+#: The Chrono motor of a driven joint, by joint kind and what drives it (a torque or force
+#: input, or a prescribed motion), and the method that takes its function.
+_MOTORS = {("revolute", "force"): ("ChLinkMotorRotationTorque", "SetTorqueFunction"),
+           ("prismatic", "force"): ("ChLinkMotorLinearForce", "SetForceFunction"),
+           ("revolute", "motion"): ("ChLinkMotorRotationAngle", "SetAngleFunction"),
+           ("prismatic", "motion"): ("ChLinkMotorLinearPosition", "SetMotionFunction")}
+
+
+def _motor(chrono, kind, driven_by, child, parent, frame, fn):
+    """The motor of :data:`_MOTORS` between ``child`` and ``parent`` at ``frame`` (z the
+    joint axis), driven by the Chrono function ``fn``."""
+    name, setter = _MOTORS[kind, driven_by]
+    lk = getattr(chrono, name)()
+    lk.Initialize(child, parent, frame)
+    getattr(lk, setter)(fn)
+    return lk
 
 
 def _axis_frame(u):

@@ -7,22 +7,27 @@ The input u is a number, a function of time u(t), a function of the state u(t, x
 six states above: a feedback law), a continuous controller with its own states (appended
 to y and integrated with it) or a sampled one (integrated from sample to sample with the
 output held); the controllers are those of :mod:`chrono_flex.control` (docs/control.md).
+The run goes through the shared loop (:func:`chrono_flex.stepping.run`) on one of
+scipy's solvers, checked as every such run (:class:`~chrono_flex.integrators.ivp.OdeStepper`).
 """
 
 from dataclasses import dataclass, field
+import bisect
 import csv
 import json
 import math
 import time
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from .. import _checks as ck
-from .._aliases import canonical
+from .._aliases import canonical_arguments
 from .._callbacks import call_vector, is_sampled, sample_index, takes_state
 from .._files import atomic_write
 from ..errors import ParameterError, SimulationError
+from ..integrators.choice import default_method
+from ..integrators.ivp import EXPLICIT, STIFF, OdeStepper
+from ..stepping import Stepper, run
 
 FULL_STATE_NAMES = ("current", "motor_angle", "motor_speed", "z", "output_angle", "output_speed")
 
@@ -39,12 +44,8 @@ DRIVE_UNITS = dict(
 #: |state| above this is taken as divergence.
 DIVERGENCE_LIMIT = 1e12
 
-#: The methods of scipy.integrate.solve_ivp that :func:`simulate_drive` accepts.
-METHODS = ("Radau", "BDF", "LSODA", "RK45", "RK23", "DOP853")
-
-
-class _Budget(Exception):
-    """max_nfev right-hand-side evaluations are spent (caught in simulate_drive)."""
+#: The methods of scipy's solvers that :func:`simulate_drive` accepts.
+METHODS = STIFF + EXPLICIT
 
 
 def as_signal(name, value):
@@ -257,7 +258,7 @@ class _Input:
 
 
 def simulate_drive(drive, t_end, drive_input=None, m_out=0.0, x0=None, q0=None, qd0=None,
-                   method="Radau", rtol=1e-6, atol=1e-9, dt_out=None, max_step=math.inf,
+                   method=default_method("drive"), rtol=1e-6, atol=1e-9, dt_out=None, max_step=math.inf,
                    max_nfev=None, **old_names):
     """Integrate the drive on its output inertia J2 from t = 0 to ``t_end``.
 
@@ -278,21 +279,23 @@ def simulate_drive(drive, t_end, drive_input=None, m_out=0.0, x0=None, q0=None, 
         x0: None (``drive.initial_state``), the drive state (4) or the full state (6).
         q0, qd0: the output shaft's initial angle (rad) and speed (rad/s), with a drive
             state or none (default at rest at zero).
-        method: a scipy.integrate.solve_ivp method (one of :data:`METHODS`); stiff ones
-            (Radau, BDF) since the friction and gear modes are fast (see
-            ``drive.stiff_modes()``). Radau by default, not the arms' generalized-alpha:
-            this run does not go through ``integrators.choice`` (a sampled controller
-            restarts the solver at every sample instant), and generalized-alpha's step
-            control measures positions only, leaving the current 2 % of its range off
-            at rtol 1e-3 (docs/architecture.md, "Default integrators").
+        method: one of scipy's solvers (:data:`METHODS`), stepped by the shared loop
+            (:func:`chrono_flex.stepping.run`) through
+            :class:`~chrono_flex.integrators.ivp.OdeStepper`; stiff ones (Radau, BDF)
+            since the friction and gear modes are fast (see ``drive.stiff_modes()``).
+            Radau by default (:func:`chrono_flex.integrators.choice.default_method`
+            ``("drive")``), not the arms' generalized-alpha, whose step control
+            measures positions only, leaving the current 2 % of its range off at
+            rtol 1e-3 (docs/architecture.md, "Default integrators").
         rtol, atol: solver tolerances (atol: one value, or one per state); rtol at least
             100 machine epsilons.
         dt_out: spacing of the output times (default t_end/1000), at most ``t_end``; the
             outputs are 0, dt_out, 2 dt_out, ... with t_end appended when dt_out does not
             divide it.
         max_step: largest solver step, s (> 0; default none).
-        max_nfev: budget of right-hand-side evaluations (default none); SimulationError
-            naming it when spent before t_end.
+        max_nfev: budget of right-hand-side evaluations (default none);
+            :class:`~chrono_flex.errors.BudgetExceeded` (a SimulationError) naming it
+            when spent before t_end.
 
     Returns:
         :class:`DriveResult` (``outputs["voltage"]`` or ``["current"]``: the input as
@@ -302,12 +305,9 @@ def simulate_drive(drive, t_end, drive_input=None, m_out=0.0, x0=None, q0=None, 
         SimulationError (with the time) on NaN, divergence, solver failure, a callback
         that raises or returns NaN, or a spent budget.
     """
-    named = canonical(dict(drive_input=drive_input, q0=q0, qd0=qd0, **old_names),
-                      "simulate_drive", ("u", "theta_out0", "omega_out0"))
-    drive_input, q0, qd0 = named.pop("drive_input"), named.pop("q0"), named.pop("qd0")
-    if named:
-        raise TypeError(f"simulate_drive() got an unexpected keyword argument "
-                        f"{next(iter(named))!r}")
+    drive_input, q0, qd0 = canonical_arguments(
+        "simulate_drive", ("u", "theta_out0", "omega_out0"),
+        dict(drive_input=drive_input, q0=q0, qd0=qd0), old_names)
     theta_out0, omega_out0 = (0.0 if q0 is None else q0), (0.0 if qd0 is None else qd0)
     t_end = ck.positive("t_end", t_end)
     law = _Input(0.0 if drive_input is None else drive_input)
@@ -324,30 +324,23 @@ def simulate_drive(drive, t_end, drive_input=None, m_out=0.0, x0=None, q0=None, 
     t_eval = ck.output_times(0.0, t_end, dt_out)
     inv_J2 = 1.0 / drive.output_inertia
     kern = drive.rates_tuple
-    count = [0, 0.0]
-    held = [0.0]                          # the sampled input's value on this segment
+    sampled = _SampledLaw(law, t_end) if law.kind == "sampled" else None
 
     def rhs(t, y):
-        count[0] += 1
-        count[1] = t
-        if max_nfev is not None and count[0] > max_nfev:
-            raise _Budget()
         i, a1, w1, z, a2, w2 = (float(v) for v in y[:6])
         if law.kind == "time":
             uk = law.fn(t)
         elif law.kind == "state":
             uk = law.fn(t, y)
         elif law.kind == "sampled":
-            uk = held[0]
+            uk = sampled.held
         else:
             uk, dxc = law.continuous(t, y)
         di, da, dw, dz, tau = kern(i, a1, w1, z, a2, w2, uk)
         dy = np.array([di, da, dw, dz, w2, (tau + m_out(t)) * inv_J2])
         if law.n_states:
             dy = np.concatenate([dy, dxc])
-        if not np.all(np.isfinite(dy)):
-            raise SimulationError("non-finite state derivative (NaN or overflow)", t)
-        if np.max(np.abs(y)) > DIVERGENCE_LIMIT:
+        if np.all(np.isfinite(dy)) and np.max(np.abs(y)) > DIVERGENCE_LIMIT:
             raise SimulationError(f"state exceeds {DIVERGENCE_LIMIT:g} (divergence)", t)
         return dy
 
@@ -357,90 +350,97 @@ def simulate_drive(drive, t_end, drive_input=None, m_out=0.0, x0=None, q0=None, 
             raise ParameterError("atol", atol, "must be one value with a controller that has "
                                  "states (the controller's states are appended)")
     t0 = time.perf_counter()
-    try:
-        if law.kind == "sampled":
-            sol = _sampled(rhs, law, held, y0, t_end, t_eval, method, rtol, atol, max_step)
-        else:
-            sol = solve_ivp(rhs, (0.0, t_end), y0, method=method, t_eval=t_eval, rtol=rtol,
-                            atol=atol, max_step=max_step)
-    except _Budget:
-        hint = "raise max_nfev or loosen rtol/atol" + \
-            ("" if method in ("Radau", "BDF", "LSODA") else ", or use Radau or BDF")
-        raise SimulationError(f"{method} used up its evaluation budget max_nfev = {max_nfev} "
-                              f"right-hand-side evaluations before t_end ({hint})",
-                              count[1]) from None
+    if sampled is not None:
+        sampled.fire(0.0, y0)               # the samples at t = 0, the first segment's end
+    ode = OdeStepper(rhs, 0.0, y0, t_end if sampled is None else sampled.next_event(0.0),
+                     method=method, rtol=rtol, atol=atol, max_nfev=max_nfev,
+                     max_step=max_step, name="the drive's equations")
+    rec = run(_DriveStepper(ode, sampled, t_end), t_eval)
     wall = time.perf_counter() - t0
-    if not sol.success:
-        t_fail = float(sol.t[-1]) if sol.t.size else 0.0
-        raise SimulationError(f"{method} failed: {sol.message}", t_fail)
-    states = sol.y.T[:, :6]
-    info = dict(method=method, rtol=rtol, atol=atol, nfev=int(sol.nfev), njev=int(sol.njev),
-                nlu=int(sol.nlu), wall_time=wall, drive=repr(drive), ratio=drive.ratio,
-                max_nfev=max_nfev, input=law.kind)
+    t, Y = rec.t, rec["y"]
+    states = Y[:, :6]
+    info = dict(method=method, rtol=rtol, atol=atol, **ode.counters(), wall_time=wall,
+                drive=repr(drive), ratio=drive.ratio, max_nfev=max_nfev, input=law.kind)
     if law.kind == "time":
         u_values = law.fn
     elif law.kind == "state":
-        u_values = [law.fn(tk, y) for tk, y in zip(sol.t, sol.y.T)]
+        u_values = [law.fn(tk, y) for tk, y in zip(t, Y)]
     elif law.kind == "sampled":
-        u_values = sol.u
-        info.update(period=law.period, delay=law.delay, samples=sol.samples)
+        u_values = [sampled.value(tk) for tk in t]
+        info.update(period=law.period, delay=law.delay, samples=sampled.k)
     else:
-        u_values = [law.continuous(tk, y)[0] for tk, y in zip(sol.t, sol.y.T)]
-        info["controller_states"] = sol.y.T[:, 6:]
-    return DriveResult(t=sol.t, states=states,
-                       outputs=collect_outputs(drive, sol.t, states, u_values, m_out), info=info)
+        u_values = [law.continuous(tk, y)[0] for tk, y in zip(t, Y)]
+        info["controller_states"] = Y[:, 6:]
+    return DriveResult(t=t, states=states,
+                       outputs=collect_outputs(drive, t, states, u_values, m_out), info=info)
 
 
-class _Piecewise:
-    """What :func:`_sampled` returns: the fields of solve_ivp's result that are used."""
+class _SampledLaw:
+    """A sampled input in a run: called at t_k = k period (k = 0 ... while t_k <=
+    t_end) with the state there, its value held from t_k + delay (zero before the
+    first); instants closer than 1e-12 max(1, t_end) count as one."""
 
-    def __init__(self, t, y, u, nfev, njev, nlu, samples, success=True, message=""):
-        self.t, self.y, self.u = t, y, u
-        self.nfev, self.njev, self.nlu, self.samples = nfev, njev, nlu, samples
-        self.success, self.message = success, message
+    def __init__(self, law, t_end):
+        self.fn, self.period, self.delay, self.t_end = law.fn, law.period, law.delay, t_end
+        self.tol = 1e-12 * max(1.0, t_end)
+        self.n_samples = sample_index(t_end, self.period) + 1
+        self.k = 0                     # the next sample's number (= samples taken)
+        self.pending = []              # (t_on, value) computed, not yet applied
+        self.held = 0.0
+        self.times, self.values = [0.0], [0.0]
+
+    def fire(self, t, y):
+        """At time t with the state y: take every sample due and apply every value due."""
+        while self.k < self.n_samples and self.k * self.period <= t + self.tol:
+            t_k = self.k * self.period
+            self.pending.append((t_k + self.delay, self.fn(t_k, y)))
+            self.k += 1
+        while self.pending and self.pending[0][0] <= t + self.tol:
+            self.held = self.pending.pop(0)[1]
+            self.times.append(t)
+            self.values.append(self.held)
+
+    def next_event(self, t):
+        """The next sample or switching instant after t (t_end at the latest)."""
+        later = [e for e in ([self.k * self.period] if self.k < self.n_samples else [])
+                 + [p[0] for p in self.pending[:1]] if e > t + self.tol]
+        nxt = min(later, default=self.t_end)
+        return self.t_end if nxt > self.t_end - self.tol else nxt
+
+    def value(self, t):
+        """The value acting at time t (from its instant on)."""
+        return self.values[bisect.bisect_right(self.times, t + self.tol) - 1]
 
 
-def _sampled(rhs, law, held, y0, t_end, t_eval, method, rtol, atol, max_step):
-    """Integrate with a sampled input: the controller is called at t_k = k period with
-    the state there, and its value switches in at t_k + delay; solve_ivp runs from one
-    sample or switching instant to the next with the input constant."""
-    period, delay = law.period, law.delay
-    n_samples = sample_index(t_end, period) + 1
-    samples = [k * period for k in range(n_samples)]
-    switches = [tk + delay for tk in samples if tk + delay < t_end]
-    events = sorted(set([0.0, t_end] + samples + switches))
-    merged = [events[0]]
-    for e in events[1:]:            # instants closer than round-off are one
-        if e - merged[-1] > 1e-12 * max(1.0, t_end):
-            merged.append(e)
-    events = merged
-    pending = []                    # (t_on, value) computed, not yet applied
-    held[0] = 0.0
-    y = np.asarray(y0, dtype=float)
-    T, Y, U = [], [], []
-    nfev = njev = nlu = 0
-    k_next, out = 0, 0
-    for a, b in zip(events[:-1], events[1:]):
-        while k_next < n_samples and samples[k_next] <= a + 1e-12 * max(1.0, t_end):
-            pending.append((samples[k_next] + delay, law.fn(samples[k_next], y)))
-            k_next += 1
-        while pending and pending[0][0] <= a + 1e-12 * max(1.0, t_end):
-            held[0] = pending.pop(0)[1]
-        last = b >= t_end
-        inside = [tt for tt in t_eval[out:] if tt < b or (last and tt <= b)]
-        grid = inside if inside and inside[-1] >= b else inside + [b]
-        sol = solve_ivp(rhs, (a, b), y, method=method, t_eval=grid, rtol=rtol, atol=atol,
-                        max_step=max_step)
-        nfev, njev, nlu = nfev + sol.nfev, njev + sol.njev, nlu + sol.nlu
-        if not sol.success:
-            t_fail = np.array([sol.t[-1] if sol.t.size else a])
-            return _Piecewise(t_fail, np.zeros((y.size, 0)), [], nfev, njev, nlu, k_next,
-                              False, sol.message)
-        n_in = len(inside)
-        if n_in:
-            T.extend(sol.t[:n_in])
-            Y.append(sol.y[:, :n_in])
-            U.extend([held[0]] * n_in)
-            out += n_in
-        y = sol.y[:, -1]
-    return _Piecewise(np.array(T), np.hstack(Y), U, nfev, njev, nlu, k_next)
+class _DriveStepper(Stepper):
+    """The shared loop's view of the drive's run: one step of the scipy solver at a time
+    (:class:`~chrono_flex.integrators.ivp.OdeStepper`); with a sampled input the solver
+    stops at each sample and switching instant, the input is sampled or switched there
+    and the solver started afresh from the state it reached (a zero-order hold: the
+    equations jump, so no step crosses an instant, as solve_ivp run from one to the
+    next)."""
+
+    label = "drive"
+
+    def __init__(self, ode, sampled, t_end):
+        self.ode, self.sampled, self.t_end = ode, sampled, t_end
+
+    @property
+    def t(self):
+        return self.ode.t
+
+    def advance(self, t_target):
+        ode, law = self.ode, self.sampled
+        if law is not None and ode.finished:       # at an instant: the new segment
+            ode.restart(ode.t, ode.current, law.next_event(ode.t))
+        t = ode.advance(t_target)
+        if law is not None and ode.finished and t < self.t_end:
+            law.fire(t, ode.current)               # its value from t on (record, rhs)
+        return t
+
+    def deflection_ratio(self):
+        """0 (the drive has no links), NaN for a state that is not finite."""
+        return 0.0 if np.all(np.isfinite(self.ode.current)) else float("nan")
+
+    def record(self, t):
+        return {"y": self.ode.state(t)}

@@ -75,7 +75,7 @@ import numpy as np
 
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
-from .._aliases import canonical
+from .._aliases import canonical_arguments
 from ..integrators.choice import DEFAULT_METHOD
 from ..planar.description import _build, _fields_of
 from .rrrp_run import ACTUATED, COORDINATES, ELASTIC, RRRPResult, simulate_rrrp  # noqa: F401
@@ -565,12 +565,9 @@ class RRRPArm:
         :class:`chrono_flex.stepping.Progress`. Raises SimulationError on NaN, a singular
         mass matrix, a modal coordinate beyond ``max_deflection`` or ``a`` leaving the stroke.
         """
-        named = canonical(dict(q0=q0, qd0=qd0, torque=torque, **old_names),
-                          "RRRPArm.simulate", ("eta0", "eta_d0", "inputs"))
-        eta0, eta_d0, inputs = named.pop("q0"), named.pop("qd0"), named.pop("torque")
-        if named:
-            raise TypeError(f"RRRPArm.simulate() got an unexpected keyword argument "
-                            f"{next(iter(named))!r}")
+        eta0, eta_d0, inputs = canonical_arguments(
+            "RRRPArm.simulate", ("eta0", "eta_d0", "inputs"),
+            dict(q0=q0, qd0=qd0, torque=torque), old_names)
         return simulate_rrrp(self, t_end, eta0, eta_d0, inputs, dt_out, method, rtol, atol,
                              max_step, progress, n_out, max_nfev, max_wall_time, step)
 

@@ -35,11 +35,11 @@ import math
 import time
 
 import numpy as np
-from scipy.integrate import solve_ivp
 from scipy.linalg import eigh
 
 from .. import _checks as ck
 from ..errors import ParameterError, SimulationError
+from ..integrators.ivp import integrate
 from ..inputs import smooth_step
 from ..spatial.arm import SpatialArm
 from ..spatial.modes import Modes, linear_stiffness
@@ -386,11 +386,8 @@ def am_prescribed(am, joint_motion, t_eval, e0=None, ed0=None, rtol=1e-8, atol=1
                               f[b_idx] - M[np.ix_(b_idx, a_idx)] @ thdd)
         return np.concatenate([x[4:], edd])
 
-    sol = solve_ivp(rhs, (t_eval[0], t_eval[-1]), np.concatenate([e0, ed0]), method=method,
-                    t_eval=t_eval, rtol=rtol, atol=atol)
-    if not sol.success or not np.all(np.isfinite(sol.y)):
-        raise SimulationError(f"assumed-modes run failed: {sol.message}",
-                              time=float(sol.t[-1]) if sol.t.size else 0.0)
+    sol = integrate(rhs, (t_eval[0], t_eval[-1]), np.concatenate([e0, ed0]), t_eval,
+                    method=method, rtol=rtol, atol=atol, name="the assumed-modes equations")
     eta = np.empty((t_eval.size, 8))
     eta_d = np.empty_like(eta)
     for k, (t, x) in enumerate(zip(t_eval, sol.y.T)):

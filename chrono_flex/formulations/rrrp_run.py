@@ -1,8 +1,8 @@
 """A run of the RRRP arm (:class:`chrono_flex.formulations.rrrp.RRRPArm`) through the
-engines' one plumbing: the integrator chosen and built by
-:func:`chrono_flex.integrators.choice.build_integrator` (scipy's solvers,
-generalized-alpha, RK4), stepped by :func:`chrono_flex.stepping.run` (its guards, output
-times, progress, wall-time budget and partial results), the result an
+engines' one plumbing, :func:`chrono_flex.integrators.choice.run_engine`: the integrator
+chosen and built as for every arm (generalized-alpha, scipy's solvers, RK4), stepped by
+:func:`chrono_flex.stepping.run` (its guards, output times, progress, wall-time budget
+and partial results), ``info`` filled as for every arm, the result an
 :class:`RRRPResult`.
 
 State x = [eta (8), eta' (8), W_in]: the input work is integrated as a state. The arm's
@@ -10,18 +10,15 @@ own limits, checked after every step and located in the step by its dense output
 extension ``a`` leaving the stroke, a modal coordinate beyond ``max_deflection``.
 """
 
-import time
-
 import numpy as np
 from scipy.optimize import brentq
 
 from .. import _checks as ck
-from ..errors import BudgetExceeded, ParameterError, SimulationError
-from ..integrators.choice import DEFAULT_METHOD, FIXED_STEP, build_integrator, check_method
+from ..errors import ParameterError, SimulationError
+from ..integrators.choice import DEFAULT_METHOD, FIXED_STEP, check_method, run_engine
 from ..integrators.ivp import fd_jacobian
-from ..planar.reference import ReferenceStepper
+from ..integrators.reference_loop import ReferenceStepper
 from ..result import Energy, Result
-from ..stepping import Progress, partial_result, run
 
 #: Names of the generalized coordinates, in order.
 COORDINATES = ("theta1", "theta2", "theta3", "q1y", "q1z", "q2y", "q2z", "a")
@@ -178,12 +175,9 @@ def simulate_rrrp(arm, t_end, eta0, eta_d0=None, inputs=None, dt_out=None, metho
     if inputs is not None and not callable(inputs):
         raise ParameterError("torque", inputs, "must be callable(t, eta, eta_d) or None")
     check_method(method)
-    if method not in FIXED_STEP:
+    if method not in FIXED_STEP:      # this arm's defaults for scipy's solvers
         rtol = RTOL if rtol is None else rtol
         atol = ATOL if atol is None else atol
-        ck.positive("atol", atol)
-    if rtol is not None:
-        ck.positive("rtol", rtol)
     if n_out is not None:
         if dt_out is not None:
             raise ParameterError("n_out", n_out, "is given with dt_out; give one of them")
@@ -192,27 +186,14 @@ def simulate_rrrp(arm, t_end, eta0, eta_d0=None, inputs=None, dt_out=None, metho
         t_out = ck.output_times(0.0, t_end, t_end / 400 if dt_out is None
                                 else ck.positive("dt_out", dt_out))
     sim = _Problem(arm, inputs)
-    x0 = np.concatenate([eta0, eta_d0, [0.0]])
-    t_wall = time.perf_counter()
-    ode, settings = build_integrator(sim, 0.0, t_end, x0, float(t_out[1] - t_out[0]),
-                                     method, rtol, atol, max_step, max_nfev, step)
-    if progress is None or isinstance(progress, bool):
-        progress = Progress(t_end, "spatial", enabled=progress)
-
-    def result(rec):
-        info = dict(engine="reference (spatial RRRP)", method=method, **settings,
-                    **({"atol": atol} if method not in FIXED_STEP else {}),
-                    **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4),
-                    coordinates=COORDINATES, coordinate_units=list(COORDINATE_UNITS),
-                    extra_units={"joint_position": "m", "angular_momentum_z": "N m s"})
-        return rrrp_result(arm, sim, rec.t, rec["x"], info)
-
-    try:
-        rec = run(_Stepper(sim, ode), t_out, progress=progress, max_wall_time=max_wall_time)
-    except BudgetExceeded as exc:        # what was computed, marked partial
-        exc.partial = partial_result(exc, result)
-        raise
-    return result(rec)
+    return run_engine(sim, np.concatenate([eta0, eta_d0, [0.0]]), t_out, method,
+                      lambda rec: rrrp_result(arm, sim, rec.t, rec["x"], {}),
+                      rtol=rtol, atol=atol, max_step=max_step, max_nfev=max_nfev,
+                      step=step, stepper=_Stepper, progress=progress,
+                      max_wall_time=max_wall_time, engine="reference (spatial RRRP)",
+                      label="spatial", info=dict(
+                          coordinates=COORDINATES, coordinate_units=list(COORDINATE_UNITS),
+                          extra_units={"joint_position": "m", "angular_momentum_z": "N m s"}))
 
 
 def rrrp_result(arm, sim, t, X, info):

@@ -34,11 +34,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from .. import _checks as ck
 from ..integrators.choice import check_times
-from ..errors import ParameterError, SimulationError
+from ..integrators.ivp import integrate
+from ..errors import ParameterError
 from ..planar.shapes import basis_for
 from ..result import SeriesFiles
 from .screw_algebra import (DELTA, EX, EZ, cross3, cross6, rot_z, screw_matrix,
@@ -543,18 +543,13 @@ def weak_coupling(arm, joint_motion, t_end, dt_out=None, t0=0.0, rtol=1e-8, atol
         return Jm
 
     Jac = jac(t0, None) if nj == 1 or not outboard_inertia else jac
-    n_out = int(np.floor((t_end - t0) / dt_out + 1e-9)) + 1
-    t_eval = t0 + dt_out * np.arange(n_out)
-    if t_eval[-1] < t_end - 1e-12 * max(1.0, abs(t_end)):
-        t_eval = np.append(t_eval, t_end)
+    t_eval = ck.output_times(t0, t_end, dt_out)
     motion(t0)                            # checks the shapes once, with named errors
     x0 = np.zeros(2 * ne)
     if elastic0 == "static":
         x0[:ne] = np.concatenate([np.linalg.solve(fl.K, Qk) for fl, Qk in zip(links, loads(t0)[1])])
-    sol = solve_ivp(rhs, (t0, t_end), x0, method="Radau", t_eval=t_eval,
-                    rtol=rtol, atol=atol, jac=Jac)
-    if not sol.success:
-        raise SimulationError(f"weak-coupling elastic integration failed: {sol.message}")
+    sol = integrate(rhs, (t0, t_end), x0, t_eval, method="Radau", rtol=rtol, atol=atol,
+                    jac=Jac, name="the weak-coupling elastic equations")
     nt = sol.t.size
     tau = np.empty((nt, nj))
     tau_r = np.empty((nt, nj))

@@ -37,11 +37,11 @@ the time derivatives of those components.
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from .. import _checks as ck
 from ..integrators.choice import check_times
-from ..errors import ParameterError, SimulationError
+from ..integrators.ivp import integrate
+from ..errors import ParameterError
 from ..spatial.kinematics import tip_rotation
 from ..spatial.params import rotation
 from .screw_algebra import DELTA, cross3, cross6, screw_matrix, screw_matrix_inv
@@ -418,15 +418,10 @@ def weak_coupling(arm, joint_motion, t_end, dt_out=None, t0=0.0, rtol=1e-8, atol
             J[r, slice(ne + offs[k], ne + offs[k + 1])] = -np.linalg.solve(M, tree.bodies[j].C)
         return J
 
-    n_out = int(np.floor((t_end - t0) / dt_out + 1e-9)) + 1
-    t_eval = t0 + dt_out * np.arange(n_out)
-    if t_eval[-1] < t_end - 1e-12 * max(1.0, abs(t_end)):
-        t_eval = np.append(t_eval, t_end)
     motion(t0)                           # checks the shapes once, with named errors
-    sol = solve_ivp(rhs, (t0, t_end), np.zeros(2 * ne), method="Radau", t_eval=t_eval,
-                    rtol=rtol, atol=atol, jac=jac)
-    if not sol.success:
-        raise SimulationError(f"weak-coupling elastic integration failed: {sol.message}")
+    sol = integrate(rhs, (t0, t_end), np.zeros(2 * ne), ck.output_times(t0, t_end, dt_out),
+                    method="Radau", rtol=rtol, atol=atol, jac=jac,
+                    name="the weak-coupling elastic equations")
     nt = sol.t.size
     tau, tau_r = np.empty((nt, nj)), np.empty((nt, nj))
     tips = {j: np.empty((nt, 3)) for j in links}

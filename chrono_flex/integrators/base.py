@@ -9,6 +9,10 @@ import numpy as np
 
 from ..errors import BudgetExceeded, ParameterError
 
+#: Methods of the reference engines with a fixed step or their own step control, whose
+#: steps land on the times they are asked for (the others are scipy's adaptive solvers).
+FIXED_STEP = ("generalized_alpha", "rk4")
+
 
 def checked_step(step):
     """``step`` as a float if it is a number > 0, else ParameterError naming ``step``."""
@@ -48,4 +52,4 @@ class LandingStepper:
         self.nfev += 1
 
 
-__all__ = ["LandingStepper", "checked_step"]
+__all__ = ["FIXED_STEP", "LandingStepper", "checked_step"]

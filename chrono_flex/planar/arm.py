@@ -12,13 +12,14 @@ inverse dynamics, linearised natural frequencies and the energy bookkeeping sit 
 import numpy as np
 
 from .. import _checks as ck
-from .._aliases import canonical, initial_coordinates
+from .._aliases import canonical_arguments, initial_coordinates
 from ..drive.coupling import check_drive
 from ..integrators.choice import DEFAULT_METHOD
 from . import equations as mdl
 from .assembly import ExtendedAssembly
+from .arm_common import AssembledArm
 from .description import ARM_DEFAULTS, arm_arguments, arm_to_dict, run_settings
-from .model_file import read_model, write_model
+from .model_file import read_model
 from .modes import eigenmodes, natural_modes
 from ..errors import ParameterError, SimulationError
 from .reference import FORMS, simulate_reference
@@ -32,7 +33,7 @@ MAX_STATIC_DEFLECTION = 0.5
 
 
 
-class PlanarArm:
+class PlanarArm(AssembledArm):
     """A planar serial chain of flexible links (docs/planar-link.md).
 
     Args:
@@ -51,6 +52,8 @@ class PlanarArm:
 
     #: The top-level keys of the arm's description (:meth:`to_dict`, model files).
     model_keys = ("links", "version") + tuple(ARM_DEFAULTS)
+
+    equations = mdl       # the module of its equations (AssembledArm)
 
     def __init__(self, links, joints=None, payload=None, hub_inertia=0.0, gravity=0.0,
                  geometric_stiffening=False, plane=None, drives=None):
@@ -117,32 +120,10 @@ class PlanarArm:
         name the file, the key and its line."""
         return read_model(path).arm
 
-    def to_file(self, path, inputs=None, simulation=None, description=None):
-        """Write the arm as a model file at ``path`` (TOML, atomically), with ``inputs``
-        ({"torque" | "joint_motion" | "drive_input": a profile of
-        :mod:`chrono_flex.inputs`}) and ``simulation`` (simulate's settings) when given,
-        so that ``chrono-flex run path`` runs it; return ``path``."""
-        return write_model(path, self, inputs, simulation, description)
-
     # -- sizes and coordinates ----------------------------------------------------------
-    @property
-    def nq(self):
-        """Number of generalized coordinates."""
-        return self.model.nq
-
     @property
     def n_joints(self):
         return len(self.joints)
-
-    @property
-    def joint_index(self):
-        """Indices of the joint coordinates in q."""
-        return self.model.joint_index
-
-    @property
-    def elastic_index(self):
-        """Indices of the elastic coordinates in q."""
-        return self.model.elastic_index
 
     def coordinates(self, joint_angles=None, elastic=None):
         """Assemble q from joint coordinates and elastic coordinates."""
@@ -153,22 +134,7 @@ class PlanarArm:
             q[self.elastic_index] = ck.vector("elastic", elastic, self.elastic_index.size)
         return q
 
-    def _q(self, q, name="q"):
-        return ck.vector(name, q, self.nq)
-
     # -- the equations ------------------------------------------------------------------
-    def mass_matrix(self, q, method="assembly"):
-        """M(q): by [B]'s extended assembly (default) or the virtual-power quadrature."""
-        q = self._q(q)
-        if method == "assembly":
-            return self.assembly.mass_matrix(q)
-        ck.choice("method", method, ("assembly", "virtual_power"))
-        return mdl.terms(self.model, q, np.zeros(self.nq))[0]
-
-    def stiffness_matrix(self):
-        """K (constant; elastic coordinates only)."""
-        return self.model.K.copy()
-
     def damping_matrix(self):
         """D (Rayleigh, alpha M_ee + beta K per link)."""
         return self.model.D.copy()
@@ -221,12 +187,6 @@ class PlanarArm:
     def angular_momentum(self, q, qd):
         """Angular momentum about the base origin, normal to the plane (kg m^2/s)."""
         return mdl.angular_momentum(self.model, self._q(q), self._q(qd, "qd"))
-
-    def energies(self, q, qd):
-        """(kinetic, elastic, gravity) energies at a state, J."""
-        q, qd = self._q(q), self._q(qd, "qd")
-        return (mdl.kinetic_energy(self.model, q, qd), mdl.elastic_potential(self.model, q),
-                float(mdl.gravity_potential(self.model, q)))
 
     def equilibrium(self, joint_angles=None, joints="held", torque=None, drive_input=None,
                     q0=None):
@@ -413,12 +373,8 @@ class PlanarArm:
         """
         arguments = dict(locals())          # the arguments: no other name is bound yet
         del arguments["self"], arguments["old_names"]
-        named = canonical(dict(q0=q0, qd0=qd0, **old_names), "PlanarArm.simulate",
-                          ("joint_angles0", "joint_rates0"))
-        q0, qd0 = named.pop("q0"), named.pop("qd0")
-        if named:
-            raise TypeError(f"PlanarArm.simulate() got an unexpected keyword argument "
-                            f"{next(iter(named))!r}")
+        q0, qd0 = canonical_arguments("PlanarArm.simulate", ("joint_angles0", "joint_rates0"),
+                                      dict(q0=q0, qd0=qd0), old_names)
         arguments.update(q0=q0, qd0=qd0)
         q0, qd0 = initial_coordinates(self, q0, qd0, elastic0, elastic_rates0)
         ji, ei = self.joint_index, self.elastic_index

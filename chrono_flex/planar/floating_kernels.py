@@ -47,17 +47,9 @@ def pack_points(model):
     return model._floating_points
 
 
-@_jit
-def _mv(A, v):
-    """A v by loops (numba's ``@`` calls BLAS, whose overhead dominates 3 x 3 products)."""
-    n, m = A.shape
-    out = np.zeros(n)
-    for i in range(n):
-        acc = 0.0
-        for j in range(m):
-            acc += A[i, j] * v[j]
-        out[i] = acc
-    return out
+#: A v by loops (numba's ``@`` calls BLAS, whose overhead dominates 3 x 3 products):
+#: the chain kernel's :func:`chrono_flex.planar.kernels._mv`.
+_mv = kernels._mv
 
 
 @_jit
@@ -148,32 +140,12 @@ def _add_point(m, r0, r1, J, a0, a1, qd, w, o, Pax, acc_s, ms, SVq, Iww, Mwq, ma
 
 @_jit
 def _child_frame(P, i, q, qd, p, Jp, ap, Jpsi, ang):
-    """Link i's root frame from its parent's tip frame, in place (kinematics.child_frame):
-    p (2,), Jp (2, nq), ap (2,), Jpsi (nq,) and ang = [psi, apsi, psid]."""
-    nq = q.shape[0]
-    j = P.jidx[i]
-    psi, apsi, psid = ang[0], ang[1], ang[2]
-    if P.kind[i] == 0:
-        Jpsi[j] += 1.0
-        psi = psi + q[j] + P.offset[i]
-        psid = 0.0
-        for k in range(nq):
-            psid += Jpsi[k] * qd[k]
-    else:
-        a = psi + P.axis_angle[i]
-        ux, uy = np.cos(a), np.sin(a)
-        d, dd = q[j], qd[j]
-        p[0] += d * ux
-        p[1] += d * uy
-        for k in range(nq):
-            Jp[0, k] += -d * uy * Jpsi[k]
-            Jp[1, k] += d * ux * Jpsi[k]
-        Jp[0, j] += ux
-        Jp[1, j] += uy
-        ap[0] += 2.0 * dd * psid * (-uy) + d * (apsi * (-uy) - psid * psid * ux)
-        ap[1] += 2.0 * dd * psid * ux + d * (apsi * ux - psid * psid * uy)
-        psi = a + P.link_angle[i]
-    ang[0], ang[2] = psi, psid
+    """Link i's root frame from its parent's tip frame, in place (the chain kernel's
+    :func:`chrono_flex.planar.kernels._root_frame`): p (2,), Jp (2, nq), ap (2,), Jpsi
+    (nq,) and ang = [psi, apsi, psid]."""
+    ang[0], ang[2] = kernels._root_frame(P.kind[i], P.jidx[i], P.offset[i], P.axis_angle[i],
+                                         P.link_angle[i], q, qd, p, Jp, ap, Jpsi, ang[0],
+                                         ang[1], ang[2])
 
 
 @_jit

@@ -35,6 +35,12 @@ def _jit(fn):
     """numba.njit (compiled on first call, cached on disk) where numba is present."""
     return fn if numba is None else numba.njit(cache=True)(fn)
 
+
+def _inline(fn):
+    """:func:`_jit`, the function inlined (numba IR) where it is called: each caller
+    gets a copy compiled for its own arguments."""
+    return fn if numba is None else numba.njit(cache=True, inline="always")(fn)
+
 BACKENDS = ("numba", "numpy")
 
 Packed = namedtuple("Packed", "nq kind jidx offset axis_angle link_angle e0 ne length "
@@ -96,196 +102,68 @@ def pack(model):
         np.asarray(model.g_vec, dtype=float))
 
 
-@_jit
-def _chain_terms(P, q, qd, g, stiff):
-    """(M, r) of the chain at (q, q_dot), in-plane gravity ``g`` (scalar loops; the
-    formulas of :mod:`chrono_flex.planar.invariants`, frames of
-    :mod:`chrono_flex.planar.kinematics`). :func:`_chain_forces` is the same pass
-    without M (r by the same operations)."""
-    nq = P.nq
-    nl = P.kind.shape[0]
-    M = np.zeros((nq, nq))
-    r = np.zeros(nq)
-    # running parent (tip) frame
-    p = np.zeros(2)
-    Jp = np.zeros((2, nq))
-    ap = np.zeros(2)
-    psi = 0.0
-    Jpsi = np.zeros(nq)
-    apsi = 0.0
-    psid = 0.0
-    n_items = P.item_link.shape[0]
-    # lumped items need the root (where=root) or tip frame of their link: stored here
-    fr_Jp = np.zeros((2 * nl, 2, nq))
-    fr_ap = np.zeros((2 * nl, 2))
-    fr_Jpsi = np.zeros((2 * nl, nq))
-    fr_apsi = np.zeros(2 * nl)
-    U = np.zeros((3, nq))
-    CU = np.zeros((3, nq))
-    for i in range(nl):
-        j = P.jidx[i]
-        # -- root frame from the parent's tip frame (kinematics.child_frame)
-        if P.kind[i] == 0:
-            Jpsi[j] += 1.0
-            psi = psi + q[j] + P.offset[i]
-            psid = 0.0
-            for k in range(nq):
-                psid += Jpsi[k] * qd[k]
-        else:
-            ang = psi + P.axis_angle[i]
-            ux, uy = np.cos(ang), np.sin(ang)
-            d, dd = q[j], qd[j]
-            p[0] += d * ux
-            p[1] += d * uy
-            for k in range(nq):
-                Jp[0, k] += -d * uy * Jpsi[k]
-                Jp[1, k] += d * ux * Jpsi[k]
-            Jp[0, j] += ux
-            Jp[1, j] += uy
-            ap[0] += 2.0 * dd * psid * (-uy) + d * (apsi * (-uy) - psid * psid * ux)
-            ap[1] += 2.0 * dd * psid * ux + d * (apsi * ux - psid * psid * uy)
-            psi = ang + P.link_angle[i]
-        for k in range(nq):
-            fr_Jp[2 * i, 0, k] = Jp[0, k]
-            fr_Jp[2 * i, 1, k] = Jp[1, k]
-            fr_Jpsi[2 * i, k] = Jpsi[k]
-        fr_ap[2 * i, 0] = ap[0]
-        fr_ap[2 * i, 1] = ap[1]
-        fr_apsi[2 * i] = apsi
-        # -- the link's terms from its invariants (invariants.link_terms)
-        c, s = np.cos(psi), np.sin(psi)
-        e0, ne = P.e0[i], P.ne[i]
-        apl0 = c * ap[0] + s * ap[1]
-        apl1 = -s * ap[0] + c * ap[1]
-        gl0 = c * g[0] + s * g[1]
-        gl1 = -s * g[0] + c * g[1]
-        p1e = 0.0
-        p1ed = 0.0
-        eMe = 0.0
-        eMed = 0.0
-        Mee = np.zeros(ne)
-        for a in range(ne):
-            p1e += P.Phi1[i, a] * q[e0 + a]
-            p1ed += P.Phi1[i, a] * qd[e0 + a]
-            acc = 0.0
-            for b in range(P.blo[i, a], P.bhi[i, a]):
-                acc += P.Me[i, a, b] * q[e0 + b]
-            Mee[a] = acc
-        for a in range(ne):
-            eMe += q[e0 + a] * Mee[a]
-            eMed += qd[e0 + a] * Mee[a]
-        m, mx = P.m[i], P.mx[i]
-        c0, c1 = -p1e, mx
-        In = P.Ixx[i] + eMe
-        for k in range(nq):
-            U[0, k] = c * Jp[0, k] + s * Jp[1, k]
-            U[1, k] = -s * Jp[0, k] + c * Jp[1, k]
-            U[2, k] = Jpsi[k]
-            CU[0, k] = m * U[0, k] + c0 * U[2, k]
-            CU[1, k] = m * U[1, k] + c1 * U[2, k]
-            CU[2, k] = c0 * U[0, k] + c1 * U[1, k] + In * U[2, k]
-        for a in range(nq):
-            if U[0, a] == 0.0 and U[1, a] == 0.0 and U[2, a] == 0.0:
-                continue
-            for b in range(nq):
-                M[a, b] += U[0, a] * CU[0, b] + U[1, a] * CU[1, b] + U[2, a] * CU[2, b]
-        # couplings U^T B E and the elastic block
-        for a in range(nq):
-            u1, u2 = U[1, a], U[2, a]
-            if u1 == 0.0 and u2 == 0.0:
-                continue
-            for b in range(ne):
-                v = u1 * P.Phi1[i, b] + u2 * P.Phix[i, b]
-                M[a, e0 + b] += v
-                M[e0 + b, a] += v
-        for a in range(ne):
-            for b in range(P.blo[i, a], P.bhi[i, a]):
-                M[e0 + a, e0 + b] += P.Me[i, a, b]
-        da0, da1 = apl0 - gl0, apl1 - gl1
-        lin0 = m * da0 + apsi * c0 - psid * psid * mx - 2.0 * psid * p1ed
-        lin1 = m * da1 + apsi * c1 - psid * psid * p1e
-        rot = c0 * da0 + c1 * da1 + apsi * In + 2.0 * psid * eMed
-        for k in range(nq):
-            r[k] += U[0, k] * lin0 + U[1, k] * lin1 + U[2, k] * rot
-        for a in range(ne):
-            r[e0 + a] += P.Phi1[i, a] * da1 + apsi * P.Phix[i, a] - psid * psid * Mee[a]
-        if stiff:
-            a0 = c * ap[0] + s * ap[1]
-            gx = c * P.g_model[0] + s * P.g_model[1]
-            fa, fw = gx - a0, psid * psid
-            for a in range(ne):
-                acc = 0.0
-                for b in range(P.blo[i, a], P.bhi[i, a]):
-                    acc += (fa * P.Ga[i, a, b] + fw * P.Gw[i, a, b]) * q[e0 + b]
-                r[e0 + a] += acc
-        # -- tip frame (kinematics.tip_frame): r(L), angle psi + w'(L)
-        L = P.length[i]
-        w = 0.0
-        wd = 0.0
-        slope = 0.0
-        for a in range(ne):
-            w += P.NL[i, a] * q[e0 + a]
-            wd += P.NL[i, a] * qd[e0 + a]
-            slope += P.dNL[i, a] * q[e0 + a]
-        Rs0 = c * L - s * w
-        Rs1 = s * L + c * w
-        p[0] += Rs0
-        p[1] += Rs1
-        for k in range(nq):
-            Jp[0, k] += -Rs1 * Jpsi[k]
-            Jp[1, k] += Rs0 * Jpsi[k]
-        for a in range(ne):
-            Jp[0, e0 + a] -= s * P.NL[i, a]
-            Jp[1, e0 + a] += c * P.NL[i, a]
-        ap0 = ap[0] + apsi * (-Rs1) - psid * psid * Rs0 - 2.0 * psid * c * wd
-        ap1 = ap[1] + apsi * Rs0 - psid * psid * Rs1 - 2.0 * psid * s * wd
-        ap[0] = ap0
-        ap[1] = ap1
-        psi = psi + slope
-        for a in range(ne):
-            Jpsi[e0 + a] += P.dNL[i, a]
+@_inline
+def _root_frame(kind, j, offset, axis_angle, link_angle, q, qd, p, Jp, ap, Jpsi, psi, apsi,
+                psid):
+    """A link's root frame from its parent's tip frame across its joint (kinematics.child_frame;
+    ``kind`` 0 revolute, 1 prismatic, coordinate j): p (2,), Jp (2, nq), ap (2,) and Jpsi
+    (nq,) in place; returns the new (psi, psid) (a joint adds no angular acceleration)."""
+    nq = q.shape[0]
+    if kind == 0:
+        Jpsi[j] += 1.0
+        psi = psi + q[j] + offset
         psid = 0.0
         for k in range(nq):
             psid += Jpsi[k] * qd[k]
+    else:
+        ang = psi + axis_angle
+        ux, uy = np.cos(ang), np.sin(ang)
+        d, dd = q[j], qd[j]
+        p[0] += d * ux
+        p[1] += d * uy
         for k in range(nq):
-            fr_Jp[2 * i + 1, 0, k] = Jp[0, k]
-            fr_Jp[2 * i + 1, 1, k] = Jp[1, k]
-            fr_Jpsi[2 * i + 1, k] = Jpsi[k]
-        fr_ap[2 * i + 1, 0] = ap[0]
-        fr_ap[2 * i + 1, 1] = ap[1]
-        fr_apsi[2 * i + 1] = apsi
-    for t in range(n_items):
-        f = 2 * P.item_link[t] + P.item_tip[t]
-        val = P.item_value[t]
-        if P.item_rot[t] == 1:
-            for a in range(nq):
-                ja = fr_Jpsi[f, a]
-                if ja == 0.0:
-                    continue
-                for b in range(nq):
-                    M[a, b] += val * ja * fr_Jpsi[f, b]
-                r[a] += val * ja * fr_apsi[f]
-        else:
-            for a in range(nq):
-                j0, j1 = fr_Jp[f, 0, a], fr_Jp[f, 1, a]
-                if j0 == 0.0 and j1 == 0.0:
-                    continue
-                for b in range(nq):
-                    M[a, b] += val * (j0 * fr_Jp[f, 0, b] + j1 * fr_Jp[f, 1, b])
-                r[a] += val * (j0 * (fr_ap[f, 0] - g[0]) + j1 * (fr_ap[f, 1] - g[1]))
-    return M, r
+            Jp[0, k] += -d * uy * Jpsi[k]
+            Jp[1, k] += d * ux * Jpsi[k]
+        Jp[0, j] += ux
+        Jp[1, j] += uy
+        ap[0] += 2.0 * dd * psid * (-uy) + d * (apsi * (-uy) - psid * psid * ux)
+        ap[1] += 2.0 * dd * psid * ux + d * (apsi * ux - psid * psid * uy)
+        psi = ang + link_angle
+    return psi, psid
 
 
-@_jit
-def _chain_forces(P, q, qd, g, stiff, a_in):
-    """(M a_in, r) of the chain at (q, q_dot) without forming M: the pass of
-    :func:`_chain_terms` (r by the same operations, so the same numbers), with the
-    product taken term by term from the structure of (4.11), U^T C (U a) + U^T B E a +
-    E^T B^T U a + E^T M_e E a (plus the lumped items), O(nq) per link; with an a_in of
-    another length than nq, zeros for M a_in."""
+@_inline
+def _store_frame(fr_Jp, fr_ap, fr_Jpsi, fr_apsi, f, Jp, ap, Jpsi, apsi):
+    """Frame f (2 i: link i's root, 2 i + 1: its tip) kept for the lumped items."""
+    for k in range(Jp.shape[1]):
+        fr_Jp[f, 0, k] = Jp[0, k]
+        fr_Jp[f, 1, k] = Jp[1, k]
+        fr_Jpsi[f, k] = Jpsi[k]
+    fr_ap[f, 0] = ap[0]
+    fr_ap[f, 1] = ap[1]
+    fr_apsi[f] = apsi
+
+
+@_inline
+def _chain_pass(P, q, qd, g, stiff, a_in):
+    """The one pass of the chain kernel at (q, q_dot), in-plane gravity ``g`` (scalar loops;
+    the formulas of :mod:`chrono_flex.planar.invariants`, frames of
+    :mod:`chrono_flex.planar.kinematics`): (M, M a_in, r). With ``a_in`` None it
+    assembles M (M a_in zeros); with an array it forms no M (an empty one) and takes
+    M a_in term by term from the structure of (4.11), U^T C (U a) + U^T B E a + E^T B^T
+    U a + E^T M_e E a (plus the lumped items), O(nq) per link, zeros when a_in has another
+    length than nq. r comes from the same operations either way. Inlined into
+    :func:`_chain_terms` (a_in None) and :func:`_chain_forces`: ``a_in is None`` is known
+    from the type when each is compiled, so neither carries the other's branches (a pass
+    called through a runtime switch ran up to three times slower on short chains)."""
     nq = P.nq
     nl = P.kind.shape[0]
-    with_Ma = a_in.shape[0] == nq
+    if a_in is None:
+        M = np.zeros((nq, nq))
+        with_Ma = False
+    else:
+        M = np.zeros((0, 0))
+        with_Ma = a_in.shape[0] == nq
     Ma = np.zeros(nq)
     r = np.zeros(nq)
     # running parent (tip) frame
@@ -305,35 +183,9 @@ def _chain_forces(P, q, qd, g, stiff, a_in):
     U = np.zeros((3, nq))
     CU = np.zeros((3, nq))
     for i in range(nl):
-        j = P.jidx[i]
-        # -- root frame from the parent's tip frame (kinematics.child_frame)
-        if P.kind[i] == 0:
-            Jpsi[j] += 1.0
-            psi = psi + q[j] + P.offset[i]
-            psid = 0.0
-            for k in range(nq):
-                psid += Jpsi[k] * qd[k]
-        else:
-            ang = psi + P.axis_angle[i]
-            ux, uy = np.cos(ang), np.sin(ang)
-            d, dd = q[j], qd[j]
-            p[0] += d * ux
-            p[1] += d * uy
-            for k in range(nq):
-                Jp[0, k] += -d * uy * Jpsi[k]
-                Jp[1, k] += d * ux * Jpsi[k]
-            Jp[0, j] += ux
-            Jp[1, j] += uy
-            ap[0] += 2.0 * dd * psid * (-uy) + d * (apsi * (-uy) - psid * psid * ux)
-            ap[1] += 2.0 * dd * psid * ux + d * (apsi * ux - psid * psid * uy)
-            psi = ang + P.link_angle[i]
-        for k in range(nq):
-            fr_Jp[2 * i, 0, k] = Jp[0, k]
-            fr_Jp[2 * i, 1, k] = Jp[1, k]
-            fr_Jpsi[2 * i, k] = Jpsi[k]
-        fr_ap[2 * i, 0] = ap[0]
-        fr_ap[2 * i, 1] = ap[1]
-        fr_apsi[2 * i] = apsi
+        psi, psid = _root_frame(P.kind[i], P.jidx[i], P.offset[i], P.axis_angle[i],
+                                P.link_angle[i], q, qd, p, Jp, ap, Jpsi, psi, apsi, psid)
+        _store_frame(fr_Jp, fr_ap, fr_Jpsi, fr_apsi, 2 * i, Jp, ap, Jpsi, apsi)
         # -- the link's terms from its invariants (invariants.link_terms)
         c, s = np.cos(psi), np.sin(psi)
         e0, ne = P.e0[i], P.ne[i]
@@ -363,10 +215,29 @@ def _chain_forces(P, q, qd, g, stiff, a_in):
             U[0, k] = c * Jp[0, k] + s * Jp[1, k]
             U[1, k] = -s * Jp[0, k] + c * Jp[1, k]
             U[2, k] = Jpsi[k]
-            CU[0, k] = m * U[0, k] + c0 * U[2, k]
-            CU[1, k] = m * U[1, k] + c1 * U[2, k]
-            CU[2, k] = c0 * U[0, k] + c1 * U[1, k] + In * U[2, k]
-        if with_Ma:
+        if a_in is None:
+            for k in range(nq):
+                CU[0, k] = m * U[0, k] + c0 * U[2, k]
+                CU[1, k] = m * U[1, k] + c1 * U[2, k]
+                CU[2, k] = c0 * U[0, k] + c1 * U[1, k] + In * U[2, k]
+            for a in range(nq):
+                if U[0, a] == 0.0 and U[1, a] == 0.0 and U[2, a] == 0.0:
+                    continue
+                for b in range(nq):
+                    M[a, b] += U[0, a] * CU[0, b] + U[1, a] * CU[1, b] + U[2, a] * CU[2, b]
+            # couplings U^T B E and the elastic block
+            for a in range(nq):
+                u1, u2 = U[1, a], U[2, a]
+                if u1 == 0.0 and u2 == 0.0:
+                    continue
+                for b in range(ne):
+                    v = u1 * P.Phi1[i, b] + u2 * P.Phix[i, b]
+                    M[a, e0 + b] += v
+                    M[e0 + b, a] += v
+            for a in range(ne):
+                for b in range(P.blo[i, a], P.bhi[i, a]):
+                    M[e0 + a, e0 + b] += P.Me[i, a, b]
+        elif with_Ma:
             ua0 = 0.0
             ua1 = 0.0
             ua2 = 0.0
@@ -435,13 +306,7 @@ def _chain_forces(P, q, qd, g, stiff, a_in):
         psid = 0.0
         for k in range(nq):
             psid += Jpsi[k] * qd[k]
-        for k in range(nq):
-            fr_Jp[2 * i + 1, 0, k] = Jp[0, k]
-            fr_Jp[2 * i + 1, 1, k] = Jp[1, k]
-            fr_Jpsi[2 * i + 1, k] = Jpsi[k]
-        fr_ap[2 * i + 1, 0] = ap[0]
-        fr_ap[2 * i + 1, 1] = ap[1]
-        fr_apsi[2 * i + 1] = apsi
+        _store_frame(fr_Jp, fr_ap, fr_Jpsi, fr_apsi, 2 * i + 1, Jp, ap, Jpsi, apsi)
     for t in range(n_items):
         f = 2 * P.item_link[t] + P.item_tip[t]
         val = P.item_value[t]
@@ -456,6 +321,9 @@ def _chain_forces(P, q, qd, g, stiff, a_in):
                 ja = fr_Jpsi[f, a]
                 if ja == 0.0:
                     continue
+                if a_in is None:
+                    for b in range(nq):
+                        M[a, b] += val * ja * fr_Jpsi[f, b]
                 r[a] += val * ja * fr_apsi[f]
         else:
             if with_Ma:
@@ -470,7 +338,26 @@ def _chain_forces(P, q, qd, g, stiff, a_in):
                 j0, j1 = fr_Jp[f, 0, a], fr_Jp[f, 1, a]
                 if j0 == 0.0 and j1 == 0.0:
                     continue
+                if a_in is None:
+                    for b in range(nq):
+                        M[a, b] += val * (j0 * fr_Jp[f, 0, b] + j1 * fr_Jp[f, 1, b])
                 r[a] += val * (j0 * (fr_ap[f, 0] - g[0]) + j1 * (fr_ap[f, 1] - g[1]))
+    return M, Ma, r
+
+
+@_jit
+def _chain_terms(P, q, qd, g, stiff):
+    """(M, r) of the chain at (q, q_dot): :func:`_chain_pass` without a_in."""
+    M, _, r = _chain_pass(P, q, qd, g, stiff, None)
+    return M, r
+
+
+@_jit
+def _chain_forces(P, q, qd, g, stiff, a_in):
+    """(M a_in, r) of the chain at (q, q_dot) without forming M: :func:`_chain_pass` with
+    a_in (r by the same operations as :func:`_chain_terms`, so the same numbers); with an
+    a_in of another length than nq, zeros for M a_in."""
+    _, Ma, r = _chain_pass(P, q, qd, g, stiff, a_in)
     return Ma, r
 
 

@@ -30,9 +30,11 @@ from .kernels import _jit
 #: geometric stiffening flag, the plane (o, Pax: in the parent's frame, or the world's
 #: for a parent at rest), whether the parent moves, and per weld: link, abscissa,
 #: shape values N, N' at it, the body's place among the load's bodies, offset,
-#: frame rotation and gains (k_p, k_r, c_p, c_r).
+#: frame rotation and gains (k_p, k_r, c_p, c_r); the last link's index, length and
+#: shape values N, N' at its tip (:func:`tip_motion`).
 LoadPack = namedtuple("LoadPack", "P X MW NQ npts K D stiff o Pax moving n_bodies "
-                                  "w_link w_s w_N w_dN w_body w_offset w_rot w_gains")
+                                  "w_link w_s w_N w_dN w_body w_offset w_rot w_gains "
+                                  "t_link t_x t_N t_dN")
 
 
 def pack_load(model, plane_origin, plane_axes, moving, n_bodies, attachments, shapes):
@@ -46,6 +48,8 @@ def pack_load(model, plane_origin, plane_axes, moving, n_bodies, attachments, sh
     for a, (n_, dn_) in enumerate(shapes):
         n_, dn_ = np.ravel(n_), np.ravel(dn_)
         N[a, :n_.size], dN[a, :dn_.size] = n_, dn_
+    last = model.n_links - 1
+    tip_N, tip_dN, _ = model.tip_shapes[last]
     return LoadPack(
         model.packed, pts.x, pts.mw, pts.N, pts.n, np.ascontiguousarray(model.K, dtype=float),
         np.ascontiguousarray(model.D, dtype=float), bool(model.geometric_stiffening),
@@ -56,7 +60,37 @@ def pack_load(model, plane_origin, plane_axes, moving, n_bodies, attachments, sh
         np.array([a.index for a in attachments], dtype=np.int64),
         np.array([a.offset for a in attachments], dtype=float).reshape(na, 3),
         np.array([a.frame_rot for a in attachments], dtype=float).reshape(na, 3, 3),
-        np.array([a.gains for a in attachments], dtype=float).reshape(na, 4))
+        np.array([a.gains for a in attachments], dtype=float).reshape(na, 4),
+        int(last), float(model.bases[last].length),
+        np.ascontiguousarray(np.ravel(tip_N), dtype=float),
+        np.ascontiguousarray(np.ravel(tip_dN), dtype=float))
+
+
+class Compiled:
+    """A compiled kernel called with arguments of the same types at every call (one
+    load's pack and state vectors): the first call goes through numba's dispatcher,
+    which compiles or loads the kernel and types the arguments; the later calls go
+    straight to the compiled entry point of that signature. The dispatcher types a
+    nested named tuple of arrays field by field at every call (tens of microseconds,
+    more than the kernel's own work on a small load); the entry point only unboxes.
+    Without numba (the kernel a plain function) the kernel itself is called."""
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+        self._entry = None
+
+    def __call__(self, *args):
+        if self._entry is not None:
+            return self._entry(*args)
+        out = self.kernel(*args)
+        overloads = getattr(self.kernel, "overloads", None)
+        if overloads is not None:
+            sig = tuple(self.kernel.typeof_pyval(a) for a in args)
+            cres = overloads.get(sig)
+            self._entry = cres.entry_point if cres is not None else self.kernel
+        else:
+            self._entry = self.kernel
+        return out
 
 
 @_jit
@@ -75,6 +109,80 @@ def _quat_matrix(x, o):
     A[2, 1] = 2 * (e2 * e3 + e0 * e1)
     A[2, 2] = e0 * e0 - e1 * e1 - e2 * e2 + e3 * e3
     return A
+
+
+@_jit
+def _tip_motion(L, x, w):
+    """[position (3), unit quaternion (4, scalar first, e0 >= 0), velocity (3)] in the
+    world of the last link's deformed tip frame (X along the tangent, Z along the plane
+    normal), from the arm's state vectors x, w (the parent body's entries first when it
+    moves): :func:`chrono_flex.planar.floating.plane_pose` at the station of
+    :func:`chrono_flex.planar.floating.station`, velocity v_B + A_B (omega_B x s + P J
+    q_dot), the quaternion by Shepperd's method (as
+    :func:`chrono_flex.chrono.system.matrix_to_quat`)."""
+    _, nq, nx_arm, _ = _sizes(L)
+    if L.moving:
+        A = _quat_matrix(x, 3)
+        q, qd = x[7:7 + nq].copy(), w[6:6 + nq].copy()
+    else:
+        A = np.eye(3)
+        q, qd = x[0:nq].copy(), w[0:nq].copy()
+    r, J, phi, _ = fk._station(L.P, q, qd, L.t_link, L.t_x, L.t_N, L.t_dN)
+    Pax, o = L.Pax, L.o
+    c, sn = np.cos(phi), np.sin(phi)
+    Rl = np.empty((3, 3))
+    for a in range(3):
+        Rl[a, 0] = Pax[a, 0] * c + Pax[a, 1] * sn
+        Rl[a, 1] = Pax[a, 1] * c - Pax[a, 0] * sn
+    for a in range(3):
+        b, d = (a + 1) % 3, (a + 2) % 3
+        Rl[a, 2] = Rl[b, 0] * Rl[d, 1] - Rl[d, 0] * Rl[b, 1]
+    R = fk._mm(A, Rl)
+    jq = fk._mv(J, qd)
+    sL = np.empty(3)
+    u = np.empty(3)
+    for a in range(3):
+        sL[a] = o[a] + Pax[a, 0] * r[0] + Pax[a, 1] * r[1]
+        u[a] = Pax[a, 0] * jq[0] + Pax[a, 1] * jq[1]
+    out = np.zeros(10)
+    if L.moving:
+        wB = w[3:6]
+        u[0] += wB[1] * sL[2] - wB[2] * sL[1]
+        u[1] += wB[2] * sL[0] - wB[0] * sL[2]
+        u[2] += wB[0] * sL[1] - wB[1] * sL[0]
+    pos, vel = fk._mv(A, sL), fk._mv(A, u)
+    for a in range(3):
+        out[a] = pos[a] + (x[a] if L.moving else 0.0)
+        out[7 + a] = vel[a] + (w[a] if L.moving else 0.0)
+    tr = R[0, 0] + R[1, 1] + R[2, 2]
+    k, best = 0, tr
+    for i in range(3):
+        if R[i, i] > best:
+            k, best = i + 1, R[i, i]
+    if k == 0:
+        s = 2.0 * np.sqrt(1.0 + tr)
+        e = (s / 4, (R[2, 1] - R[1, 2]) / s, (R[0, 2] - R[2, 0]) / s, (R[1, 0] - R[0, 1]) / s)
+    elif k == 1:
+        s = 2.0 * np.sqrt(1.0 + R[0, 0] - R[1, 1] - R[2, 2])
+        e = ((R[2, 1] - R[1, 2]) / s, s / 4, (R[0, 1] + R[1, 0]) / s, (R[0, 2] + R[2, 0]) / s)
+    elif k == 2:
+        s = 2.0 * np.sqrt(1.0 + R[1, 1] - R[0, 0] - R[2, 2])
+        e = ((R[0, 2] - R[2, 0]) / s, (R[0, 1] + R[1, 0]) / s, s / 4, (R[1, 2] + R[2, 1]) / s)
+    else:
+        s = 2.0 * np.sqrt(1.0 + R[2, 2] - R[0, 0] - R[1, 1])
+        e = ((R[1, 0] - R[0, 1]) / s, (R[0, 2] + R[2, 0]) / s, (R[1, 2] + R[2, 1]) / s, s / 4)
+    norm = np.sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2] + e[3] * e[3])
+    sign = 1.0 if e[0] >= 0 else -1.0
+    for i in range(4):
+        out[3 + i] = sign * e[i] / norm
+    return out
+
+
+def tip_motion(pack, x, w):
+    """(position (3,), quaternion (4,), velocity (3,)) of the tip frame in the world
+    from the arm's state vectors (:func:`_tip_motion`), in one compiled call."""
+    out = _tip_motion(pack, x, w)
+    return out[:3], out[3:7], out[7:]
 
 
 @_jit
@@ -173,9 +281,12 @@ def _jacobian(L, x, w, Q, g, d, with_arm):
     K = np.empty((nw, nw))
     K_w = np.empty((nw, nw))
     R = np.zeros((nw, nw))
+    nb = _sizes(L)[0]
     for i in range(nw):
-        # a welded body's coordinates enter the welds only: the arm's terms are kept
-        arm_i = with_arm and i < nw_arm
+        # a welded body's coordinates, and the parent's position, enter the welds only
+        # (the arm's terms read the parent's rotation and angular velocity): the arm's
+        # terms are kept
+        arm_i = with_arm and 3 <= i < nw_arm if nb else with_arm and i < nw_arm
         _, fi, fwi = _forces(L, _increment(L, x, i, d), w, Q, g, arm_i)
         K_w[:, i] = (fw0 - fwi) / d
         if with_arm:
@@ -186,19 +297,17 @@ def _jacobian(L, x, w, Q, g, d, with_arm):
         for i in range(nw):
             wi = w.copy()
             wi[i] += d
-            arm_i = i < nw_arm
+            arm_i = 3 <= i < nw_arm if nb else i < nw_arm
             _, fi, fwi = _forces(L, x, wi, Q, g, arm_i)
             R[:, i] = (f0 - (fi if arm_i else f_arm0 + fwi)) / d
     return K, R, K_w
 
 
 @_jit
-def _weld_matrices(L, x, damped):
-    """The welds' K and R at x (:func:`chrono_flex.planar.floating.attachment_jacobians`:
-    G^T diag(gains) G per weld, scattered into the load's columns)."""
+def _add_welds(L, x, K, R):
+    """Add the welds' K and R at x (:func:`chrono_flex.planar.floating.attachment_jacobians`:
+    G^T diag(gains) G per weld, scattered into the load's columns) into K and R."""
     nb, nq, nx_arm, nw_arm = _sizes(L)
-    nw = nw_arm + 6 * L.n_bodies
-    K, R = np.zeros((nw, nw)), np.zeros((nw, nw))
     if L.moving:
         A = _quat_matrix(x, 3)
         q = x[7:7 + nq].copy()
@@ -206,45 +315,59 @@ def _weld_matrices(L, x, damped):
         A = np.eye(3)
         q = x[0:nq].copy()
     qd = np.zeros(nq)
+    n = nb + nq + 6
+    cols = np.empty(n, dtype=np.int64)
+    for i in range(nb + nq):
+        cols[i] = i
     for a in range(L.w_link.shape[0]):
         r, J, _, Jphi = fk._station(L.P, q, qd, L.w_link[a], L.w_s[a], L.w_N[a], L.w_dN[a])
         k = L.w_body[a]
         xo, wo = nx_arm + 7 * k, nw_arm + 6 * k
         G = fk._weld_g(r, J, Jphi, A, L.o, L.Pax, _quat_matrix(x, xo + 3), L.w_offset[a])
-        n = nb + nq + 6
-        cols = np.empty(n, dtype=np.int64)
-        for i in range(nb + nq):
-            cols[i] = i
         for i in range(6):
             cols[nb + nq + i] = wo + i
         fk._add_weld_matrices(G, G.shape[1] - n, L.w_gains[a], cols, K, R)
+
+
+@_jit
+def _weld_matrices(L, x, damped):
+    """The welds' K and R at x over the load's velocity coordinates (:func:`_add_welds`)."""
+    nw = _sizes(L)[3] + 6 * L.n_bodies
+    K, R = np.zeros((nw, nw)), np.zeros((nw, nw))
+    _add_welds(L, x, K, R)
     return K, R
 
 
 @_jit
-def _compute_q(L, x, w, Q, g, weld_matrices, damped):
-    """What one ComputeQ needs: (M (nw, nw), f, whether f is finite, the welds' K, R at
-    x when ``weld_matrices``, else empty)."""
-    M_arm, f, _ = _forces(L, x, w, Q, g, True)
-    nw, na = f.shape[0], M_arm.shape[0]
-    M = np.zeros((nw, nw))
+def _compute_q(L, x, w, Q, g, weld_matrices, m_diag, M, f, K, R):
+    """What one ComputeQ needs, written into the caller's arrays (returning arrays to
+    Python costs more than the small load's own work): M (nw, nw) less the inertia
+    ``m_diag`` (nw,) the coordinates carry themselves (the shafts'), f (nw,), and with
+    ``weld_matrices`` the welds' K and R at x. Returns whether f is finite."""
+    M_arm, fa, _ = _forces(L, x, w, Q, g, True)
+    nw, na = fa.shape[0], M_arm.shape[0]
+    M[:, :] = 0.0
     M[:na, :na] = M_arm
     finite = True
     for i in range(nw):
-        if not np.isfinite(f[i]):
+        M[i, i] -= m_diag[i]
+        f[i] = fa[i]
+        if not np.isfinite(fa[i]):
             finite = False
     if weld_matrices:
-        K, R = _weld_matrices(L, x, damped)
-    else:
-        K, R = np.zeros((0, 0)), np.zeros((0, 0))
-    return M, f, finite, K, R
+        K[:, :] = 0.0
+        R[:, :] = 0.0
+        _add_welds(L, x, K, R)
+    return finite
 
 
 def compute_q(pack, x, w, Q, g, weld_matrices, damped):
     """(M (nw, nw), f (nw,), f finite, the welds' K and R (or None: not asked for; R
     None also when no weld is damped)) of the load at Chrono's state vectors, in one
     compiled call: :func:`load_forces` and :func:`weld_matrices`."""
-    M, f, finite, K, R = _compute_q(pack, x, w, Q, g, bool(weld_matrices), bool(damped))
+    nw = w.shape[0]
+    M, f, K, R = np.empty((nw, nw)), np.empty(nw), np.empty((nw, nw)), np.empty((nw, nw))
+    finite = _compute_q(pack, x, w, Q, g, bool(weld_matrices), np.zeros(nw), M, f, K, R)
     if not weld_matrices:
         return M, f, finite, None, None
     return M, f, finite, K, (R if damped else None)
@@ -280,5 +403,5 @@ def weld_matrices(pack, x, damped):
     return K, (R if damped else None)
 
 
-__all__ = ["LoadPack", "compute_q", "load_forces", "load_jacobian", "pack_load", "weld_matrices",
-           "weld_stiffness_differences"]
+__all__ = ["Compiled", "LoadPack", "compute_q", "load_forces", "load_jacobian", "pack_load",
+           "tip_motion", "weld_matrices", "weld_stiffness_differences"]

@@ -349,43 +349,35 @@ class Link(SectionAlong):
                                  f"above {self.MAX_FREQUENCY_SCALE2:.0e} (bending frequencies "
                                  "beyond 1e12 rad/s, which no time step resolves)")
 
+    def _section_product(self, name, a, b):
+        """The checked section value ``name`` (EI or rho_A) given itself or as the product
+        of its factors ``a`` and ``b`` (E and I, rho and A); both ways must agree, and a
+        value varying along the link is given without the factors."""
+        value, fa, fb = getattr(self, name), getattr(self, a), getattr(self, b)
+        factors = fa is not None and fb is not None
+        if value is None:
+            if not factors:
+                raise ParameterError(name, None, f"must be given, or both {a} and {b}")
+            return fa * fb
+        if _is_varying(value):
+            varying = self._varying(name, value)
+            if factors:
+                raise ParameterError(name, varying, f"varies along the link: give it without "
+                                     f"{a} and {b} ({a}*{b} would be a second, uniform value)")
+            return varying
+        value = ck.positive(name, value)
+        if factors and not math.isclose(fa * fb, value, rel_tol=1e-12):
+            raise ParameterError(name, value, f"contradicts {a}*{b} = {fa * fb!r}")
+        return value
+
     def __post_init__(self):
         set_ = lambda k, v: object.__setattr__(self, k, v)  # noqa: E731 (frozen dataclass)
         self._check_mesh()
         for k in ("E", "I", "rho", "A"):
             if getattr(self, k) is not None:
                 set_(k, ck.positive(k, getattr(self, k)))
-        if self.EI is None:
-            if self.E is None or self.I is None:
-                raise ParameterError("EI", None, "must be given, or both E and I")
-            set_("EI", self.E * self.I)
-        elif _is_varying(self.EI):
-            set_("EI", self._varying("EI", self.EI))
-            if self.E is not None and self.I is not None:
-                raise ParameterError("EI", self.EI, "varies along the link: give it without "
-                                     "E and I (E*I would be a second, uniform value)")
-        else:
-            set_("EI", ck.positive("EI", self.EI))
-            if self.E is not None and self.I is not None and not math.isclose(
-                self.E * self.I, self.EI, rel_tol=1e-12
-            ):
-                raise ParameterError("EI", self.EI, f"contradicts E*I = {self.E * self.I!r}")
-        if self.rho_A is None:
-            if self.rho is None or self.A is None:
-                raise ParameterError("rho_A", None, "must be given, or both rho and A")
-            set_("rho_A", self.rho * self.A)
-        elif _is_varying(self.rho_A):
-            set_("rho_A", self._varying("rho_A", self.rho_A))
-            if self.rho is not None and self.A is not None:
-                raise ParameterError("rho_A", self.rho_A, "varies along the link: give it "
-                                     "without rho and A (rho*A would be a second, uniform "
-                                     "value)")
-        else:
-            set_("rho_A", ck.positive("rho_A", self.rho_A))
-            if self.rho is not None and self.A is not None and not math.isclose(
-                self.rho * self.A, self.rho_A, rel_tol=1e-12
-            ):
-                raise ParameterError("rho_A", self.rho_A, f"contradicts rho*A = {self.rho * self.A!r}")
+        set_("EI", self._section_product("EI", "E", "I"))
+        set_("rho_A", self._section_product("rho_A", "rho", "A"))
         self._check_frequency_scale()
         set_("damping_alpha", ck.non_negative("damping_alpha", self.damping_alpha))
         set_("damping_beta", ck.non_negative("damping_beta", self.damping_beta))

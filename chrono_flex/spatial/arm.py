@@ -21,7 +21,8 @@ from ..errors import ParameterError
 from ..integrators.choice import DEFAULT_METHOD
 from . import equations as mdl
 from .assembly import ExtendedAssembly
-from ..planar.model_file import read_model, write_model
+from ..planar.arm_common import AssembledArm
+from ..planar.model_file import read_model
 from .description import KEYS, arm_arguments, arm_to_dict
 from .modes import natural_modes
 from .params import (FixedJoint, PrismaticJoint, RevoluteJoint, RigidBody, SpatialLink,
@@ -29,7 +30,7 @@ from .params import (FixedJoint, PrismaticJoint, RevoluteJoint, RigidBody, Spati
 from .reference import simulate_reference
 
 
-class SpatialArm:
+class SpatialArm(AssembledArm):
     """A tree of spatial flexible links and rigid bodies (docs/spatial-link.md).
 
     Args:
@@ -49,6 +50,8 @@ class SpatialArm:
 
     #: The top-level keys of the arm's description (:meth:`to_dict`, model files).
     model_keys = ("bodies", "kind", "version") + KEYS
+
+    equations = mdl       # the module of its equations (AssembledArm)
 
     def __init__(self, bodies, joints=None, parents=None, gravity=0.0,
                  geometric_stiffening=False, drives=None):
@@ -114,30 +117,10 @@ class SpatialArm:
                                  "\"spatial\")")
         return arm
 
-    def to_file(self, path, inputs=None, simulation=None, description=None):
-        """Write the arm as a model file at ``path`` (TOML, atomically) with ``inputs`` and
-        ``simulation`` settings when given (as :meth:`PlanarArm.to_file
-        <chrono_flex.planar.arm.PlanarArm.to_file>`); return ``path``."""
-        return write_model(path, self, inputs, simulation, description)
-
     # -- sizes and coordinates ----------------------------------------------------------
-    @property
-    def nq(self):
-        return self.model.nq
-
     @property
     def n_joints(self):
         return self.model.joint_index.size
-
-    @property
-    def joint_index(self):
-        """Indices of the joint coordinates in q (fixed joints have none)."""
-        return self.model.joint_index
-
-    @property
-    def elastic_index(self):
-        """Indices of the elastic coordinates in q."""
-        return self.model.elastic_index
 
     def elastic_indices(self, body):
         """Indices in q of body ``body``'s elastic coordinates, (n_elements, 5): per node
@@ -157,22 +140,7 @@ class SpatialArm:
             out[k] = (ji.index(i), i)
         return out
 
-    def _q(self, q, name="q"):
-        return ck.vector(name, q, self.nq)
-
     # -- the equations ------------------------------------------------------------------
-    def mass_matrix(self, q, method="assembly"):
-        """M(q) by the extended assembly (default) or the virtual-power quadrature."""
-        q = self._q(q)
-        ck.choice("method", method, ("assembly", "virtual_power"))
-        if method == "assembly":
-            return self.assembly.mass_matrix(q)
-        return mdl.terms(self.model, q, np.zeros(self.nq))[0]
-
-    def stiffness_matrix(self):
-        """K (constant; elastic coordinates only)."""
-        return self.model.K.copy()
-
     def element_matrices(self, q):
         """The extended assembly's element matrices at q: list of (ElementMap, M_e)."""
         return self.assembly.element_matrices(self.assembly.expand(self._q(q)))
@@ -188,12 +156,6 @@ class SpatialArm:
         """q_dd from forward dynamics."""
         M, f = self.forcing(t, q, qd, Q)
         return np.linalg.solve(M, f)
-
-    def energies(self, q, qd):
-        """(kinetic, elastic, gravity) energies at a state, J."""
-        q, qd = self._q(q), self._q(qd, "qd")
-        return (mdl.kinetic_energy(self.model, q, qd), mdl.elastic_potential(self.model, q),
-                float(mdl.gravity_potential(self.model, q)))
 
     def tip_frame(self, q, body=None):
         """(position (3,), rotation (3, 3)) of the attachment (tip) frame of ``body``

@@ -1,7 +1,7 @@
 """The reference engine for a SpatialArm: M(q) q_dd = f integrated by generalized-alpha
-(the default) or scipy's solvers through the shared stepping loop
-(:mod:`chrono_flex.stepping`), with the integrator chosen as for the planar arm
-(:mod:`chrono_flex.integrators.choice`).
+(the default) or scipy's solvers through the reference engines' one plumbing, as the
+planar arm (:func:`chrono_flex.integrators.choice.run_engine`: settings, integrator, the
+shared stepping loop, ``Result.info``).
 
 State x = [q, q_d, W_in, W_diss, drive states..., controller states...]: a drive on a
 revolute joint is coupled as on the planar arm (:mod:`chrono_flex.drive.coupling`), and
@@ -19,21 +19,15 @@ arm (:func:`chrono_flex.planar.reference.compiled_step`); ``CHRONO_FLEX_KERNELS=
 (or :data:`COMPILED` False) keeps the numpy equations and the Python iteration.
 """
 
-import time
-
 import numpy as np
 
 from .. import _checks as ck
-from .._callbacks import call_vector, call_vector_series, reads_drive_states
-from ..drive.coupling import ArmInputs, JointDrives
-from ..errors import BudgetExceeded, ParameterError
-from ..integrators.choice import DEFAULT_METHOD, build_integrator, check_method, check_times
-from ..integrators.ivp import fd_jacobian
+from .._callbacks import call_vector_series
+from ..integrators.choice import DEFAULT_METHOD, arm_inputs, check_arm_run, run_engine
+from ..integrators.arm_problems import ForwardArmProblem, MixedArmProblem
 from ..inputs import is_time_only
 from ..planar.chain_ga import available as compiled_available
-from ..planar.reference import (ReferenceStepper, SampledStepper, inputs_in_loop,
-                               sampled_torque)
-from ..stepping import Progress, output_times, partial_result, run
+from ..stepping import output_times
 from . import equations as mdl
 from . import kernels as sk
 from . import tree_ga
@@ -64,107 +58,46 @@ def simulate_reference(arm, t_end, q0=None, qd0=None, torque=None, joint_motion=
                        max_wall_time=None, step=None, rho_inf=0.8, family="chung-hulbert"):
     """The reference engine: :meth:`SpatialArm.simulate
     <chrono_flex.spatial.arm.SpatialArm.simulate>` (same arguments after ``arm``)."""
-    t_end, t0, dt_out = check_times(t_end, t0, dt_out)
-    check_method(method)
-    max_deflection_ratio = ck.positive("max_deflection_ratio", max_deflection_ratio)
-    for name, fn in (("torque", torque), ("joint_motion", joint_motion),
-                     ("drive_input", drive_input)):
-        if fn is not None and not callable(fn):
-            raise ParameterError(name, fn, "must be callable")
-    if joint_motion is not None and (torque is not None or arm.drives):
-        raise ParameterError("joint_motion", joint_motion,
-                             "excludes `torque` and drives (the joints are prescribed)")
-    if drive_input is not None and not arm.drives:
-        raise ParameterError("drive_input", drive_input, "is given but the arm has no drives")
-    n_samples = ck.positive_int("n_samples", n_samples)
-    if n_samples < 2:
-        raise ParameterError("n_samples", n_samples, "must be >= 2 (the root and the tip)")
+    t_end, t0, dt_out, max_deflection_ratio = check_arm_run(
+        arm, t_end, t0, dt_out, method, max_deflection_ratio, torque, joint_motion,
+        drive_input)
+    n_samples = ck.n_samples(n_samples)
     q0 = np.zeros(arm.nq) if q0 is None else ck.vector("q0", q0, arm.nq)
     qd0 = np.zeros(arm.nq) if qd0 is None else ck.vector("qd0", qd0, arm.nq)
-    torque, drive_input, max_step = inputs_in_loop(torque, drive_input, method, step,
-                                                   max_step)
-    law, torque = sampled_torque(torque, method, step, arm.n_joints, t0)
-    if joint_motion is None:
-        sim = _ForwardProblem(arm, torque, drive_input)
-        x0 = sim.initial_state(q0, qd0)
-    else:
-        sim = _MixedProblem(arm, joint_motion)
-        e = arm.elastic_index
-        x0 = np.concatenate([q0[e], qd0[e], [0.0, 0.0]])
-    t_wall = time.perf_counter()
-    solver = compiled_step(sim, method, torque)
-    ode, settings = build_integrator(sim, t0, t_end, x0, dt_out, method, rtol, atol,
-                                     max_step, max_nfev, step, rho_inf, family, solver,
-                                     error_groups=tree_ga.error_groups(arm.model)
-                                     if joint_motion is None else None)
-    if solver is not None and solver.reads_state:
-        settings["torque_evaluation"] = "predicted"
+    law, torque, drive_input, max_step = arm_inputs(torque, drive_input, method, step,
+                                                    max_step, arm.n_joints, t0)
+    sim = (_ForwardProblem(arm, torque, drive_input) if joint_motion is None
+           else _MixedProblem(arm, joint_motion))
 
-    def result(rec):
-        X = rec["x"]
-        if law is not None:
-            sim.inputs.torque = law.recorded     # the held values, as they acted
-            settings.update(sample_period=law.period, sample_delay=law.delay,
-                            n_samples_taken=law.n_samples)
-        Q, QD, torques, w_in, w_diss = sim.samples(rec.t, X)
-        res = spatial_result(arm, rec.t, Q, QD, torques.reshape(rec.t.size, arm.n_joints),
-                             w_in, w_diss, n_samples, extra=sim.extra(X))
-        res.info.update(engine="reference", method=method, form="virtual_power", **settings,
-                        **ode.counters(), wall_time=round(time.perf_counter() - t_wall, 4))
-        return res
+    def build(rec):
+        Q, QD, torques, w_in, w_diss = sim.samples(rec.t, rec["x"])
+        return spatial_result(arm, rec.t, Q, QD, torques.reshape(rec.t.size, arm.n_joints),
+                              w_in, w_diss, n_samples, extra=sim.extra(rec["x"]))
 
-    try:
-        if law is not None and reads_drive_states(law.law):
-            law.drive_states = slice(sim.drives.start, sim.drives.stop)
-        stepper = ReferenceStepper(sim, ode) if law is None else SampledStepper(sim, ode, law)
-        rec = run(stepper, output_times(t0, t_end, dt_out),
-                  max_deflection_ratio=max_deflection_ratio,
-                  progress=Progress(t_end, "reference", progress), max_wall_time=max_wall_time)
-    except BudgetExceeded as exc:        # what was computed, marked partial
-        exc.partial = partial_result(exc, result)
-        raise
-    return result(rec)
+    return run_engine(sim, sim.initial_state(q0, qd0), output_times(t0, t_end, dt_out), method, build,
+                      dt_out=dt_out, rtol=rtol, atol=atol, max_step=max_step,
+                      max_nfev=max_nfev, step=step, rho_inf=rho_inf, family=family,
+                      step_solver=compiled_step(sim, method, torque),
+                      error_groups=tree_ga.error_groups(arm.model)
+                      if joint_motion is None else None, law=law,
+                      max_deflection_ratio=max_deflection_ratio, progress=progress,
+                      max_wall_time=max_wall_time, info=dict(form="virtual_power"))
 
 
-def _atol(n2, n):
-    """Default absolute tolerances of scipy's solvers: 1e-9 on positions, 1e-7 on rates,
-    1e-6 on the work integrals (and on anything after them)."""
-    return np.concatenate([np.full(n2, 1e-9), np.full(n2, 1e-7), np.full(n - 2 * n2, 1e-6)])
+class _ForwardProblem(ForwardArmProblem):
+    """The forward problem (:class:`~chrono_flex.integrators.arm_problems.ForwardArmProblem`):
+    state x = [q, q_d, W_in, W_diss, drive states...]; joint forces from the ``torque``
+    callback and the drives, the terms compiled where they may serve."""
 
-
-class _ForwardProblem:
-    """State x = [q, q_d, W_in, W_diss, drive states...]; joint forces from the
-    ``torque`` callback and the drives (:class:`~chrono_flex.drive.coupling.JointDrives`)."""
+    ratio, ratios = staticmethod(deflection_ratio), staticmethod(deflection_ratios)
 
     def __init__(self, arm, torque, drive_input):
-        self.arm, self.nq = arm, arm.nq
-        self.drives = JointDrives(arm.drives, arm.drive_places(), 2 * arm.nq + 2)
-        self.inputs = ArmInputs(torque, drive_input, self.drives, arm.n_joints)
-        self.n, self.n2 = self.inputs.stop, arm.nq
+        super().__init__(arm, torque, drive_input, arm.drive_places())
         self.packed = sk.packed_model(arm.model) if COMPILED else None
 
-    def initial_state(self, q0, qd0):
-        x = np.zeros(self.n)
-        x[:self.nq], x[self.nq:2 * self.nq] = q0, qd0
-        self.inputs.initial_state(x, q0, qd0)
-        return x
-
-    def default_atol(self):
-        a = _atol(self.n2, self.n)
-        self.inputs.atol(a)
-        return a
-
-    def joint_forces(self, t, q, qd, x):
-        """(tau (n_joints,), the rates of the drive and controller states) at time t and
-        state x (:class:`~chrono_flex.drive.coupling.ArmInputs`)."""
-        return self.inputs.joint_forces(t, x, q, qd)
-
     def forcing(self, t, x):
-        nq, arm = self.nq, self.arm
-        q, qd = x[:nq], x[nq:2 * nq]
-        tau, rates = self.joint_forces(t, q, qd, x)
-        Q = np.zeros(nq)
-        Q[arm.joint_index] = tau
+        arm = self.arm
+        q, qd, Q, tau, rates = self.loads(t, x)
         m = arm.model
         if self.packed is not None:       # the compiled terms (spatial.kernels)
             M, r = sk.tree_terms(self.packed, q, qd, m.g_vec, m.geometric_stiffening)
@@ -178,19 +111,6 @@ class _ForwardProblem:
         nq = self.nq
         M, F = self.forcing(t, x)
         return np.concatenate([x[nq:2 * nq], np.linalg.solve(M, F[:nq]), F[nq:]])
-
-    def jac(self, t, x):
-        nq = self.nq
-        cols = list(range(2 * nq)) + list(range(2 * nq + 2, self.n))
-        return fd_jacobian(self.rhs, t, x, self.rhs(t, x), cols,
-                           (np.arange(nq), np.arange(nq, 2 * nq)))
-
-    def max_deflection_ratio(self, t, x):
-        return deflection_ratio(self.arm, x[:self.nq])
-
-    def max_deflection_ratios(self, X):
-        """:meth:`max_deflection_ratio` at the states X (nt, n)."""
-        return deflection_ratios(self.arm, X[:, :self.nq])
 
     def samples(self, t, X):
         """(Q, QD, joint forces, input work, dissipated energy) at the samples."""
@@ -210,60 +130,17 @@ class _ForwardProblem:
         return self.inputs.extra(X)
 
 
-class _MixedProblem:
-    """Joints prescribed: state x = [e, e_d, W_in, W_diss]; the joint torques returned.
+class _MixedProblem(MixedArmProblem):
+    """Joints prescribed (:class:`~chrono_flex.integrators.arm_problems.MixedArmProblem`):
+    state x = [e, e_d, W_in, W_diss], the joint torques returned."""
 
-    With a the joint coordinates and b the elastic ones (planar.reference's mixed problem):
-    M_bb e_dd = f_b - M_ba theta_dd and tau = M_aa theta_dd + M_ab e_dd - f_a.
-    """
+    ratio = staticmethod(deflection_ratio)
 
-    def __init__(self, arm, motion):
-        self.arm, self.motion = arm, motion
-        self.a, self.b = arm.joint_index, arm.elastic_index
-        self.ne = self.n2 = self.b.size
-
-    def _state(self, t, x):
-        nj = self.arm.n_joints
-        th, thd, thdd = np.split(call_vector("joint_motion", lambda s: np.ravel(self.motion(s)),
-                                             3 * nj, t), 3)
-        q, qd = np.empty(self.arm.nq), np.empty(self.arm.nq)
-        q[self.a], qd[self.a] = th, thd
-        q[self.b], qd[self.b] = x[:self.ne], x[self.ne:2 * self.ne]
-        return q, qd, thdd
-
-    def _solve(self, t, x):
-        q, qd, thdd = self._state(t, x)
-        M, f = mdl.forcing(self.arm.model, q, qd, np.zeros(self.arm.nq))
-        a, b = self.a, self.b
-        edd = np.linalg.solve(M[np.ix_(b, b)], f[b] - M[np.ix_(b, a)] @ thdd)
-        return q, qd, edd, M[np.ix_(a, a)] @ thdd + M[np.ix_(a, b)] @ edd - f[a]
-
-    def default_atol(self):
-        return _atol(self.n2, 2 * self.n2 + 2)
+    def forcing_terms(self, q, qd):
+        return mdl.forcing(self.arm.model, q, qd, np.zeros(self.arm.nq))
 
     def extra(self, X):
         return {}
-
-    def rhs(self, t, x):
-        q, qd, edd, tau = self._solve(t, x)
-        ne = self.ne
-        return np.concatenate([x[ne:2 * ne], edd, [tau @ qd[self.a],
-                                                   qd @ self.arm.model.D @ qd]])
-
-    def jac(self, t, x):
-        ne = self.ne
-        return fd_jacobian(self.rhs, t, x, self.rhs(t, x), range(2 * ne),
-                           (np.arange(ne), np.arange(ne, 2 * ne)))
-
-    def max_deflection_ratio(self, t, x):
-        return deflection_ratio(self.arm, self._state(t, x)[0])
-
-    def samples(self, t, X):
-        Q = np.empty((t.size, self.arm.nq))
-        QD, tau = np.empty_like(Q), np.empty((t.size, self.arm.n_joints))
-        for k, (tk, x) in enumerate(zip(t, X)):
-            Q[k], QD[k], _, tau[k] = self._solve(tk, x)
-        return Q, QD, tau, X[:, -2], X[:, -1]
 
 
 __all__ = ["simulate_reference"]

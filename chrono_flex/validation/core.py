@@ -2,15 +2,23 @@
 
 A case is a small function decorated with :func:`case`. It runs the model(s), compares one
 quantity and returns an :class:`Outcome`; everything the report needs (the numbers, the
-tolerance and where the tolerance comes from, a figure) is declared next to it::
+tolerance and where the tolerance comes from, a figure) is declared with it: the numbers
+and flags in the decorator, the words in labelled paragraphs of the docstring::
 
-    @case("beam.static-tip", quantity="tip deflection of a cantilever under a tip load",
-          metric="max relative error at the nodes", tolerance=1e-10,
-          reason="Hermite elements are nodally exact for a tip load; 1e-10 is round-off "
-                 "in a solve of condition ~1e6", engines=("reference",))
+    @case("beam.static-tip", tolerance=1e-10, engines=("reference",))
     def static_tip(ctx):
+        '''Quantity: tip deflection of a cantilever under a tip load
+
+        Metric: max relative error at the nodes
+
+        Reason: Hermite elements are nodally exact for a tip load; 1e-10 is round-off
+            in a solve of condition ~1e6'''
         ...
         return Outcome(value=err, plot=lambda fig: ...)
+
+A paragraph's lines are joined by single spaces; ``Source:`` names the papers or docs
+the case follows. Cases made by a loop give the same words as decorator arguments
+(``quantity=``, ``metric=``, ``reason=``, ``source=``).
 
 ``passed`` is ``value <= tolerance`` unless the case states ``compare="ge"`` (a rate that
 must reach a floor) or ``compare="window"`` (``tolerance = (low, high)``). A case whose
@@ -20,6 +28,7 @@ data are absent (the reference data of a source checkout's ``validation/`` folde
 
 from dataclasses import dataclass, field
 import fnmatch
+import inspect
 import math
 
 KINDS = ("verification", "regression")
@@ -92,21 +101,54 @@ class Case:
 CASES = {}
 
 
-def case(name, *, quantity, metric, tolerance, reason, engines=("reference",),
-         needs_pychrono=False, kind="verification", compare="le", source=""):
-    """Register the decorated function ``run(ctx) -> Outcome`` as validation case ``name``."""
+#: The docstring labels of a case's words, and the :class:`Case` fields they fill.
+DOC_FIELDS = {"Quantity": "quantity", "Metric": "metric", "Reason": "reason", "Source": "source"}
+
+
+def declared_words(fn):
+    """The labelled paragraphs (:data:`DOC_FIELDS`) of ``fn``'s docstring, each paragraph's
+    lines joined by single spaces: {field: text}."""
+    words = {}
+    for paragraph in inspect.cleandoc(fn.__doc__ or "").split("\n\n"):
+        label, sep, text = paragraph.partition(": ")
+        if sep and label in DOC_FIELDS:
+            words[DOC_FIELDS[label]] = " ".join(line.strip() for line in text.split("\n"))
+    return words
+
+
+def case(name, *, tolerance, engines=("reference",), needs_pychrono=False,
+         kind="verification", compare="le", **words):
+    """Register the decorated function ``run(ctx) -> Outcome`` as validation case ``name``.
+
+    ``words``: quantity, metric, reason and source, each given here or as a labelled
+    paragraph of the function's docstring (module docstring), not both."""
     if name in CASES:
         raise ValueError(f"validation case {name!r} is registered twice")
     if kind not in KINDS:
         raise ValueError(f"case {name!r}: kind {kind!r} must be one of {KINDS}")
     if compare not in COMPARES:
         raise ValueError(f"case {name!r}: compare {compare!r} must be one of {COMPARES}")
-    if not reason or not reason.strip():
-        raise ValueError(f"case {name!r} has no reason for its tolerance")
+    unknown = set(words) - set(DOC_FIELDS.values())
+    if unknown:
+        raise TypeError(f"case {name!r}: unknown arguments {sorted(unknown)}")
+    for field_name, text in words.items():
+        if not text or not text.strip():
+            raise ValueError(f"case {name!r} has no {field_name} (an empty text)")
 
     def register(fn):
-        CASES[name] = Case(name, quantity, metric, tolerance, reason, tuple(engines), fn,
-                           needs_pychrono, kind, compare, source)
+        given = dict(words)
+        for field_name, text in declared_words(fn).items():
+            if field_name in given:
+                raise ValueError(f"case {name!r} gives its {field_name} twice (decorator "
+                                 f"and docstring of {fn.__qualname__})")
+            given[field_name] = text
+        for field_name in ("quantity", "metric", "reason"):
+            if not given.get(field_name, "").strip():
+                raise ValueError(f"case {name!r} has no {field_name} (decorator argument "
+                                 f"or docstring paragraph of {fn.__qualname__})")
+        CASES[name] = Case(name, given["quantity"], given["metric"], tolerance,
+                           given["reason"], tuple(engines), fn, needs_pychrono, kind, compare,
+                           given.get("source", ""))
         return fn
 
     return register

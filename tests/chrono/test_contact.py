@@ -51,29 +51,27 @@ def _arm(n=4):
     return cf.PlanarArm([cf.Link(length=1.0, n_elements=n, EI=20.0, rho_A=1.0)])
 
 
-@pytest.mark.parametrize("formulation", ["beam", "element"])
-def test_contact_without_a_collision_system_is_refused(formulation):
-    chrono, system, mat = _nsc(collision=False)
-    link = scenes.clamped_link(system, _arm(), formulation)
-    with pytest.raises(ParameterError, match="no collision system"):
-        link.enable_contact(mat, 0.01)
-
-
-@pytest.mark.parametrize("formulation", ["beam", "element"])
-def test_a_negative_coefficient_is_named(formulation):
-    chrono, system, mat = _nsc()
+def _negative_restitution(chrono, mat):
     mat.SetRestitution(-0.2)
-    link = scenes.clamped_link(system, _arm(), formulation)
-    with pytest.raises(ParameterError, match="material.Restitution"):
-        link.enable_contact(mat, 0.01)
+    return mat
+
+
+#: Contact set-ups that are refused, and the words the refusal must use: (with a collision
+#: system, the material handed over from (chrono, the scene's NSC material), message).
+REFUSED = {"no collision system": (False, lambda chrono, mat: mat, "no collision system"),
+           "negative coefficient": (True, _negative_restitution, "material.Restitution"),
+           "other contact method": (True, lambda chrono, mat: chrono.ChContactMaterialSMC(),
+                                    "ChContactMaterialNSC")}
 
 
 @pytest.mark.parametrize("formulation", ["beam", "element"])
-def test_a_material_of_the_other_contact_method_is_refused(formulation):
-    chrono, system, _ = _nsc()
+@pytest.mark.parametrize("refused", list(REFUSED))
+def test_a_contact_set_up_that_cannot_work_is_refused_by_name(formulation, refused):
+    collision, material, message = REFUSED[refused]
+    chrono, system, mat = _nsc(collision=collision)
     link = scenes.clamped_link(system, _arm(), formulation)
-    with pytest.raises(ParameterError, match="ChContactMaterialNSC"):
-        link.enable_contact(chrono.ChContactMaterialSMC(), 0.01)
+    with pytest.raises(ParameterError, match=message):
+        link.enable_contact(material(chrono, mat), 0.01)
 
 
 @pytest.mark.parametrize("formulation, size, name", [("beam", 0.13, "radius"),

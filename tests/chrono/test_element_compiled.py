@@ -147,3 +147,57 @@ def test_compute_q_call_is_load_forces_and_weld_matrices(chrono):
     w_bad = w.copy()
     w_bad[7] = np.nan
     assert not link._kernels.compute_q(pack, x, w_bad, Q, g, False, False)[2]
+
+
+def test_torque_law_reading_the_state_joins_the_compiled_jacobian(chrono):
+    """A torque law of (t, q, qd) on the compiled path: K and R are the compiled
+    differences with the law's own part added (by differences of the law), equal to the
+    array path's differences of the whole load; the law's part is not zero."""
+    import chrono_flex as cf
+    from chrono_flex.chrono import FlexibleLink, configure_system
+
+    system = chrono.ChSystemNSC()
+    configure_system(system)
+    arm = cf.PlanarArm([cf.Link(length=0.5, n_elements=3, EI=5.0, rho_A=0.5),
+                        cf.Link(length=0.4, n_elements=2, EI=3.0, rho_A=0.4)])
+    gains = np.array([[40.0, 3.0], [25.0, 2.0]])     # PD law, N m/rad and N m s/rad
+
+    def torque(t, q, qd):
+        j = arm.joint_index
+        return -gains[:, 0] * np.sin(q[j]) - gains[:, 1] * qd[j] * (1.0 + q[j] ** 2)
+
+    link = FlexibleLink(system, arm, torque=torque, joint_angles0=[0.3, -0.4])
+    pack = link._compiled_load()
+    assert pack is not None
+    x, w = _states(link, np.random.default_rng(7))
+
+    class Grab:
+        def ChMatrixDynamicd(self, A):
+            return np.array(A)
+
+    out = {}
+    link._chrono, real = Grab(), link._chrono
+    try:
+        for path in ("compiled", "arrays"):
+            link._load_pack = pack if path == "compiled" else None
+            link._jacobian_at, link._jac_object = None, None
+            _, f, _ = link._load_terms(x, w)
+            link._last_state = (x, w, f)
+            jac = _Jac(chrono)
+            link.compute_jacobian(_Load(jac))
+            out[path] = (jac.K, jac.R)
+    finally:
+        link._chrono = real
+    K_c, R_c = out["compiled"]
+    K_a, R_a = out["arrays"]
+    # both one-sided differences of step 1e-8 of the same forces: round-off of the
+    # largest force over the step (1e-16 * |f| / 1e-8), |f| of order 100 here
+    tol = 1e-5
+    assert np.abs(K_c - K_a).max() < tol and np.abs(R_c - R_a).max() < tol
+    # the law's own part, d tau/dq_dot on the joints (gains[:, 1] (1 + q^2)), is there
+    j = arm.joint_index
+    q = x[:link.nq]
+    K_held, R_held, _ = link._kernels.load_jacobian(pack, x, w, link._joint_forces_at(x, w),
+                                                    link._gravity, link.JACOBIAN_DELTA)
+    dR = (R_c - R_held)[np.ix_(j, j)]
+    assert np.allclose(np.diag(dR), gains[:, 1] * (1.0 + q[j] ** 2), rtol=1e-5)

@@ -10,27 +10,15 @@ import pytest
 
 import chrono_flex as cf
 from chrono_flex._callbacks import stepped
-from chrono_flex.control import PID, Encoder, Tachometer
+from chrono_flex.control import PID, Encoder
 from chrono_flex.errors import ParameterError, SimulationError
+
+from _arms import hub_link_arm, pi_law, setpoint
 
 
 def link_arm():
     """Bien's-like link (1 m, 4 elements) on a hub, no gravity."""
-    link = cf.Link(length=1.0, n_elements=4, EI=1.04, rho_A=0.196, thickness=0.01)
-    return cf.PlanarArm(links=[link], joints=[cf.RevoluteJoint()], hub_inertia=0.01,
-                        gravity=0.0)
-
-
-def setpoint(t):
-    """0 -> 0.1 rad over 0.2 s as (1 - cos)/2."""
-    return 0.1 * (0.5 - 0.5 * math.cos(math.pi * t / 0.2)) if t < 0.2 else 0.1
-
-
-def pi_law(arm, period=0.0):
-    """PI with the rate from a tachometer (kp = 2 N m/rad, ki = 4 N m/(rad s), kd = 0.5
-    N m s/rad), limited to +-1 N m (not reached here): one state, the integral."""
-    return PID(2.0, 4.0, 0.5, setpoint=setpoint, sensor=Encoder(arm, 2**40),
-               rate_sensor=Tachometer(arm), u_min=-1.0, u_max=1.0, period=period)
+    return hub_link_arm(1.04)
 
 
 class _Filter:

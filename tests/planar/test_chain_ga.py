@@ -11,6 +11,7 @@ coordinate's range leaves a margin of ten for the accumulation over the run.
 
 import numpy as np
 import pytest
+from _arms import planar_chain
 
 import chrono_flex as cf
 from chrono_flex import inputs
@@ -196,13 +197,7 @@ def two_links_of_eight():
 def three_joint_kinds():
     """Revolute, prismatic and offset revolute joints, hub masses, a payload: every kind
     of border coordinate (11 of 75: the automatic choice takes the band)."""
-    links = [cf.Link(0.7, 12, EI=20.0, rho_A=0.5), cf.Link(0.5, 12, EI=10.0, rho_A=0.3),
-             cf.Link(0.4, 12, EI=8.0, rho_A=0.3)]
-    joints = [cf.RevoluteJoint(hub_inertia=0.01, hub_mass=0.2),
-              cf.PrismaticJoint(axis_angle=0.3, link_angle=0.2),
-              cf.RevoluteJoint(angle_offset=0.1, hub_mass=0.1)]
-    return cf.PlanarArm(links, joints=joints, payload=cf.Payload(0.3, 0.01), gravity=9.81,
-                        geometric_stiffening=True)
+    return planar_chain((12, 12, 12), stiffening=True)
 
 
 def one_link_of_64():

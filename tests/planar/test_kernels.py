@@ -10,6 +10,7 @@ epsilons, the reassociation of sums of a few hundred terms.
 
 import numpy as np
 import pytest
+from _arms import numpy_terms, planar_chain
 
 import chrono_flex as cf
 from chrono_flex.errors import ParameterError
@@ -21,13 +22,7 @@ ROUND_OFF = 1e-12
 
 def chain(stiffening):
     """Revolute, prismatic and offset revolute joints; hub masses and inertias; payload."""
-    links = [cf.Link(0.7, 3, EI=20.0, rho_A=0.5), cf.Link(0.5, 2, EI=10.0, rho_A=0.3),
-             cf.Link(0.4, 2, EI=8.0, rho_A=0.3)]
-    joints = [cf.RevoluteJoint(hub_inertia=0.01, hub_mass=0.2),
-              cf.PrismaticJoint(axis_angle=0.3, link_angle=0.2),
-              cf.RevoluteJoint(angle_offset=0.1, hub_mass=0.1)]
-    return cf.PlanarArm(links, joints=joints, payload=cf.Payload(0.3, 0.01), gravity=9.81,
-                        geometric_stiffening=stiffening)
+    return planar_chain(stiffening=stiffening)
 
 
 def states(arm, n=4, seed=1):
@@ -38,11 +33,7 @@ def states(arm, n=4, seed=1):
 
 def pointwise(model, q, qd):
     """(M, r) from the point-by-point sums: r = h - Q_g [+ K_geo e]."""
-    M, h, Qg = mdl.terms(model, q, qd)
-    r = h - Qg
-    if model.geometric_stiffening:
-        r = r - mdl.geometric_stiffness_force(model, q, qd)
-    return M, r
+    return numpy_terms(mdl, model, q, qd)
 
 
 def close(a, b):

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from _arms import skew_tree_joints
 
 from chrono_flex.errors import ParameterError
 from chrono_flex.spatial import equations as mdl
@@ -24,15 +25,8 @@ def tree_arm(gravity=(0.0, 0.0, -9.81), n=2):
     link on the hub turned by 180 degrees about z on a revolute joint about x."""
     l1 = sp.SpatialLink(1.0, n, EI_y=3.0, EI_z=2.0, GJ=1.0, rho_A=0.5, rho_Ip=2e-2)
     l2 = sp.SpatialLink(0.7, n, EI_y=1.0, EI_z=2.0, GJ=0.5, rho_A=0.4, rho_Ip=1e-2)
-    x, y = sp.turned(0.4, (1.0, 1.0, 0.0))
-    xb, yb = sp.turned(math.pi)
     bodies = [sp.RigidBody(1.0, (0.1, 0.2, 0.3)), l1, l2, sp.RigidBody(0.2, (0.01, 0.02, 0.03)), l2]
-    joints = [sp.RevoluteJoint(axis=(0, 0, 1), hub_inertia=0.05),
-              sp.RevoluteJoint(axis=(0, 1, 0), offset=(0.1, 0, 0.05), hub_inertia=0.02,
-                               hub_mass=0.3),
-              sp.PrismaticJoint(axis=(0.3, 0.2, 1), x_axis=x, y_axis=y, slider_mass=0.2),
-              sp.FixedJoint(offset=(0.05, 0, 0)),
-              sp.RevoluteJoint(axis=(1, 0, 0), offset=(-0.1, 0, 0), x_axis=xb, y_axis=yb)]
+    joints = skew_tree_joints()
     return SpatialArm(bodies, joints, parents=[-1, 0, 1, 2, 0], gravity=gravity)
 
 

@@ -4,10 +4,10 @@ equations (chrono_flex.spatial.equations.terms) at random states: M, r = h - Q_g
 revolute, prismatic and fixed joints, offsets, rotors, hub masses, rigid bodies,
 gravity along a skew direction and varying sections."""
 
-import math
 
 import numpy as np
 import pytest
+from _arms import numpy_terms, skew_tree_joints
 
 from chrono_flex.planar import kernels as planar_kernels
 from chrono_flex.spatial import equations as mdl
@@ -27,17 +27,10 @@ def tree_arm(stiffening=False):
     l2 = sp.SpatialLink(0.7, 2, EI_y=1.0, EI_z=2.0, GJ=0.5, rho_A=0.4, rho_Ip=1e-2)
     l3 = sp.SpatialLink(0.6, 3, EI_y=1.0, EI_z=2.0, GJ=0.5, rho_A=(0.4, 0.3, 0.2),
                         rho_Ip=lambda x: 1e-2 * (1 + x))
-    x, y = sp.turned(0.4, (1.0, 1.0, 0.0))
-    xb, yb = sp.turned(math.pi)
     bodies = [sp.RigidBody(1.0, (0.1, 0.2, 0.3)), l1, l2,
               sp.RigidBody(0.2, ((0.01, 0.002, 0.0), (0.002, 0.02, 0.001), (0.0, 0.001, 0.03))),
               l3]
-    joints = [sp.RevoluteJoint(axis=(0, 0, 1), hub_inertia=0.05),
-              sp.RevoluteJoint(axis=(0, 1, 0), offset=(0.1, 0, 0.05), hub_inertia=0.02,
-                               hub_mass=0.3),
-              sp.PrismaticJoint(axis=(0.3, 0.2, 1), x_axis=x, y_axis=y, slider_mass=0.2),
-              sp.FixedJoint(offset=(0.05, 0, 0)),
-              sp.RevoluteJoint(axis=(1, 0, 0), offset=(-0.1, 0, 0), x_axis=xb, y_axis=yb)]
+    joints = skew_tree_joints()
     return SpatialArm(bodies, joints, parents=[-1, 0, 1, 2, 0], gravity=(1.0, -2.0, -9.81),
                       geometric_stiffening=stiffening)
 
@@ -53,11 +46,7 @@ def chain_arm():
 
 def numpy_r(model, q, qd):
     """r = h - Q_g [+ K_geo e] and M of the numpy equations."""
-    M, h, Qg = mdl.terms(model, q, qd)
-    r = h - Qg
-    if model.geometric_stiffening:
-        r = r - mdl.geometric_stiffness_force(model, q, qd)
-    return M, r
+    return numpy_terms(mdl, model, q, qd)
 
 
 @pytest.mark.parametrize("make", [chain_arm, tree_arm, lambda: tree_arm(True)],

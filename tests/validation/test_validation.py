@@ -83,6 +83,30 @@ def test_a_case_without_a_reason_is_refused(scratch_cases):
         core.case("t.x", quantity="q", metric="m", tolerance=1.0, reason=" ")
 
 
+def test_a_case_takes_its_words_from_its_docstring_or_its_decorator(scratch_cases):
+    @core.case("t.doc", tolerance=1.0)
+    def documented(ctx):
+        """A summary line that is not a declaration.
+
+        Quantity: a tip
+            deflection
+
+        Metric: max relative error
+
+        Reason: nodally exact elements: round-off"""
+        return Outcome(0.0)
+
+    c = core.CASES["t.doc"]
+    assert (c.quantity, c.metric, c.reason, c.source) == (
+        "a tip deflection", "max relative error", "nodally exact elements: round-off", "")
+    with pytest.raises(ValueError, match="gives its metric twice"):
+        core.case("t.both", metric="m", tolerance=1.0)(documented)
+    with pytest.raises(ValueError, match="has no reason"):
+        @core.case("t.none", quantity="q", metric="m", tolerance=1.0)
+        def undocumented(ctx):
+            return Outcome(0.0)
+
+
 def test_every_real_case_states_its_tolerance_and_reason():
     cases = core.select()
     assert len(cases) >= 40

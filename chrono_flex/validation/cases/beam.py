@@ -63,13 +63,17 @@ def hub_link_roots(k, EI, rho_A, L, J_hub, m_tip, J_tip):
     return b * b * math.sqrt(EI / rho_A) / (2 * math.pi)
 
 
-@case("beam.static-tip-load", quantity="nodal deflections and slopes of a cantilever "
-      "under a tip load P (n = 1, 2, 5 elements)",
-      metric="max relative error at the nodes", tolerance=1e-12,
-      reason="cubic Hermite elements contain the exact cubic solution, so the nodes are "
-             "exact; 1e-12 is round-off of a solve with condition ~(2n)^4",
-      engines=("reference", "closed form"), source="Euler-Bernoulli, Blevins")
+@case("beam.static-tip-load", tolerance=1e-12, engines=("reference", "closed form"))
 def static_tip(ctx):
+    """Quantity: nodal deflections and slopes of a cantilever under a tip load P (n = 1, 2, 5
+        elements)
+
+    Metric: max relative error at the nodes
+
+    Reason: cubic Hermite elements contain the exact cubic solution, so the nodes are exact;
+        1e-12 is round-off of a solve with condition ~(2n)^4
+
+    Source: Euler-Bernoulli, Blevins"""
     P = 0.7
     err, curves = 0.0, []
     for n in (1, 2, 5):
@@ -95,13 +99,15 @@ def static_tip(ctx):
     return Outcome(err, plot, details=[f"tip deflection P L^3/3EI = {P * L**3 / (3 * EI):.6g} m"])
 
 
-@case("beam.static-own-weight", quantity="tip deflection of a cantilever under its own "
-      "weight (4 elements)", metric="relative error vs q0 L^4 / 8EI", tolerance=1e-8,
-      reason="the consistent load vector makes Hermite nodes exact for a uniform load; "
-             "the static solve is nonlinear (the load turns with the link): its residual "
-             "tolerance and the (w/L)^2 ~ 1e-9 geometric term bound the error by 1e-8",
-      engines=("reference", "closed form"))
+@case("beam.static-own-weight", tolerance=1e-8, engines=("reference", "closed form"))
 def static_weight(ctx):
+    """Quantity: tip deflection of a cantilever under its own weight (4 elements)
+
+    Metric: relative error vs q0 L^4 / 8EI
+
+    Reason: the consistent load vector makes Hermite nodes exact for a uniform load; the
+        static solve is nonlinear (the load turns with the link): its residual tolerance and
+        the (w/L)^2 ~ 1e-9 geometric term bound the error by 1e-8"""
     EI_ = 2e3
     arm = cf.PlanarArm([cf.Link(L, 4, EI=EI_, rho_A=RHO_A)], gravity=9.81)
     q = arm.static_deflection(joint_angles=[0.0])
@@ -110,15 +116,19 @@ def static_weight(ctx):
     return Outcome(abs(w / exact - 1), details=[f"w(L) = {w:.9g} m, closed form {exact:.9g} m"])
 
 
-@case("beam.clamped-free-frequencies", quantity="first three clamped-free frequencies, "
-      "16 elements, against the printed roots bL = 1.8751, 4.6941, 7.8548",
-      metric="max over modes of |f_h - f| / f / bound_k, bound_k = 2 (b_k h)^4 / 1440 + "
-             "printed-root precision", tolerance=1.0,
-      reason="O(h^4) frequency error of consistent-mass Hermite elements, leading term "
-             "(bh)^4/1440 (Strang & Fix ch. 6), factor 2 for higher-order terms; plus "
-             "2 x 5e-5 / bL for the 4-decimal printed roots (Blevins table 8-1)",
-      engines=("reference", "closed form"), source="Blevins table 8-1")
+@case("beam.clamped-free-frequencies", tolerance=1.0, engines=("reference", "closed form"))
 def clamped_free(ctx):
+    """Quantity: first three clamped-free frequencies, 16 elements, against the printed roots
+        bL = 1.8751, 4.6941, 7.8548
+
+    Metric: max over modes of |f_h - f| / f / bound_k, bound_k = 2 (b_k h)^4 / 1440 +
+        printed-root precision
+
+    Reason: O(h^4) frequency error of consistent-mass Hermite elements, leading term
+        (bh)^4/1440 (Strang & Fix ch. 6), factor 2 for higher-order terms; plus 2 x 5e-5 /
+        bL for the 4-decimal printed roots (Blevins table 8-1)
+
+    Source: Blevins table 8-1"""
     n = 16
     printed = np.array([1.8751, 4.6941, 7.8548])
     exact = printed**2 / (2 * math.pi * L * L) * math.sqrt(EI / RHO_A)
@@ -131,14 +141,16 @@ def clamped_free(ctx):
                    data=dict(f=f, exact=exact, error=err))
 
 
-@case("beam.frequency-convergence", quantity="clamped-free frequencies vs element count "
-      "(n = 2..32) against the exact roots of 1 + cos cosh = 0",
-      metric="observed order of convergence of mode 1 (fit over n = 4..32)",
-      tolerance=(3.8, 4.2), compare="window",
-      reason="theory: order 4 for consistent-mass cubic Hermite elements; +-0.2 for the "
-             "pre-asymptotic terms (the next term is O(h^6))",
+@case("beam.frequency-convergence", tolerance=(3.8, 4.2), compare="window",
       engines=("reference", "closed form"))
 def frequency_convergence(ctx):
+    """Quantity: clamped-free frequencies vs element count (n = 2..32) against the exact roots
+        of 1 + cos cosh = 0
+
+    Metric: observed order of convergence of mode 1 (fit over n = 4..32)
+
+    Reason: theory: order 4 for consistent-mass cubic Hermite elements; +-0.2 for the
+        pre-asymptotic terms (the next term is O(h^6))"""
     ns = np.array([2, 4, 8, 16, 32])
     exact = cf.clamped_free_frequencies(EI, RHO_A, L, 3)
     errs = np.array([np.abs(cf.PlanarArm([cf.Link(L, int(n), EI=EI, rho_A=RHO_A)])
@@ -159,13 +171,17 @@ def frequency_convergence(ctx):
                    data=dict(n=ns, errors=errs, rates=rates))
 
 
-@case("beam.hub-tip-mass-frequencies", quantity="first three frequencies of a link on a "
-      "free hub (J_h) with a tip mass and tip inertia, 16 elements",
-      metric="max over modes of relative error / (2 (b_k h)^4 / 1440)", tolerance=1.0,
-      reason="closed form solved to 1e-14 in bL; the FEM error is O(h^4) with the "
-             "leading term (bh)^4/1440 (Strang & Fix), factor 2 for higher-order terms",
-      engines=("reference", "closed form"), source="Hamilton's principle, module docstring")
+@case("beam.hub-tip-mass-frequencies", tolerance=1.0, engines=("reference", "closed form"))
 def hub_tip_mass(ctx):
+    """Quantity: first three frequencies of a link on a free hub (J_h) with a tip mass and tip
+        inertia, 16 elements
+
+    Metric: max over modes of relative error / (2 (b_k h)^4 / 1440)
+
+    Reason: closed form solved to 1e-14 in bL; the FEM error is O(h^4) with the leading term
+        (bh)^4/1440 (Strang & Fix), factor 2 for higher-order terms
+
+    Source: Hamilton's principle, module docstring"""
     J_h, m, J_t, n = 0.05, 0.2, 0.004, 16
     arm = cf.PlanarArm([cf.Link(L, n, EI=EI, rho_A=RHO_A)], payload=cf.Payload(m, J_t),
                        hub_inertia=J_h)
@@ -184,16 +200,17 @@ def hub_tip_mass(ctx):
     return Outcome(float(np.max(ratio)), details=details, data=dict(f=f, exact=exact))
 
 
-@case("beam.transient-convergence", quantity="peak tip deflection of Bien's single link "
-      "under the torque pulse (2 s) vs element count (n = 1..8 against n = 16)",
-      metric="observed order of convergence (fit over n = 2..8)", tolerance=3.0,
-      compare="ge",
-      reason="the transient tip deflection is dominated by the first modes, whose "
-             "frequencies converge as h^4; the peak (a displacement) converges at least "
-             "as h^3 in practice; 3 is the floor below which the elements would be "
-             "mis-assembled (a wrong mass or stiffness entry gives order <= 2)",
-      engines=("reference",))
+@case("beam.transient-convergence", tolerance=3.0, compare="ge", engines=("reference",))
 def transient_convergence(ctx):
+    """Quantity: peak tip deflection of Bien's single link under the torque pulse (2 s) vs
+        element count (n = 1..8 against n = 16)
+
+    Metric: observed order of convergence (fit over n = 2..8)
+
+    Reason: the transient tip deflection is dominated by the first modes, whose frequencies
+        converge as h^4; the peak (a displacement) converges at least as h^3 in practice; 3
+        is the floor below which the elements would be mis-assembled (a wrong mass or
+        stiffness entry gives order <= 2)"""
     from chrono_flex import scenarios
 
     ns, peaks, curves = [1, 2, 4, 8, 16], [], []

@@ -121,19 +121,21 @@ def _plot(results):
     return plot
 
 
-@case("scene.contact-propped-nsc", quantity="tip contact force and tip height of a clamped "
-      "link under gravity resting on a rigid support by NSC contact, Chrono's beams (node "
-      "spheres) and the element (a station body welded at the tip)",
-      metric="max over formulations of |R - 3qL/8| / (3qL/8) and |y_tip| / (qL^4/8EI)",
-      tolerance=2e-5, engines=("chrono",), needs_pychrono=True,
-      source="Roark (Young & Budynas 2002), table 8.1; docs/chrono.md §13",
-      reason="both meshes are nodally exact for a uniform load with consistent loads; "
-             "what remains is ADMM's tolerance (1e-10 on the contact impulse, relative to "
-             "an impulse of R h ~ 4e-2: 3e-9), the element's weld compliance (k_tip/k_p "
-             "= 4e-7 at a ratio of 1e4 with four elements) and the settling of 100 "
-             "implicit Euler steps (1e-9); 2e-5 leaves room for the corotational beams' "
-             "geometric terms ((w/L)^2 ~ 1e-5 with w ~ 3 mm)")
+@case("scene.contact-propped-nsc", tolerance=2e-5, engines=("chrono",), needs_pychrono=True)
 def _contact_propped(ctx):
+    """Quantity: tip contact force and tip height of a clamped link under gravity resting on a
+        rigid support by NSC contact, Chrono's beams (node spheres) and the element (a
+        station body welded at the tip)
+
+    Metric: max over formulations of |R - 3qL/8| / (3qL/8) and |y_tip| / (qL^4/8EI)
+
+    Reason: both meshes are nodally exact for a uniform load with consistent loads; what
+        remains is ADMM's tolerance (1e-10 on the contact impulse, relative to an impulse of
+        R h ~ 4e-2: 3e-9), the element's weld compliance (k_tip/k_p = 4e-7 at a ratio of 1e4
+        with four elements) and the settling of 100 implicit Euler steps (1e-9); 2e-5 leaves
+        room for the corotational beams' geometric terms ((w/L)^2 ~ 1e-5 with w ~ 3 mm)
+
+    Source: Roark (Young & Budynas 2002), table 8.1; docs/chrono.md §13"""
     res = {f: propped_by_contact(f, "nsc") for f in ("beam", "element")}
     w_free = RHO_A * G * L ** 4 / (8 * EI)
     errs, details = [], []
@@ -147,22 +149,25 @@ def _contact_propped(ctx):
                    data={f: dict(R=r["R"], tip=r["tip"]) for f, r in res.items()})
 
 
-@case("scene.contact-propped-smc", quantity="tip contact force and tip penetration of a "
-      "clamped link under gravity resting on a support by SMC (Hooke) contact, Chrono's "
-      "beams (node spheres) and the element (a station body welded at the tip)",
-      metric="max over formulations of |R - R_series| / (3qL/8) and |delta - R/k_c| "
-             "/ (R/k_c), R_series = (3qL/8) / (1 + 3EI/(k_c L^3)) + m_s g (the station "
-             "body's weight, the element's only)",
-      tolerance=1e-4, engines=("chrono",), needs_pychrono=True,
-      source="Roark (Young & Budynas 2002), table 8.1, with the support in series; "
-             "docs/chrono.md §13, eq. (13.1)",
-      reason="the series compliance 3EI/(k_c L^3) = 3e-3 must show: the tolerance is 30 "
-             "times below it; what remains is settling (beams: 2e-5 after 1 s; the "
-             "element, HHT alpha = -0.3, still rings by up to 8e-5 of 3qL/8 at 1 s, "
-             "measured), the weld's compliance in series with the contact (k_c/k_p = "
-             "1.3e-4 of the contact's, 4e-7 of the reaction) and the stiffness stored "
-             "in single precision (Chrono's material keeps k_c as a float: 2e4 is exact)")
+@case("scene.contact-propped-smc", tolerance=1e-4, engines=("chrono",), needs_pychrono=True)
 def _contact_propped_smc(ctx):
+    """Quantity: tip contact force and tip penetration of a clamped link under gravity resting
+        on a support by SMC (Hooke) contact, Chrono's beams (node spheres) and the element
+        (a station body welded at the tip)
+
+    Metric: max over formulations of |R - R_series| / (3qL/8) and |delta - R/k_c| / (R/k_c),
+        R_series = (3qL/8) / (1 + 3EI/(k_c L^3)) + m_s g (the station body's weight, the
+        element's only)
+
+    Reason: the series compliance 3EI/(k_c L^3) = 3e-3 must show: the tolerance is 30 times
+        below it; what remains is settling (beams: 2e-5 after 1 s; the element, HHT alpha =
+        -0.3, still rings by up to 8e-5 of 3qL/8 at 1 s, measured), the weld's compliance in
+        series with the contact (k_c/k_p = 1.3e-4 of the contact's, 4e-7 of the reaction)
+        and the stiffness stored in single precision (Chrono's material keeps k_c as a
+        float: 2e4 is exact)
+
+    Source: Roark (Young & Budynas 2002), table 8.1, with the support in series;
+        docs/chrono.md §13, eq. (13.1)"""
     res = {f: propped_by_contact(f, "smc") for f in ("beam", "element")}
     errs, details = [], []
     for f, r in res.items():
@@ -227,22 +232,23 @@ def _strike_plot(runs):
     return plot
 
 
-@case("scene.contact-post-strike", quantity="contact impulse and rebound (angular momentum "
-      "about the pivot after the strike over before) of a flexible link swinging into a "
-      "post, the element against Chrono's beams (NSC, restitution 0.5)",
-      metric="max over impulse and rebound of |X_element - X_beam| / (|X_element(h) - "
-             "X_element(2h)| + |X_beam(h) - X_beam(2h)|), h = 0.5 ms",
-      tolerance=1.0, engines=("chrono",), needs_pychrono=True,
-      source="docs/chrono.md §13, eq. (13.2)",
-      reason="both discretise the same Euler-Bernoulli link (four cubic elements, "
-             "consistent mass) under the same first-order step; each one's error at h "
-             "is estimated by its change from 2h (low by up to 2.4 at the order ~0.5 "
-             "measured in this impact, but both errors have the same sign), so two "
-             "results within the sum of those estimates agree to the integrator; the "
-             "models' own differences (weld "
-             "compliance 1e-4 of the tip's, station mass 1e-6 of the link's, "
-             "corotational terms (w/L)^2 ~ 1e-4) are far below it")
+@case("scene.contact-post-strike", tolerance=1.0, engines=("chrono",), needs_pychrono=True)
 def _contact_post_strike(ctx):
+    """Quantity: contact impulse and rebound (angular momentum about the pivot after the strike
+        over before) of a flexible link swinging into a post, the element against Chrono's
+        beams (NSC, restitution 0.5)
+
+    Metric: max over impulse and rebound of |X_element - X_beam| / (|X_element(h) -
+        X_element(2h)| + |X_beam(h) - X_beam(2h)|), h = 0.5 ms
+
+    Reason: both discretise the same Euler-Bernoulli link (four cubic elements, consistent
+        mass) under the same first-order step; each one's error at h is estimated by its
+        change from 2h (low by up to 2.4 at the order ~0.5 measured in this impact, but both
+        errors have the same sign), so two results within the sum of those estimates agree
+        to the integrator; the models' own differences (weld compliance 1e-4 of the tip's,
+        station mass 1e-6 of the link's, corotational terms (w/L)^2 ~ 1e-4) are far below it
+
+    Source: docs/chrono.md §13, eq. (13.2)"""
     rows, ratios = strike_comparison()
     details = [f"{f}: impulse {r['J']:.5f} N s (step change {r['dJ']:.1e}), rebound "
                f"{r['rebound']:.5f} (step change {r['drebound']:.1e})"
@@ -273,18 +279,20 @@ def strike_energy(formulation):
 ENERGY_FLOOR = 1e-9
 
 
-@case("scene.contact-post-energy", quantity="mechanical energy through each contact of "
-      "the undamped link swinging into a post (NSC, restitution 0.5), the element and "
-      "Chrono's beams",
-      metric="max over contact events and formulations of (E_after - E_before - "
-             "delta) / E_0, delta the largest energy rise of the same run without contact "
-             "(post taken away after the first contact) plus 1e-9 E_0",
-      tolerance=0.0, engines=("chrono",), needs_pychrono=True,
-      source="docs/chrono.md §13",
-      reason="a contact with restitution <= 1 only takes energy; what may add some is the "
-             "integrator, whose energy error is measured on the same vibration without "
-             "contact (delta), plus ADMM's and round-off's 1e-9 E_0")
+@case("scene.contact-post-energy", tolerance=0.0, engines=("chrono",), needs_pychrono=True)
 def _contact_post_energy(ctx):
+    """Quantity: mechanical energy through each contact of the undamped link swinging into a
+        post (NSC, restitution 0.5), the element and Chrono's beams
+
+    Metric: max over contact events and formulations of (E_after - E_before - delta) / E_0,
+        delta the largest energy rise of the same run without contact (post taken away after
+        the first contact) plus 1e-9 E_0
+
+    Reason: a contact with restitution <= 1 only takes energy; what may add some is the
+        integrator, whose energy error is measured on the same vibration without contact
+        (delta), plus ADMM's and round-off's 1e-9 E_0
+
+    Source: docs/chrono.md §13"""
     worst, details, data = -np.inf, [], {}
     for f in ("element", "beam"):
         r = strike_energy(f)

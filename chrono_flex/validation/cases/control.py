@@ -32,20 +32,19 @@ SOURCE = ("Serebrenny, Boshlyakov, Ogorodnik 2019 (the drive); Gelb & Vander Vel
 KD = 1.0             #: V s/rad, the PD's rate gain in every servo case
 
 
-@case("control.servo-backlash-limit-cycle",
-      quantity="amplitude and period of the self-sustained oscillation of a PD position "
-               "servo (output encoder, kp = 1000 and 3000 V/rad, kd = 1 V s/rad) on the [S] "
-               "drive with its play theta_b = 1e-3 rad and no friction",
-      metric="max over the gains of |simulated - describing function| / (prediction x eps), "
-             "amplitude and period; eps = h3 |G(3jw)|/|G(jw)| the third harmonic the loop "
-             "passes",
-      tolerance=2.0,
-      reason="the describing function keeps the fundamental only: its relative error is of "
-             "the order of the third harmonic of the dead zone's torque after the loop, eps "
-             "(Gelb & Vander Velde 1968 sec. 2.7; 0.16 at kp = 1000, 0.09 at 3000); an "
-             "estimate, not a bound, hence twice it; LSODA at rtol 1e-7 adds ~1e-5",
-      engines=("drive",), source=SOURCE)
+@case("control.servo-backlash-limit-cycle", tolerance=2.0, engines=("drive",), source=SOURCE)
 def servo_backlash_limit_cycle(ctx):
+    """Quantity: amplitude and period of the self-sustained oscillation of a PD position servo
+        (output encoder, kp = 1000 and 3000 V/rad, kd = 1 V s/rad) on the [S] drive with its
+        play theta_b = 1e-3 rad and no friction
+
+    Metric: max over the gains of |simulated - describing function| / (prediction x eps),
+        amplitude and period; eps = h3 |G(3jw)|/|G(jw)| the third harmonic the loop passes
+
+    Reason: the describing function keeps the fundamental only: its relative error is of the
+        order of the third harmonic of the dead zone's torque after the loop, eps (Gelb &
+        Vander Velde 1968 sec. 2.7; 0.16 at kp = 1000, 0.09 at 3000); an estimate, not a
+        bound, hence twice it; LSODA at rtol 1e-7 adds ~1e-5"""
     p = DriveParams.serebrenny2019(friction="none")
     runs, worst, rows = [], 0.0, []
     for kp in (1000.0, 3000.0):
@@ -67,18 +66,18 @@ def servo_backlash_limit_cycle(ctx):
                    details=rows, data=dict(rows=rows))
 
 
-@case("control.servo-friction-gains",
-      quantity="whether the PD servo on the [S] drive with play and friction oscillates: "
-               "kp = 1000 (none predicted), kp = 3000 (predicted), kp = 1000 with model-based "
-               "friction compensation (predicted, friction's damping removed)",
-      metric="number of runs where the simulation and the harmonic balance (dead zone + "
-             "Coulomb describing functions) disagree on an oscillation",
-      tolerance=0.0,
-      reason="an existence question: an amplitude of the output above 1 % of the play "
-             "(1e-5 rad) after the transient is an oscillation; the runs sit far from that "
-             "threshold (0 and > 1e-4 rad)",
-      engines=("drive",), source=SOURCE)
+@case("control.servo-friction-gains", tolerance=0.0, engines=("drive",), source=SOURCE)
 def servo_friction_gains(ctx):
+    """Quantity: whether the PD servo on the [S] drive with play and friction oscillates: kp =
+        1000 (none predicted), kp = 3000 (predicted), kp = 1000 with model-based friction
+        compensation (predicted, friction's damping removed)
+
+    Metric: number of runs where the simulation and the harmonic balance (dead zone +
+        Coulomb describing functions) disagree on an oscillation
+
+    Reason: an existence question: an amplitude of the output above 1 % of the play (1e-5
+        rad) after the transient is an oscillation; the runs sit far from that threshold (0
+        and > 1e-4 rad)"""
     p = DriveParams.serebrenny2019()
     runs, rows, wrong = [], [], 0
     for kp, comp in ((1000.0, False), (3000.0, False), (1000.0, True)):

@@ -46,13 +46,15 @@ def _gauss(v, Fc, Fs, vs):
 # closed forms
 
 
-@case("drive.static-friction-curves", quantity="static friction laws ([S] Table 1, eqs. 2-3) "
-      "at characteristic speeds: 0, vs, dv/2, dv, dv + vs, 1e3 vs, both signs",
-      metric="max |F - closed form| / Fs over 4 shapes x 13 points", tolerance=1e-14,
-      reason="the laws are algebraic: only round-off of one exp/division (a few ulps of Fs, "
-             "2.2e-16 each) separates them from the closed forms", engines=("drive",),
-      source=SOURCE)
+@case("drive.static-friction-curves", tolerance=1e-14, engines=("drive",), source=SOURCE)
 def static_friction_curves(ctx):
+    """Quantity: static friction laws ([S] Table 1, eqs. 2-3) at characteristic speeds: 0, vs,
+        dv/2, dv, dv + vs, 1e3 vs, both signs
+
+    Metric: max |F - closed form| / Fs over 4 shapes x 13 points
+
+    Reason: the laws are algebraic: only round-off of one exp/division (a few ulps of Fs,
+        2.2e-16 each) separates them from the closed forms"""
     Fc, Fs, vs, dv = P.Mc, P.Ms, P.Omega2s, 0.5
     e1 = math.exp(-1.0)
     # g at v = 0, vs, 1e3 vs for each shape: exact values
@@ -102,16 +104,17 @@ def static_friction_curves(ctx):
     return Outcome(max(errs), plot=plot, details=rows, data=dict(errors=errs))
 
 
-@case("drive.lugre-steady-state", quantity="steady sliding friction of the drive's modified "
-      "LuGre and of the classic LuGre ([CW] 1995 parameters) at constant speed, 1e-2..1e2 vs, "
-      "both signs, vs the Stribeck curve + viscous part",
-      metric="max |F(40 T_v) - (g(v) sign v + sigma2 v)| / |g sign v + sigma2 v|",
-      tolerance=1e-7,
-      reason="z is integrated from 0 for 40 time constants T_v (transient e^-40 ~ 4e-18); "
-             "Radau rtol 1e-10 on z leaves ~1e-10 relative, and sigma1 dz/dt at the end "
-             "adds sigma1 T_v-scaled rounding; 1e-7 leaves a 1000x margin",
-      engines=("drive",), source=SOURCE)
+@case("drive.lugre-steady-state", tolerance=1e-7, engines=("drive",), source=SOURCE)
 def lugre_steady_state(ctx):
+    """Quantity: steady sliding friction of the drive's modified LuGre and of the classic LuGre
+        ([CW] 1995 parameters) at constant speed, 1e-2..1e2 vs, both signs, vs the Stribeck
+        curve + viscous part
+
+    Metric: max |F(40 T_v) - (g(v) sign v + sigma2 v)| / |g sign v + sigma2 v|
+
+    Reason: z is integrated from 0 for 40 time constants T_v (transient e^-40 ~ 4e-18);
+        Radau rtol 1e-10 on z leaves ~1e-10 relative, and sigma1 dz/dt at the end adds
+        sigma1 T_v-scaled rounding; 1e-7 leaves a 1000x margin"""
     models = {"modified LuGre ([S] drive)": P.friction_model, "classic LuGre ([CW] 1995)":
               LuGre(**CW1995)}
     curves, worst, rows = {}, 0.0, []
@@ -154,14 +157,17 @@ def lugre_steady_state(ctx):
                    data={k: dict(v=c[0].tolist(), err=c[3].tolist()) for k, c in curves.items()})
 
 
-@case("drive.motor-steady-state", quantity="steady speed and current of the [S] DC motor at "
-      "12 V driving the gear (no friction) with a viscous load K_V2 = 0.01 N m s/rad",
-      metric="max relative error of (output speed, current) at t = 40 mechanical time constants",
-      tolerance=1e-7,
-      reason="closed form W = u k_M r / (k_E k_M r^2 + R K_V2), i = K_V2 W / (k_M r); the "
-             "transient is e^-40 after 40 tau_m, Radau rtol 1e-9 leaves ~1e-9; 1e-7 gives "
-             "margin for the gear oscillation's decay", engines=("drive",), source=SOURCE)
+@case("drive.motor-steady-state", tolerance=1e-7, engines=("drive",), source=SOURCE)
 def motor_steady_state(ctx):
+    """Quantity: steady speed and current of the [S] DC motor at 12 V driving the gear (no
+        friction) with a viscous load K_V2 = 0.01 N m s/rad
+
+    Metric: max relative error of (output speed, current) at t = 40 mechanical time
+        constants
+
+    Reason: closed form W = u k_M r / (k_E k_M r^2 + R K_V2), i = K_V2 W / (k_M r); the
+        transient is e^-40 after 40 tau_m, Radau rtol 1e-9 leaves ~1e-9; 1e-7 gives margin
+        for the gear oscillation's decay"""
     p = DriveParams.serebrenny2019(friction="none", K_V2=0.01)
     u, r = 12.0, p.ratio
     W = u * p.k_M * r / (p.k_E * p.k_M * r * r + p.R * p.K_V2)
@@ -218,16 +224,17 @@ def _linear_drive_matrix(p):
     return A
 
 
-@case("drive.motor-time-constant", quantity="decay rate of the output speed after a 12 V step "
-      "(no friction, no backlash, no load): the drive's mechanical time constant",
-      metric="|measured rate - slowest eigenvalue of the linear drive| / |eigenvalue|",
-      tolerance=2e-3,
-      reason="the rate is a least-squares slope of log(W_end - W) over 4-10 tau_m, where the "
-             "next mode (gear oscillation, decay 248 1/s) has died to < 1e-6 and Radau's rtol "
-             "1e-9 is < 1e-4 of the remaining difference; the two-pole rigid-gear formula "
-             "differs by 1 % (gear compliance), shown for information", engines=("drive",),
-      source=SOURCE)
+@case("drive.motor-time-constant", tolerance=2e-3, engines=("drive",), source=SOURCE)
 def motor_time_constant(ctx):
+    """Quantity: decay rate of the output speed after a 12 V step (no friction, no backlash, no
+        load): the drive's mechanical time constant
+
+    Metric: |measured rate - slowest eigenvalue of the linear drive| / |eigenvalue|
+
+    Reason: the rate is a least-squares slope of log(W_end - W) over 4-10 tau_m, where the
+        next mode (gear oscillation, decay 248 1/s) has died to < 1e-6 and Radau's rtol 1e-9
+        is < 1e-4 of the remaining difference; the two-pole rigid-gear formula differs by 1
+        % (gear compliance), shown for information"""
     p = DriveParams.serebrenny2019(friction="none", theta_b=0.0)
     r = p.ratio
     lam = np.linalg.eigvals(_linear_drive_matrix(p))

@@ -37,14 +37,16 @@ def _rigid_drive(arm, u_of_t, t_end, dt_out):
                           atol=1e-13, dt_out=dt_out), J
 
 
-@case("drive.flexible-link-energy", quantity="energy balance of case drive-bien-1link "
-      "(reference engine): kinetic + elastic - work of the drive torque on the joint "
-      "+ structural dissipation",
-      metric="max |balance error| / max(input work, mechanical energy)", tolerance=1e-5,
-      reason="the drive's work on the joint is integrated as a state with the arm under "
-             "Radau rtol 1e-6; the drift of a consistent balance is a few local errors of "
-             "size rtol: 10 rtol", engines=("reference",), source=SOURCE)
+@case("drive.flexible-link-energy", tolerance=1e-5, engines=("reference",), source=SOURCE)
 def flexible_link_energy(ctx):
+    """Quantity: energy balance of case drive-bien-1link (reference engine): kinetic + elastic
+        - work of the drive torque on the joint + structural dissipation
+
+    Metric: max |balance error| / max(input work, mechanical energy)
+
+    Reason: the drive's work on the joint is integrated as a state with the arm under Radau
+        rtol 1e-6; the drift of a consistent balance is a few local errors of size rtol: 10
+        rtol"""
     ctx.note("reference engine, 3 s")
     res = _flexible_reference()
     E = res.energy
@@ -101,15 +103,17 @@ def _stiff_arm(factor):
     return rebuild(dataclasses.replace(stiff, damping_beta=2.0 / (2 * math.pi * f1)))
 
 
-@case("drive.flexible-link-vs-rigid", quantity="joint angle of drive-bien-1link with the link "
-      "stiffened (E x 1e4 and x 1e6, first mode 73 and 735 Hz, critically damped) vs the drive "
-      "alone on a rigid load of the same inertia about the joint",
-      metric="max |joint angle - rigid angle| / max |rigid angle|, E x 1e6", tolerance=2e-5,
-      reason="the joint-rigid difference is the link's quasi-static deflection, ~1/EI: "
-             "measured ~3e-4 at E x 1e4 (the case checks that it drops ~100x at E x 1e6); "
-             "the arm's Radau rtol 1e-6 adds ~1e-6; 2e-5 bounds the 1e6 run",
-      engines=("reference",), source=SOURCE)
+@case("drive.flexible-link-vs-rigid", tolerance=2e-5, engines=("reference",), source=SOURCE)
 def flexible_link_vs_rigid(ctx):
+    """Quantity: joint angle of drive-bien-1link with the link stiffened (E x 1e4 and x 1e6,
+        first mode 73 and 735 Hz, critically damped) vs the drive alone on a rigid load of
+        the same inertia about the joint
+
+    Metric: max |joint angle - rigid angle| / max |rigid angle|, E x 1e6
+
+    Reason: the joint-rigid difference is the link's quasi-static deflection, ~1/EI:
+        measured ~3e-4 at E x 1e4 (the case checks that it drops ~100x at E x 1e6); the
+        arm's Radau rtol 1e-6 adds ~1e-6; 2e-5 bounds the 1e6 run"""
     arm0, kw = scenarios.get("drive-bien-1link").arm_and_kwargs()
     u_of_t, t_end, dt = kw["drive_input"], kw["t_end"], kw["dt_out"]
     rigid, J = _rigid_drive(arm0, u_of_t, t_end, dt)
@@ -170,18 +174,20 @@ CHRONO_T_END = 0.9
 CHRONO_STEPS = (1e-3, 5e-4)
 
 
-@case("drive.flexible-link-chrono-vs-reference", quantity="joint angle and motor current of "
-      "drive-bien-1link over the +1.5 V half of the pulse (0.9 s): Chrono engine (HHT alpha 0, "
-      "fixed step) vs the reference engine (Radau rtol 1e-8)",
-      metric="max over (angle, current) of max |chrono - reference| / max |reference|, "
-             "step 5e-4 s (fails also when halving the step does not reduce the error)",
-      tolerance=0.05,
-      reason="HHT with alpha = 0 is second order for smooth motion; here the current's start "
-             "transient (L/R = 0.1 ms, shorter than the step) and the friction/backlash "
-             "switching lower it (measured ~1.8 for the current, ~0.9 for the angle, errors "
-             "7 % -> 2 % and 1e-4 -> 5e-5 for 1e-3 -> 5e-4 s); 5 % bounds the 5e-4 s run",
-      engines=("chrono", "reference"), needs_pychrono=True, source=SOURCE)
+@case("drive.flexible-link-chrono-vs-reference", tolerance=0.05, engines=("chrono", "reference"),
+      needs_pychrono=True, source=SOURCE)
 def flexible_link_chrono(ctx):
+    """Quantity: joint angle and motor current of drive-bien-1link over the +1.5 V half of the
+        pulse (0.9 s): Chrono engine (HHT alpha 0, fixed step) vs the reference engine
+        (Radau rtol 1e-8)
+
+    Metric: max over (angle, current) of max |chrono - reference| / max |reference|, step
+        5e-4 s (fails also when halving the step does not reduce the error)
+
+    Reason: HHT with alpha = 0 is second order for smooth motion; here the current's start
+        transient (L/R = 0.1 ms, shorter than the step) and the friction/backlash switching
+        lower it (measured ~1.8 for the current, ~0.9 for the angle, errors 7 % -> 2 % and
+        1e-4 -> 5e-5 for 1e-3 -> 5e-4 s); 5 % bounds the 5e-4 s run"""
     def run(engine, **kw):
         return engines.run_case("drive-bien-1link", engine=engine, t_end=CHRONO_T_END,
                                 progress=False, **kw)

@@ -20,16 +20,16 @@ from .drive import P, SOURCE, _gauss
 # behaviours
 
 
-@case("drive.presliding-stiffness", quantity="presliding of the [S] drive (scenario "
-      "drive-presliding, [S] Fig. 7): friction torque vs output displacement; its initial "
-      "slope is the bristle stiffness sigma0",
-      metric="|k - sigma0| / sigma0, k from F = k x + d dx/dt fitted where |F| < 5 % Ms",
-      tolerance=0.03,
-      reason="LuGre linearised about z = 0 gives F = sigma0 x + sigma1 x'; the neglected "
-             "bristle saturation sigma0 z^2/(2g) lowers the secant stiffness by <= F/(2 Ms) "
-             "= 2.5 % at the 5 % cut-off (about half of it on average over the fit)",
-      engines=("drive",), source=SOURCE)
+@case("drive.presliding-stiffness", tolerance=0.03, engines=("drive",), source=SOURCE)
 def presliding(ctx):
+    """Quantity: presliding of the [S] drive (scenario drive-presliding, [S] Fig. 7): friction
+        torque vs output displacement; its initial slope is the bristle stiffness sigma0
+
+    Metric: |k - sigma0| / sigma0, k from F = k x + d dx/dt fitted where |F| < 5 % Ms
+
+    Reason: LuGre linearised about z = 0 gives F = sigma0 x + sigma1 x'; the neglected
+        bristle saturation sigma0 z^2/(2g) lowers the secant stiffness by <= F/(2 Ms) = 2.5
+        % at the 5 % cut-off (about half of it on average over the fit)"""
     ctx.note("scenario drive-presliding (2 Radau runs)")
     sc = run_scenario("drive-presliding")
     d = sc.data
@@ -65,16 +65,18 @@ def presliding(ctx):
                    data=dict(k=float(k), d=float(dd), **sc.metrics))
 
 
-@case("drive.frictional-lag", quantity="friction vs speed under Omega2 = 20 sin(2 pi 20 t) + 21 "
-      "rad/s (scenario drive-stribeck, [S] Fig. 8): the gap between the accelerating and "
-      "decelerating branches, and which branch is higher",
-      metric="max |measured gap - first-order gap| / max |first-order gap| for 2 <= Omega2 "
-             "<= 15 rad/s", tolerance=0.05,
-      reason="first-order quasi-static expansion of LuGre in T_v dv/dt: gap = 2 (sigma1(v)/"
-             "sigma0(v) - T_v) g'(v) |dv/dt|; neglected terms are O(T_v |dv/dt| / vs) <= 2 % "
-             "here (printed in the details), Radau rtol 1e-8 is 1e-6 of the gap",
-      engines=("drive",), source=SOURCE)
+@case("drive.frictional-lag", tolerance=0.05, engines=("drive",), source=SOURCE)
 def frictional_lag(ctx):
+    """Quantity: friction vs speed under Omega2 = 20 sin(2 pi 20 t) + 21 rad/s (scenario
+        drive-stribeck, [S] Fig. 8): the gap between the accelerating and decelerating
+        branches, and which branch is higher
+
+    Metric: max |measured gap - first-order gap| / max |first-order gap| for 2 <= Omega2 <=
+        15 rad/s
+
+    Reason: first-order quasi-static expansion of LuGre in T_v dv/dt: gap = 2
+        (sigma1(v)/sigma0(v) - T_v) g'(v) |dv/dt|; neglected terms are O(T_v |dv/dt| / vs)
+        <= 2 % here (printed in the details), Radau rtol 1e-8 is 1e-6 of the gap"""
     sc = run_scenario("drive-stribeck")
     d = sc.data
     m = P.friction_model
@@ -151,17 +153,19 @@ def _stick_slip_closed_form(m, k, vp, Fc, Fs, s2):
     return t_slip + t_stick, t_slip, t_stick, k * s_end
 
 
-@case("drive.stick-slip", quantity="stick-slip of a 1 kg mass on LuGre friction pulled through a "
-      "2 N/m spring at 0.1 m/s (scenario lugre-stick-slip, [CW] 1995): the spring force at "
-      "which each slip starts (stiction) and the period vs the ideal static model",
-      metric="max |spring force at slip onset - Fs| / (Fs - Fc)", tolerance=0.02,
-      reason="ideal stiction releases at exactly Fs; LuGre's breakaway force depends on the "
-             "force rate ([CW] 1995, 'varying break-away force'): at 0.2 N/s it is shifted by "
-             "the rate times the bristle lag, a few 1e-3 N, i.e. < 2 % of Fs - Fc = 0.5 N. The "
-             "period is compared in the details only: the ideal model's kinetic law "
-             "Fc + sigma2 v stops the mass earlier than LuGre (1.4 % longer period)",
-      engines=("drive",), source=SOURCE)
+@case("drive.stick-slip", tolerance=0.02, engines=("drive",), source=SOURCE)
 def stick_slip(ctx):
+    """Quantity: stick-slip of a 1 kg mass on LuGre friction pulled through a 2 N/m spring at
+        0.1 m/s (scenario lugre-stick-slip, [CW] 1995): the spring force at which each slip
+        starts (stiction) and the period vs the ideal static model
+
+    Metric: max |spring force at slip onset - Fs| / (Fs - Fc)
+
+    Reason: ideal stiction releases at exactly Fs; LuGre's breakaway force depends on the
+        force rate ([CW] 1995, 'varying break-away force'): at 0.2 N/s it is shifted by the
+        rate times the bristle lag, a few 1e-3 N, i.e. < 2 % of Fs - Fc = 0.5 N. The period
+        is compared in the details only: the ideal model's kinetic law Fc + sigma2 v stops
+        the mass earlier than LuGre (1.4 % longer period)"""
     sc = run_scenario("lugre-stick-slip")
     d = sc.data
     t, v, spring = d["t"], d["v"], d["spring"]
@@ -214,17 +218,19 @@ def stick_slip(ctx):
                              onset_force=spring[starts].tolist()))
 
 
-@case("drive.backlash-dead-zone", quantity="transmitted torque of the [S] gear vs twist along a "
-      "slow back-and-forth sweep of the motor angle (output held), through the drive's coupling "
-      "contract: zero inside the gap, gap width 2 theta_b",
-      metric="max(|measured gap width - 2 theta_b| / 2 theta_b, max |M1'| inside the gap / "
-             "(c theta_b))", tolerance=2e-3,
-      reason="the width is read at the first non-zero torque on each sweep direction: the grid "
-             "step (4 theta_b/4000 -> 1e-3 of 2 theta_b) bounds it; the ElastoBacklash contact "
-             "releases early by K_V1 |dtheta/dt| / c = 1.5e-8 rad at the sweep speed (7e-6 "
-             "of 2 theta_b); inside the gap the torque is exactly 0", engines=("drive",),
-      source=SOURCE)
+@case("drive.backlash-dead-zone", tolerance=2e-3, engines=("drive",), source=SOURCE)
 def backlash(ctx):
+    """Quantity: transmitted torque of the [S] gear vs twist along a slow back-and-forth sweep
+        of the motor angle (output held), through the drive's coupling contract: zero inside
+        the gap, gap width 2 theta_b
+
+    Metric: max(|measured gap width - 2 theta_b| / 2 theta_b, max |M1'| inside the gap / (c
+        theta_b))
+
+    Reason: the width is read at the first non-zero torque on each sweep direction: the grid
+        step (4 theta_b/4000 -> 1e-3 of 2 theta_b) bounds it; the ElastoBacklash contact
+        releases early by K_V1 |dtheta/dt| / c = 1.5e-8 rad at the sweep speed (7e-6 of 2
+        theta_b); inside the gap the torque is exactly 0"""
     drive = GearDrive(P)
     r, tb = P.ratio, P.theta_b
     n = 4000
@@ -272,15 +278,18 @@ def backlash(ctx):
                    data=dict(width=width, theta_b=tb, leak=leak))
 
 
-@case("drive.load-dependent-friction", quantity="steady sliding speed of the current-controlled "
-      "[S] drive at 8 motor currents (M1' = 0.1..1 N m, K_V2 = 0.05 N m s/rad): friction grows "
-      "with the transmitted torque by (|M1'| K_ML + 1), [S] eq. 20",
-      metric="max relative error of the steady output speed vs the root of "
-             "k_M i r = (1 + K_ML k_M i r) g(W) + K_V2 W", tolerance=1e-6,
-      reason="from 0.8 W the transient decays with (J2 + J1 r^2)/K_V2 = 57 ms; 1.2 s leaves "
-             "e^-21 = 8e-10 of it, Radau rtol 1e-9 adds ~1e-9; 1e-6 leaves margin yet a load "
-             "factor off by 1e-3 would move W by ~5e-4", engines=("drive",), source=SOURCE)
+@case("drive.load-dependent-friction", tolerance=1e-6, engines=("drive",), source=SOURCE)
 def load_dependent_friction(ctx):
+    """Quantity: steady sliding speed of the current-controlled [S] drive at 8 motor currents
+        (M1' = 0.1..1 N m, K_V2 = 0.05 N m s/rad): friction grows with the transmitted
+        torque by (|M1'| K_ML + 1), [S] eq. 20
+
+    Metric: max relative error of the steady output speed vs the root of k_M i r = (1 + K_ML
+        k_M i r) g(W) + K_V2 W
+
+    Reason: from 0.8 W the transient decays with (J2 + J1 r^2)/K_V2 = 57 ms; 1.2 s leaves
+        e^-21 = 8e-10 of it, Radau rtol 1e-9 adds ~1e-9; 1e-6 leaves margin yet a load
+        factor off by 1e-3 would move W by ~5e-4"""
     p = DriveParams.serebrenny2019(motor="current", K_V2=0.05)
     drive = GearDrive(p)
     r = p.ratio

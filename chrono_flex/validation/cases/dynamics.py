@@ -34,13 +34,15 @@ def flexible_two_link():
     return cf.PlanarArm(links, payload=cf.Payload(0.2, 0.002), hub_inertia=0.05)
 
 
-@case("dynamics.energy-pendulum", quantity="total energy of an undamped flexible pendulum "
-      "under gravity released from -1.2 rad (0.5 s)",
-      metric="max |balance error| / max kinetic energy", tolerance=1e-5,
-      reason="Radau controls the local error to rtol = 1e-8 per step; over ~1e3 steps the "
-             "energy error stays within 1e3 rtol of the energy scale",
-      engines=("reference",))
+@case("dynamics.energy-pendulum", tolerance=1e-5, engines=("reference",))
 def energy_pendulum(ctx):
+    """Quantity: total energy of an undamped flexible pendulum under gravity released from -1.2
+        rad (0.5 s)
+
+    Metric: max |balance error| / max kinetic energy
+
+    Reason: Radau controls the local error to rtol = 1e-8 per step; over ~1e3 steps the
+        energy error stays within 1e3 rtol of the energy scale"""
     arm = cf.PlanarArm([cf.Link(1.0, 1, EI=400.0, rho_A=2.0)], payload=cf.Payload(0.3, 0.001),
                        gravity=G)
     r = arm.simulate(0.5, q0=[-1.2], method="Radau", rtol=1e-8, atol=1e-11, dt_out=0.005)
@@ -48,12 +50,14 @@ def energy_pendulum(ctx):
     return Outcome(v, _energy_plot(r, "flexible pendulum, gravity"))
 
 
-@case("dynamics.angular-momentum", quantity="angular momentum and energy of a torque-free "
-      "flexible two-link arm in the horizontal plane (1 s)",
-      metric="max |H - H(0)| / |H(0)|", tolerance=1e-5,
-      reason="as dynamics.energy-pendulum: 1e3 x rtol (1e-8) relative",
-      engines=("reference",))
+@case("dynamics.angular-momentum", tolerance=1e-5, engines=("reference",))
 def angular_momentum(ctx):
+    """Quantity: angular momentum and energy of a torque-free flexible two-link arm in the
+        horizontal plane (1 s)
+
+    Metric: max |H - H(0)| / |H(0)|
+
+    Reason: as dynamics.energy-pendulum: 1e3 x rtol (1e-8) relative"""
     arm = flexible_two_link()
     r = arm.simulate(1.0, q0=[0.0, 0.8], qd0=[2.0, -3.0], method="Radau", rtol=1e-8,
                      atol=1e-11, dt_out=0.005)
@@ -72,13 +76,17 @@ def angular_momentum(ctx):
     return Outcome(float(np.max(np.abs(H - H[0])) / abs(H[0])), plot)
 
 
-@case("dynamics.mdot-terms", quantity="energy balance with and without the M'q' terms "
-      "(Kozlowski's point), torque-free flexible two-link arm, 0.02 s",
-      metric="drift without M'q' / drift with them", tolerance=100.0, compare="ge",
-      reason="the full equations keep the balance to ~rtol (1e-8); dropping M'q' must "
-             "break it by orders of magnitude (>= 100x) — the arm then diverges within "
-             "~0.04 s", engines=("reference",), source="Kozlowski 1994")
+@case("dynamics.mdot-terms", tolerance=100.0, compare="ge", engines=("reference",))
 def mdot_terms(ctx):
+    """Quantity: energy balance with and without the M'q' terms (Kozlowski's point),
+        torque-free flexible two-link arm, 0.02 s
+
+    Metric: drift without M'q' / drift with them
+
+    Reason: the full equations keep the balance to ~rtol (1e-8); dropping M'q' must break it
+        by orders of magnitude (>= 100x) — the arm then diverges within ~0.04 s
+
+    Source: Kozlowski 1994"""
     arm = flexible_two_link()
     kw = dict(q0=[0.0, 0.8], qd0=[2.0, -3.0], method="Radau", rtol=1e-8, atol=1e-11,
               dt_out=0.0005)
@@ -124,15 +132,17 @@ def rigid_double_pendulum_rhs(m1, m2, L1, L2, m_tip):
     return rhs
 
 
-@case("dynamics.rigid-limit-pendulum", quantity="joint angle of a flexible pendulum (rho A = "
-      "2 kg/m, L = 1 m, tip mass 0.3 kg) vs the rigid pendulum, EI = 250, 1000, 4000 N m^2",
-      metric="observed order of max|theta - theta_rigid| in 1/EI", tolerance=(0.9, 1.1),
-      compare="window",
-      reason="the elastic correction to the rigid motion is O(droop / L) = O(rho A g L^3 / "
-             "EI): the difference must fall as 1/EI (order 1); +-0.1 for the O(1/EI^2) terms "
-             "and the solver error (rtol 1e-7, below 1e-6 rad)",
+@case("dynamics.rigid-limit-pendulum", tolerance=(0.9, 1.1), compare="window",
       engines=("reference", "closed form"))
 def rigid_limit_pendulum(ctx):
+    """Quantity: joint angle of a flexible pendulum (rho A = 2 kg/m, L = 1 m, tip mass 0.3 kg)
+        vs the rigid pendulum, EI = 250, 1000, 4000 N m^2
+
+    Metric: observed order of max|theta - theta_rigid| in 1/EI
+
+    Reason: the elastic correction to the rigid motion is O(droop / L) = O(rho A g L^3 /
+        EI): the difference must fall as 1/EI (order 1); +-0.1 for the O(1/EI^2) terms and
+        the solver error (rtol 1e-7, below 1e-6 rad)"""
     EIs, errs, runs = [250.0, 1000.0, 4000.0], [], []
     for EI in EIs:
         ctx.note(f"EI = {EI:g}")
@@ -158,14 +168,16 @@ def rigid_limit_pendulum(ctx):
     return Outcome(rate, plot, details=[f"EI = {e:g}: {v:.3e} rad" for e, v in zip(EIs, errs)])
 
 
-@case("dynamics.rigid-limit-double-pendulum", quantity="joint angles of a flexible double "
-      "pendulum vs the rigid double pendulum (Lagrange), EI = 1000 and 4000 N m^2, 0.8 s",
-      metric="observed order of max|angle error| in 1/EI", tolerance=(0.8, 1.2),
-      compare="window",
-      reason="as dynamics.rigid-limit-pendulum: elastic corrections O(1/EI); +-0.2 because a "
-             "two-point fit of a chaotic-prone double pendulum carries more of the "
-             "O(1/EI^2) terms", engines=("reference", "closed form"))
+@case("dynamics.rigid-limit-double-pendulum", tolerance=(0.8, 1.2), compare="window",
+      engines=("reference", "closed form"))
 def rigid_limit_double(ctx):
+    """Quantity: joint angles of a flexible double pendulum vs the rigid double pendulum
+        (Lagrange), EI = 1000 and 4000 N m^2, 0.8 s
+
+    Metric: observed order of max|angle error| in 1/EI
+
+    Reason: as dynamics.rigid-limit-pendulum: elastic corrections O(1/EI); +-0.2 because a
+        two-point fit of a chaotic-prone double pendulum carries more of the O(1/EI^2) terms"""
     EIs, errs, runs = [1000.0, 4000.0], [], []
     for EI in EIs:
         ctx.note(f"EI = {EI:g}")
@@ -194,13 +206,16 @@ def rigid_limit_double(ctx):
     return Outcome(rate, plot, details=[f"EI = {e:g}: {v:.3e} rad" for e, v in zip(EIs, errs)])
 
 
-@case("dynamics.mixed-problem", quantity="joint torque of a prescribed spin-up (mixed "
-      "problem) fed back as the input of a forward run: joint angle reproduced",
-      metric="max |theta_forward - theta_prescribed| (rad)", tolerance=1e-6,
-      reason="the torque is passed through a cubic spline sampled every 2 ms (error "
-             "O(dt^4 tau'''') ~ 1e-9 N m), the runs use rtol 1e-9: the angle follows to "
-             "~1e-7 rad; 1e-6 allows a factor 10", engines=("reference",))
+@case("dynamics.mixed-problem", tolerance=1e-6, engines=("reference",))
 def mixed_problem(ctx):
+    """Quantity: joint torque of a prescribed spin-up (mixed problem) fed back as the input of
+        a forward run: joint angle reproduced
+
+    Metric: max |theta_forward - theta_prescribed| (rad)
+
+    Reason: the torque is passed through a cubic spline sampled every 2 ms (error O(dt^4
+        tau'''') ~ 1e-9 N m), the runs use rtol 1e-9: the angle follows to ~1e-7 rad; 1e-6
+        allows a factor 10"""
     from scipy.interpolate import CubicSpline
 
     arm = cf.PlanarArm([cf.Link(1.0, 2, EI=30.0, rho_A=0.5)], payload=cf.Payload(0.1))
@@ -224,13 +239,17 @@ BIEN = [("bien-1link-n1", 3.0), ("bien-1link-n3", 3.0), ("bien-1link-n5", 2.0),
         ("bien-1link-n7", 2.0), ("bien-prismatic", 2.0), ("bien-2link", 3.0)]
 
 
-@case("dynamics.bien-scenarios", quantity="the paper scenarios of [B] (single link n = 1, 3, "
-      "5, 7; prismatic; two links n1 = n2 = 1) run; energy balance of each (no gravity, no "
-      "damping: mechanical energy = input work)",
-      metric="max over scenarios of max|balance error| / max|input work|", tolerance=1e-3,
-      reason="case tolerance rtol 1e-6 per step over 1e3-1e4 steps: 1e-3 of the input work",
-      engines=("reference",), source="Bien & My 2018")
+@case("dynamics.bien-scenarios", tolerance=1e-3, engines=("reference",))
 def bien_scenarios(ctx):
+    """Quantity: the paper scenarios of [B] (single link n = 1, 3, 5, 7; prismatic; two links
+        n1 = n2 = 1) run; energy balance of each (no gravity, no damping: mechanical energy
+        = input work)
+
+    Metric: max over scenarios of max|balance error| / max|input work|
+
+    Reason: case tolerance rtol 1e-6 per step over 1e3-1e4 steps: 1e-3 of the input work
+
+    Source: Bien & My 2018"""
     runs, worst, rows = [], 0.0, []
     for name, t_end in BIEN:
         ctx.note(name)
@@ -255,13 +274,18 @@ def bien_scenarios(ctx):
     return Outcome(worst, plot, details=rows)
 
 
-@case("dynamics.kozlowski-deflections", quantity="peak elastic tip deflection of [K]'s one- "
-      "and two-link gravity pendulums (1 s and 0.4 s)",
-      metric="max over both of the peak |w| (m)", tolerance=(3e-5, 4e-4), compare="window",
-      reason="[K] reports elastic displacements of order 0.05-0.25 mm read off plots (order "
-             "of magnitude only): the window 0.03-0.4 mm", engines=("reference",),
-      source="Kozlowski 1994")
+@case("dynamics.kozlowski-deflections", tolerance=(3e-5, 4e-4), compare="window",
+      engines=("reference",))
 def kozlowski_deflections(ctx):
+    """Quantity: peak elastic tip deflection of [K]'s one- and two-link gravity pendulums (1 s
+        and 0.4 s)
+
+    Metric: max over both of the peak |w| (m)
+
+    Reason: [K] reports elastic displacements of order 0.05-0.25 mm read off plots (order of
+        magnitude only): the window 0.03-0.4 mm
+
+    Source: Kozlowski 1994"""
     runs, peaks = [], []
     for name, t_end in (("kozlowski-1link", 1.0), ("kozlowski-2link", 0.4)):
         ctx.note(name)

@@ -443,14 +443,15 @@ ENERGY_SCENARIO = next(sc for sc in SCENARIOS if sc.name == "kozlowski-1link")
                "energy of the Chrono custom-element scene",
       metric="observed order log2(drift(h) / drift(h/2)) of max|E(t) - E(0)|, "
              f"h = {ENERGY_SCENARIO.step:g} s",
-      tolerance=1.5, compare="ge",
-      reason="an exact solution keeps E constant, so the drift is integration error and "
-             "must shrink with the step at the integrator's order (HHT alpha = 0, "
-             "trapezoidal: 2); 1.5 is the floor of tests/chrono/test_element.py, leaving "
-             "room for the pre-asymptotic 500 Hz modes. A leak in the injected forces (a "
-             "missing or wrong term) would not shrink with the step: order ~0.",
-      engines=("chrono",), needs_pychrono=True, source="tests/chrono/test_element.py")
+      tolerance=1.5, compare="ge", engines=("chrono",), needs_pychrono=True)
 def energy_drift(ctx):
+    """Reason: an exact solution keeps E constant, so the drift is integration error and must
+        shrink with the step at the integrator's order (HHT alpha = 0, trapezoidal: 2); 1.5
+        is the floor of tests/chrono/test_element.py, leaving room for the pre-asymptotic
+        500 Hz modes. A leak in the injected forces (a missing or wrong term) would not
+        shrink with the step: order ~0.
+
+    Source: tests/chrono/test_element.py"""
     sc = ENERGY_SCENARIO
     runs = []
     for h in (sc.step, sc.step / 2):
@@ -521,19 +522,21 @@ def _first_frequency(t, y, f0):
     return least_squares(resid, p0, x_scale="jac").x[2] / (2 * math.pi)
 
 
-@case("engines.beam-frequency",
-      quantity="first clamped-free bending frequency of Chrono's beams (lumped mass; L = 1 m, "
-               "EI = 1000 N m^2, 5 kg/m) from a free-vibration history, n = 2, 4, 8, 16",
-      metric="observed order p of |f1(n) - f1_exact| ~ n^-p",
-      tolerance=(1.7, 2.3), compare="window",
-      reason="lumped mass on cubic beam elements: frequency error O(h^2) (the consistent "
-             "Hermite mass is O(h^4)); the window is the one of "
-             "tests/chrono/test_beams_validation.py. f1_exact = 1.8751^2/(2 pi L^2) "
-             "sqrt(EI/rho A); HHT's period error (omega h)^2/12 ~ 2e-4 at the 1 ms step is "
-             "below the n = 16 error (~2e-3).",
-      engines=("chrono-beam", "closed form"), needs_pychrono=True,
-      source="tests/chrono/test_beams_validation.py")
+@case("engines.beam-frequency", tolerance=(1.7, 2.3), compare="window",
+      engines=("chrono-beam", "closed form"), needs_pychrono=True)
 def beam_frequency(ctx):
+    """Quantity: first clamped-free bending frequency of Chrono's beams (lumped mass; L = 1 m,
+        EI = 1000 N m^2, 5 kg/m) from a free-vibration history, n = 2, 4, 8, 16
+
+    Metric: observed order p of |f1(n) - f1_exact| ~ n^-p
+
+    Reason: lumped mass on cubic beam elements: frequency error O(h^2) (the consistent
+        Hermite mass is O(h^4)); the window is the one of
+        tests/chrono/test_beams_validation.py. f1_exact = 1.8751^2/(2 pi L^2) sqrt(EI/rho
+        A); HHT's period error (omega h)^2/12 ~ 2e-4 at the 1 ms step is below the n = 16
+        error (~2e-3).
+
+    Source: tests/chrono/test_beams_validation.py"""
     from chrono_flex.chrono.beams import simulate_beams
 
     EI, rho_A, L, step = 1000.0, 5.0, 1.0, 1e-3

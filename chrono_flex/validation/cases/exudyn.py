@@ -148,19 +148,20 @@ def _register(name, title):
     source = (f"Exudyn ANCF Cable2D, validation/exudyn/{name}.npz "
               "(validation/scripts/exudyn_references.py)")
 
-    @case(f"exudyn.{name}", quantity=f"{title}: tip position, joint angles and tip "
-          "deflections of the reference engine against Exudyn's ANCF cable at the matched "
-          "resolution (the same elements, generalized-alpha at the same step)",
-          metric="max over the measures of |reference - Exudyn| / (both codes' "
-                 "convergence errors + the model bound)", tolerance=1.0,
-          reason="each code converged against itself (time: step h vs h/2, Richardson "
-                 "4/3 for second order; space: n vs 2n elements) bounds its own error; "
-                 "the models differ by the tip's foreshortening 1/2 int w'^2 dx (the "
-                 "reference keeps x = L), terms of relative order 3/2 w'^2 (exact vs "
-                 "second-order curvature) and the cable's axial stretch N L / EA; the "
-                 "difference must lie within the sum",
-          engines=("reference", "exudyn"), source=source)
+    @case(f"exudyn.{name}",
+          quantity=f"{title}: tip position, joint angles and tip deflections of the "
+          "reference engine against Exudyn's ANCF cable at the matched resolution (the same "
+          "elements, generalized-alpha at the same step)",
+          tolerance=1.0, engines=("reference", "exudyn"), source=source)
     def run(ctx):
+        """Metric: max over the measures of |reference - Exudyn| / (both codes' convergence
+            errors + the model bound)
+
+        Reason: each code converged against itself (time: step h vs h/2, Richardson 4/3 for
+            second order; space: n vs 2n elements) bounds its own error; the models differ
+            by the tip's foreshortening 1/2 int w'^2 dx (the reference keeps x = L), terms
+            of relative order 3/2 w'^2 (exact vs second-order curvature) and the cable's
+            axial stretch N L / EA; the difference must lie within the sum"""
         return compare(name)
 
     return run

@@ -38,12 +38,16 @@ def hand_assembled_mass_matrix(arm, q):
     return M, [Me for _, Me in mats]
 
 
-@case("formulations.hand-assembly", quantity="[B]'s 10x10 M(q) for n1 = n2 = 1: hand "
-      "assembly of the 5x5 and 8x8 element matrices vs the algorithm (5 random q)",
-      metric="max |M_hand - M_algorithm| / max |M|", tolerance=0.0,
-      reason="the same numbers added in the same order: the result must be bit-identical",
-      engines=("reference",), source="Bien & My 2018, docs/planar-link.md section 3")
+@case("formulations.hand-assembly", tolerance=0.0, engines=("reference",))
 def hand_assembly(ctx):
+    """Quantity: [B]'s 10x10 M(q) for n1 = n2 = 1: hand assembly of the 5x5 and 8x8 element
+        matrices vs the algorithm (5 random q)
+
+    Metric: max |M_hand - M_algorithm| / max |M|
+
+    Reason: the same numbers added in the same order: the result must be bit-identical
+
+    Source: Bien & My 2018, docs/planar-link.md section 3"""
     rng = np.random.default_rng(_RNG_SEED)
     arm = two_link_arm(1, 1)
     err, shapes = 0.0, None
@@ -59,12 +63,14 @@ def hand_assembly(ctx):
                                  f"{arm.nq}x{arm.nq} after removing u1, u2, v1, v2"])
 
 
-@case("formulations.assembly-vs-quadrature", quantity="M(q) of two links (n1 = n2 = 1 "
-      "and 2, payload with inertia) by the extended assembly and by the virtual-power "
-      "quadrature J^T m J", metric="max relative entry difference", tolerance=1e-14,
-      reason="the same integrand summed in a different order: round-off only (a few eps)",
-      engines=("reference",))
+@case("formulations.assembly-vs-quadrature", tolerance=1e-14, engines=("reference",))
 def assembly_vs_quadrature(ctx):
+    """Quantity: M(q) of two links (n1 = n2 = 1 and 2, payload with inertia) by the extended
+        assembly and by the virtual-power quadrature J^T m J
+
+    Metric: max relative entry difference
+
+    Reason: the same integrand summed in a different order: round-off only (a few eps)"""
     rng = np.random.default_rng(_RNG_SEED)
     err = 0.0
     for n in (1, 2):
@@ -77,16 +83,19 @@ def assembly_vs_quadrature(ctx):
     return Outcome(err)
 
 
-@case("formulations.two-forms", quantity="M and the forcing of Kozlowski's form "
-      "(M q'' + M'q' - 1/2 q'^T dM/dq q' + dV/dq + D q' = Q, complex-step derivatives) vs "
-      "the virtual-power form, on random states of two-link arms (revolute/revolute with "
-      "hubs, prismatic/revolute; with and without gravity; FEM, modes and power bases)",
-      metric="max |f_lagrange - f_virtual_power| / max |f|", tolerance=1e-12,
-      reason="complex-step derivatives are exact to round-off; the residual is rounding in "
-             "sums of ~nq^2 terms of size max|f|, a few hundred eps",
-      engines=("reference",),
-      source="Kozlowski 1994 eq. 18; docs/planar-link.md eqs. (4.1), (4.4)-(4.7)")
+@case("formulations.two-forms", tolerance=1e-12, engines=("reference",))
 def two_forms(ctx):
+    """Quantity: M and the forcing of Kozlowski's form (M q'' + M'q' - 1/2 q'^T dM/dq q' +
+        dV/dq + D q' = Q, complex-step derivatives) vs the virtual-power form, on random
+        states of two-link arms (revolute/revolute with hubs, prismatic/revolute; with and
+        without gravity; FEM, modes and power bases)
+
+    Metric: max |f_lagrange - f_virtual_power| / max |f|
+
+    Reason: complex-step derivatives are exact to round-off; the residual is rounding in
+        sums of ~nq^2 terms of size max|f|, a few hundred eps
+
+    Source: Kozlowski 1994 eq. 18; docs/planar-link.md eqs. (4.1), (4.4)-(4.7)"""
     rng = np.random.default_rng(_RNG_SEED)
     fem = [cf.Link(1.0, 2, EI=1.3, rho_A=0.196, damping_beta=0.01),
            cf.Link(0.5, 3, EI=1.1, rho_A=0.2, damping_alpha=0.1)]
@@ -111,15 +120,19 @@ def two_forms(ctx):
     return Outcome(err, details=rows)
 
 
-@case("formulations.fem-vs-modes-frequencies", quantity="first two frequencies of a link "
-      "with a tip mass: assumed modes (k = 3, 5, 8 clamped-free modes) vs FEM (16 elements)",
-      metric="relative error of mode 2 with 8 modes", tolerance=5e-4,
-      reason="clamped-free modes have zero tip shear, so a tip mass is represented only "
-             "through the series and the error decays algebraically (~k^-3); 5e-4 is twice "
-             "the error seen with 8 modes (2.1e-4). FEM at 16 elements is converged to 1e-7 "
-             "(beam.frequency-convergence). Also required: Rayleigh-Ritz upper bounds",
-      engines=("reference",), source="docs/rrrp-arm.md section 1 (assumed modes)")
+@case("formulations.fem-vs-modes-frequencies", tolerance=5e-4, engines=("reference",))
 def fem_vs_modes_frequencies(ctx):
+    """Quantity: first two frequencies of a link with a tip mass: assumed modes (k = 3, 5, 8
+        clamped-free modes) vs FEM (16 elements)
+
+    Metric: relative error of mode 2 with 8 modes
+
+    Reason: clamped-free modes have zero tip shear, so a tip mass is represented only
+        through the series and the error decays algebraically (~k^-3); 5e-4 is twice the
+        error seen with 8 modes (2.1e-4). FEM at 16 elements is converged to 1e-7
+        (beam.frequency-convergence). Also required: Rayleigh-Ritz upper bounds
+
+    Source: docs/rrrp-arm.md section 1 (assumed modes)"""
     EI, rho_A, L, payload = 2.0, 0.5, 1.3, cf.Payload(0.2)
     f_fem = cf.PlanarArm([cf.Link(L, 16, EI=EI, rho_A=rho_A)], payload=payload).natural_frequencies(2)
     ks, errs = [3, 5, 8], []
@@ -142,15 +155,17 @@ def fem_vs_modes_frequencies(ctx):
                    details=[f"k = {k}: errors {e.tolist()}" for k, e in zip(ks, errs)])
 
 
-@case("formulations.fem-vs-modes-transient", quantity="tip deflection of Bien's single "
-      "link under the torque pulse (2 s): 3 assumed modes vs 8 Hermite elements",
-      metric="max |w_modes - w_FEM| / max |w_FEM|", tolerance=1e-4,
-      reason="no a-priori bound: five times the 1.8e-5 seen on 2026-11-22, which is 240x "
-             "below the 1-mode error (4.3e-3), so a wrong mass or stiffness of one mode "
-             "fails it; FEM at 8 elements is within 2e-6 of 16 elements "
-             "(beam.transient-convergence) and the solver rtol is 1e-9",
-      engines=("reference",))
+@case("formulations.fem-vs-modes-transient", tolerance=1e-4, engines=("reference",))
 def fem_vs_modes_transient(ctx):
+    """Quantity: tip deflection of Bien's single link under the torque pulse (2 s): 3 assumed
+        modes vs 8 Hermite elements
+
+    Metric: max |w_modes - w_FEM| / max |w_FEM|
+
+    Reason: no a-priori bound: five times the 1.8e-5 seen on 2026-11-22, which is 240x below
+        the 1-mode error (4.3e-3), so a wrong mass or stiffness of one mode fails it; FEM at
+        8 elements is within 2e-6 of 16 elements (beam.transient-convergence) and the solver
+        rtol is 1e-9"""
     link = scenarios.bien_link(1.0, 8)
     runs = {}
     for label, lk in (("FEM, 8 elements", link),
@@ -176,12 +191,16 @@ def fem_vs_modes_transient(ctx):
     return Outcome(errs["3 modes"], plot, details=[f"{k}: {v:.3e}" for k, v in errs.items()])
 
 
-@case("formulations.power-law-stiffness", quantity="stiffness of the power-law shape "
-      "(x/L)^p, p = 1.5522 ([W]'s unit check K = 7.037 EI / l^3, docs/rrrp-arm.md eq. (4.2))",
-      metric="|K l^3 / EI - 7.037|", tolerance=5e-4,
-      reason="[W] prints 7.037 to four significant digits: half a unit in the last digit",
-      engines=("reference", "closed form"), source="[W]; docs/rrrp-arm.md eq. (4.2)")
+@case("formulations.power-law-stiffness", tolerance=5e-4, engines=("reference", "closed form"))
 def power_law(ctx):
+    """Quantity: stiffness of the power-law shape (x/L)^p, p = 1.5522 ([W]'s unit check K =
+        7.037 EI / l^3, docs/rrrp-arm.md eq. (4.2))
+
+    Metric: |K l^3 / EI - 7.037|
+
+    Reason: [W] prints 7.037 to four significant digits: half a unit in the last digit
+
+    Source: [W]; docs/rrrp-arm.md eq. (4.2)"""
     L, EI = 1.3, 2.0
     K = PowerBasis(L, [1.5522]).stiffness_matrix(EI)[0, 0]
     return Outcome(abs(K * L**3 / EI - 7.037), details=[f"K l^3/EI = {K * L**3 / EI:.6f}"])

@@ -33,19 +33,23 @@ def _lambda_max(arm, kw):
     return float(np.max(np.abs(np.linalg.eigvals(A))))
 
 
-@case("integrators.kozlowski-table", quantity="cost (right-hand-side evaluations) and "
-      "success of explicit (RK45, DOP853, RK23) and stiff (Radau, BDF, LSODA) integrators on "
-      "[K]'s flexible double pendulum, n = 2, 4, 8 elements per link, stiffness-"
-      "proportional damping beta = 1e-4 s, rtol = 1e-4, 0.05 s",
-      metric="RK45 evaluations at n = 8 / the stability-limited estimate 6 t_end "
-             "|lambda_max| / 3.31", tolerance=(0.9, 1.5), compare="window",
-      reason="an explicit method's step is bounded by stability: DOPRI5's interval on the "
-             "negative real axis is 3.31 (Hairer & Wanner II, IV.2), 6 evaluations per "
-             "step; lambda_max of the linearised arm grows as n^2 to n^4 with damping. "
-             "Rejected steps of a controller hunting at the boundary add 10-50 %. A stiff "
-             "method's step follows accuracy only, so it must also cost 5x less at n = 8",
-      engines=("reference",), source="Kozlowski 1994 (explicit RK overflowing)")
+@case("integrators.kozlowski-table", tolerance=(0.9, 1.5), compare="window", engines=("reference",))
 def kozlowski_table(ctx):
+    """Quantity: cost (right-hand-side evaluations) and success of explicit (RK45, DOP853,
+        RK23) and stiff (Radau, BDF, LSODA) integrators on [K]'s flexible double pendulum, n
+        = 2, 4, 8 elements per link, stiffness-proportional damping beta = 1e-4 s, rtol =
+        1e-4, 0.05 s
+
+    Metric: RK45 evaluations at n = 8 / the stability-limited estimate 6 t_end |lambda_max|
+        / 3.31
+
+    Reason: an explicit method's step is bounded by stability: DOPRI5's interval on the
+        negative real axis is 3.31 (Hairer & Wanner II, IV.2), 6 evaluations per step;
+        lambda_max of the linearised arm grows as n^2 to n^4 with damping. Rejected steps of
+        a controller hunting at the boundary add 10-50 %. A stiff method's step follows
+        accuracy only, so it must also cost 5x less at n = 8
+
+    Source: Kozlowski 1994 (explicit RK overflowing)"""
     ns, table = (2, 4, 8), {}
     for n in ns:
         arm, kw = _kozlowski_two(n, 1e-4)
@@ -103,16 +107,19 @@ def kozlowski_table(ctx):
     return Outcome(rk[-1] / estimate[8], plot, details=lines, data=data)
 
 
-@case("integrators.drive-time-step", quantity="fixed-step (real-time) integration of the [S] "
-      "drive, 12 V step, 10 ms: explicit Euler and RK4 at the stability bound h0 of "
-      "GearDrive.max_stable_step and at h0/2, h0/4, against Radau at rtol 1e-11",
-      metric="observed order of explicit Euler (max relative state error at 10 ms)",
-      tolerance=(0.9, 1.1), compare="window",
-      reason="Euler is first order; +-0.1 for the non-smooth backlash and friction "
-             "switches crossed at step-dependent times. RK4 is reported (its order is "
-             "capped near 2 by the same kinks at [S]'s parameters)",
-      engines=("drive",), source="Serebrenny et al. 2019, eq. 29")
+@case("integrators.drive-time-step", tolerance=(0.9, 1.1), compare="window", engines=("drive",))
 def drive_time_step(ctx):
+    """Quantity: fixed-step (real-time) integration of the [S] drive, 12 V step, 10 ms:
+        explicit Euler and RK4 at the stability bound h0 of GearDrive.max_stable_step and at
+        h0/2, h0/4, against Radau at rtol 1e-11
+
+    Metric: observed order of explicit Euler (max relative state error at 10 ms)
+
+    Reason: Euler is first order; +-0.1 for the non-smooth backlash and friction switches
+        crossed at step-dependent times. RK4 is reported (its order is capped near 2 by the
+        same kinks at [S]'s parameters)
+
+    Source: Serebrenny et al. 2019, eq. 29"""
     from chrono_flex.drive import DriveParams, GearDrive, simulate_drive, simulate_fixed
 
     d = GearDrive(DriveParams.serebrenny2019())

@@ -83,17 +83,19 @@ def run_from_mode(arm, lin, torque, t_end, amplitude=AMPLITUDE):
     return lam, res
 
 
-@case("linear.pd-poles", quantity="first flexible mode of a link under joint PD "
-      "(Kp = 20 N m/rad, Kd = 5 N m s/rad, hub 0.1 kg m^2, payload 0.1 kg): frequency and "
-      "decay rate identified in the nonlinear run at 1 mm amplitude against the closed-loop "
-      "pole of arm.linearize",
-      metric="max(|sigma_run - sigma_lin|, |omega_run - omega_lin|) / omega_lin",
-      tolerance=ID_BOUND,
-      reason="the nonlinear terms shift frequency and decay by O(a^2) ~ 1e-6 at a = 1 mm "
-             "on a 1 m link; Radau's rtol 1e-9; a margin of 100 for the higher modes "
-             "those terms excite, which the fit does not model",
-      engines=("reference",), source="docs/linear-models.md §3")
+@case("linear.pd-poles", tolerance=ID_BOUND, engines=("reference",))
 def pd_poles(ctx):
+    """Quantity: first flexible mode of a link under joint PD (Kp = 20 N m/rad, Kd = 5 N m
+        s/rad, hub 0.1 kg m^2, payload 0.1 kg): frequency and decay rate identified in the
+        nonlinear run at 1 mm amplitude against the closed-loop pole of arm.linearize
+
+    Metric: max(|sigma_run - sigma_lin|, |omega_run - omega_lin|) / omega_lin
+
+    Reason: the nonlinear terms shift frequency and decay by O(a^2) ~ 1e-6 at a = 1 mm on a
+        1 m link; Radau's rtol 1e-9; a margin of 100 for the higher modes those terms
+        excite, which the fit does not model
+
+    Source: docs/linear-models.md §3"""
     arm = plant()
     lin = arm.linearize(inputs="torque1", outputs=["theta1", "theta1_dot"]).feedback([[KP, KD]])
     lam, res = run_from_mode(arm, lin, lambda t, q, qd: [-KP * q[0] - KD * qd[0]], 8.0)
@@ -126,16 +128,19 @@ def move(t):
     return MOVE * (s - math.sin(2 * math.pi * s) / (2 * math.pi))
 
 
-@case("linear.input-shaper", quantity="residual tip vibration after a rest-to-rest move of "
-      "0.2 rad in 1 s under joint PD, the reference shaped by ZV and ZVD shapers designed "
-      "from the linear model's first closed-loop mode, against the unshaped move",
-      metric="smaller reduction of the largest |tip deflection| after t = 4 s (ZV, ZVD)",
-      tolerance=0.9, compare="ge",
-      reason="the bound asked of a shaper (90 %); the linear model predicts a complete "
-             "cancellation of the mode it is designed on, so what remains is the other "
-             "modes and the nonlinear terms (a move of 0.2 rad: O(0.04) of the excitation)",
-      engines=("reference",), source="Singer & Seering 1990 (docs/linear-models.md §4)")
+@case("linear.input-shaper", tolerance=0.9, compare="ge", engines=("reference",))
 def shaper(ctx):
+    """Quantity: residual tip vibration after a rest-to-rest move of 0.2 rad in 1 s under joint
+        PD, the reference shaped by ZV and ZVD shapers designed from the linear model's
+        first closed-loop mode, against the unshaped move
+
+    Metric: smaller reduction of the largest |tip deflection| after t = 4 s (ZV, ZVD)
+
+    Reason: the bound asked of a shaper (90 %); the linear model predicts a complete
+        cancellation of the mode it is designed on, so what remains is the other modes and
+        the nonlinear terms (a move of 0.2 rad: O(0.04) of the excitation)
+
+    Source: Singer & Seering 1990 (docs/linear-models.md §4)"""
     arm = plant()
     lin = arm.linearize(inputs="torque1", outputs=["theta1", "theta1_dot"]).feedback([[KP, KD]])
     lam, _ = first_mode(lin)
@@ -189,19 +194,22 @@ def critical_gain(lin, kd=KD_TIP, hi=50.0):
     return brentq(growth, ks[i - 1], ks[i], xtol=1e-12)
 
 
-@case("linear.tip-feedback", quantity="tip-position feedback of the same link "
-      "(tau = -k y_tip - 0.5 theta_dot): the non-minimum-phase zeros of torque -> tip "
-      "position, the gain k* at which the loop goes unstable (linear model), and the "
-      "growth or decay rate of the nonlinear runs at 0.9 k* and 1.1 k*",
-      metric="max |sigma_run - sigma_lin| / omega_lin at 0.9 k* and 1.1 k* (and the sign: "
-             "decay below k*, growth above)",
-      tolerance=ID_BOUND,
-      reason="the nonlinear terms shift the rates by O((y_max / L)^2): started at 0.25 mm "
-             "of deflection (the rigid rotation makes the tip move ~10 times more), the run "
-             "above k* grows by e^(5 sigma) ~ 3.5 to y_max ~ 1 cm, 1e-4; Radau's rtol 1e-9 "
-             "is far below. Measured: the shift grows as y_max^2 (3e-5 at 4.3 cm)",
-      engines=("reference",), source="Cannon & Schmitz 1984 (docs/linear-models.md §5)")
+@case("linear.tip-feedback", tolerance=ID_BOUND, engines=("reference",))
 def tip_feedback(ctx):
+    """Quantity: tip-position feedback of the same link (tau = -k y_tip - 0.5 theta_dot): the
+        non-minimum-phase zeros of torque -> tip position, the gain k* at which the loop
+        goes unstable (linear model), and the growth or decay rate of the nonlinear runs at
+        0.9 k* and 1.1 k*
+
+    Metric: max |sigma_run - sigma_lin| / omega_lin at 0.9 k* and 1.1 k* (and the sign:
+        decay below k*, growth above)
+
+    Reason: the nonlinear terms shift the rates by O((y_max / L)^2): started at 0.25 mm of
+        deflection (the rigid rotation makes the tip move ~10 times more), the run above k*
+        grows by e^(5 sigma) ~ 3.5 to y_max ~ 1 cm, 1e-4; Radau's rtol 1e-9 is far below.
+        Measured: the shift grows as y_max^2 (3e-5 at 4.3 cm)
+
+    Source: Cannon & Schmitz 1984 (docs/linear-models.md §5)"""
     arm = plant()
     lin = arm.linearize(inputs="torque1", outputs=["tip_lateral", "theta1_dot"])
     z = lin.select(outputs="tip_lateral").zeros()
@@ -257,18 +265,21 @@ def tip_feedback(ctx):
                    data=dict(kstar=kstar, rhp_zeros=rhp.tolist(), errors=errs))
 
 
-@case("linear.pinned-link-zeros", quantity="zeros and poles of a link on a revolute joint "
-      "(hub 0.01 kg m^2, payload 0.1 kg, torque at the hub): torque -> joint angle zeros "
-      "against the clamped link's frequencies, interlacing, the real zero pairs of torque "
-      "-> tip position, and their convergence with 4, 6, 8, 12 elements against 48",
-      metric="largest |observed rate - 4| of the first zero to the joint angle, the first "
-             "pole and the first real tip zero (log-log fit of the relative errors)",
-      tolerance=0.5,
-      reason="cubic Hermite elements give frequency errors O(h^4) (Strang & Fix: 2 (k - m), "
-             "k = 4, m = 2); the zeros are frequencies of constrained beams of the same "
-             "elements; +-0.5 is the pre-asymptotic spread at 4-12 elements",
-      engines=("reference",), source="Miu 1991; Cannon & Schmitz 1984 (docs/linear-models.md §3)")
+@case("linear.pinned-link-zeros", tolerance=0.5, engines=("reference",))
 def pinned_link_zeros(ctx):
+    """Quantity: zeros and poles of a link on a revolute joint (hub 0.01 kg m^2, payload 0.1
+        kg, torque at the hub): torque -> joint angle zeros against the clamped link's
+        frequencies, interlacing, the real zero pairs of torque -> tip position, and their
+        convergence with 4, 6, 8, 12 elements against 48
+
+    Metric: largest |observed rate - 4| of the first zero to the joint angle, the first pole
+        and the first real tip zero (log-log fit of the relative errors)
+
+    Reason: cubic Hermite elements give frequency errors O(h^4) (Strang & Fix: 2 (k - m), k
+        = 4, m = 2); the zeros are frequencies of constrained beams of the same elements;
+        +-0.5 is the pre-asymptotic spread at 4-12 elements
+
+    Source: Miu 1991; Cannon & Schmitz 1984 (docs/linear-models.md §3)"""
     def models(n):
         arm = cf.PlanarArm([bien_link(1.0, n)], hub_inertia=0.01, payload=cf.Payload(0.1))
         return (arm, arm.linearize(inputs="torque1", outputs="theta1"),
@@ -351,19 +362,21 @@ def step_response(lin, t, du):
     return np.array([lin.C[0] @ expm(aug * tk)[:n, n] * du for tk in t])
 
 
-@case("linear.drive-sliding", quantity="the [S] gear drive running steadily at 5 rad/s "
-      "(friction sliding, teeth on the loaded flank), a voltage step of 2 %: the output "
-      "speed of the nonlinear drive (simulate_drive, Radau) against the step response of "
-      "linearize_drive(friction='sliding')",
-      metric="max |d omega_run - d omega_lin| / max |d omega_lin|",
-      tolerance=1.2e-4,
-      reason="the linear model leaves out the second-order remainder, which at the new "
-             "steady state is |omega_ss(u0 + du) - omega0 - d omega_lin(inf)| / d omega_lin = "
-             "1.5e-5 for this step (the steady speed solved from the drive's own "
-             "steady_state); the transient peaks at about twice that; a margin of 4. "
-             "Radau's rtol 1e-10 is far below",
-      engines=("drive",), source="docs/linear-models.md §2")
+@case("linear.drive-sliding", tolerance=1.2e-4, engines=("drive",))
 def drive_sliding(ctx):
+    """Quantity: the [S] gear drive running steadily at 5 rad/s (friction sliding, teeth on the
+        loaded flank), a voltage step of 2 %: the output speed of the nonlinear drive
+        (simulate_drive, Radau) against the step response of
+        linearize_drive(friction='sliding')
+
+    Metric: max |d omega_run - d omega_lin| / max |d omega_lin|
+
+    Reason: the linear model leaves out the second-order remainder, which at the new steady
+        state is |omega_ss(u0 + du) - omega0 - d omega_lin(inf)| / d omega_lin = 1.5e-5 for
+        this step (the steady speed solved from the drive's own steady_state); the transient
+        peaks at about twice that; a margin of 4. Radau's rtol 1e-10 is far below
+
+    Source: docs/linear-models.md §2"""
     from chrono_flex.drive import DriveParams, GearDrive, linearize_drive, simulate_drive
 
     drive = GearDrive(DriveParams.serebrenny2019())

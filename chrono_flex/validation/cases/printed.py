@@ -43,19 +43,22 @@ def rounding_bound(M, eta, half_digit=ETA_HALF_DIGIT):
     return half_digit * np.abs(np.array(S)).sum(axis=0)
 
 
-@case("published.s-table2-printed", quantity="K_ML, Mc and both 95 % intervals identified "
-      "by least squares of [S] eq. 27 from [S] Table 2's ten printed (M1', eta) points, "
-      "against the printed K_ML = 3.266 (3.204 ... 3.328), Mc = 0.04052 (0.04022 ... 0.04082)",
-      metric="max over the six numbers of |fit - printed| / (change the rounding of the "
-             "printed eta can cause + half a unit of the printed result's last digit)",
-      tolerance=1.0,
-      reason="the points are printed to 3 decimals of eta: rounding each within +-0.0005 "
-             "moves the fit by at most sum_i |d fit / d eta_i| 0.0005 (K_ML 0.032, Mc 1.5e-4), "
-             "and the result is printed to half a unit of its last digit; a fit inside "
-             "that bound is what the printed digits allow",
-      engines=("drive",), source="Serebrenny, Boshlyakov, Ogorodnik 2019, Table 2 "
-                                 "(validation/papers/serebrenny2019_table2.csv)")
+@case("published.s-table2-printed", tolerance=1.0, engines=("drive",))
 def s_table2_printed(ctx):
+    """Quantity: K_ML, Mc and both 95 % intervals identified by least squares of [S] eq. 27
+        from [S] Table 2's ten printed (M1', eta) points, against the printed K_ML = 3.266
+        (3.204 ... 3.328), Mc = 0.04052 (0.04022 ... 0.04082)
+
+    Metric: max over the six numbers of |fit - printed| / (change the rounding of the
+        printed eta can cause + half a unit of the printed result's last digit)
+
+    Reason: the points are printed to 3 decimals of eta: rounding each within +-0.0005 moves
+        the fit by at most sum_i |d fit / d eta_i| 0.0005 (K_ML 0.032, Mc 1.5e-4), and the
+        result is printed to half a unit of its last digit; a fit inside that bound is what
+        the printed digits allow
+
+    Source: Serebrenny, Boshlyakov, Ogorodnik 2019, Table 2
+        (validation/papers/serebrenny2019_table2.csv)"""
     cols, _ = read_table(S_TABLE)
     M = np.array(cols["M1_Nm"], float)
     eta = np.array(cols["eta"], float)
@@ -166,36 +169,41 @@ _W_REASON = ("[W] does not give its FE model: with the end-effector mass m_B on 
 _W_SOURCE = "Wang, Wang, Niu, Table 1 (validation/papers/wang_table1.csv; docs/rrrp-arm.md §3)"
 
 
-@case("published.w-table1-structure1", quantity="lambda(a) of [W] Table 1's structure 1 "
-      "(l2 = 5 m, tubes 80/60 and 60/40 mm) from the project's FE modal analysis at nine "
-      "extensions, against [W]'s printed fit", metric="max over the nine extensions of "
-      "|lambda_FE(a) - lambda_W(a)|", tolerance=0.02, reason=_W_REASON,
-      engines=("reference",), source=_W_SOURCE)
-def w_table1_1(ctx):
-    return _w_case(1)
+def _reproduced(structure, l2):
+    """Register ``published.w-table1-structure<structure>``, one of the two structures
+    (arm 2 length ``l2`` m, the printed tubes) the printed sizes reproduce."""
+    @case(f"published.w-table1-structure{structure}", quantity=f"lambda(a) of [W] Table 1's "
+          f"structure {structure} (l2 = {l2} m, tubes 80/60 and 60/40 mm) from the project's FE "
+          "modal analysis at nine extensions, against [W]'s printed fit",
+          metric="max over the nine extensions of |lambda_FE(a) - lambda_W(a)|",
+          tolerance=0.02, reason=_W_REASON, engines=("reference",), source=_W_SOURCE)
+    def run(ctx):
+        return _w_case(structure)
+
+    return run
 
 
-@case("published.w-table1-structure2", quantity="lambda(a) of [W] Table 1's structure 2 "
-      "(l2 = 5 m, arm 2 tube 60/40 mm, arm 3 solid 40 mm) from the project's FE modal "
-      "analysis, against [W]'s printed fit: the printed sizes do NOT reproduce it, and "
-      "this case records the difference (docs/rrrp-arm.md §3)",
-      metric="max over the nine extensions of |lambda_FE(a) - lambda_W(a)| (a recorded "
-             "difference, not an agreement)", tolerance=(0.23, 0.27), compare="window",
-      reason="the printed sizes give 0.25 below [W]'s fit at full extension (0.15 at a = "
-             "0): no section of arm 3 with arm 2 as printed comes within 0.12 and even a "
-             "free arm-3 section with a 47 kg tip mass within 0.07 (docs/rrrp-arm.md §3), "
-             "so the difference is recorded; the window (+-0.02, half the m_B effect) "
-             "flags any change of the modal analysis that moves it",
+w_table1_1 = _reproduced(1, 5)
+
+
+@case("published.w-table1-structure2", tolerance=(0.23, 0.27), compare="window",
       engines=("reference",), source=_W_SOURCE)
 def w_table1_2(ctx):
+    """Quantity: lambda(a) of [W] Table 1's structure 2 (l2 = 5 m, arm 2 tube 60/40 mm, arm 3
+        solid 40 mm) from the project's FE modal analysis, against [W]'s printed fit: the
+        printed sizes do NOT reproduce it, and this case records the difference
+        (docs/rrrp-arm.md §3)
+
+    Metric: max over the nine extensions of |lambda_FE(a) - lambda_W(a)| (a recorded
+        difference, not an agreement)
+
+    Reason: the printed sizes give 0.25 below [W]'s fit at full extension (0.15 at a = 0):
+        no section of arm 3 with arm 2 as printed comes within 0.12 and even a free arm-3
+        section with a 47 kg tip mass within 0.07 (docs/rrrp-arm.md §3), so the difference
+        is recorded; the window (+-0.02, half the m_B effect) flags any change of the modal
+        analysis that moves it"""
     return _w_case(2, ("best two-parameter fit: arm 3 solid 41.2 mm, 47.3 kg at the tip",
                        dict(tube2=(0.06, 0.04), tube3=(0.0412, 0.0)), 47.3))
 
 
-@case("published.w-table1-structure3", quantity="lambda(a) of [W] Table 1's structure 3 "
-      "(l2 = 6 m, tubes 80/60 and 60/40 mm) from the project's FE modal analysis at nine "
-      "extensions, against [W]'s printed fit", metric="max over the nine extensions of "
-      "|lambda_FE(a) - lambda_W(a)|", tolerance=0.02, reason=_W_REASON,
-      engines=("reference",), source=_W_SOURCE)
-def w_table1_3(ctx):
-    return _w_case(3)
+w_table1_3 = _reproduced(3, 6)

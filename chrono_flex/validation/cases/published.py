@@ -52,18 +52,19 @@ TABLE2 = dict(K_ML=3.266, Mc=0.04052)
 TABLE2_HALF_DIGIT = dict(K_ML=0.0005, Mc=0.000005)
 
 
-@case("published.s-table2", quantity="K_ML and Mc identified from the efficiency curve "
-      "eta(M1') of [S] eq. 27 built from [S] Table 2's values (25 torques 0.1-2 N m), and "
-      "the coverage of the fit's 95 % intervals over 400 noisy copies (efficiency noise "
-      "0.005)",
-      metric="max(|fit - printed| / half a unit of the printed digit (noise-free curve), "
-             "|coverage - 0.95| / 0.022)", tolerance=1.0,
-      reason="[S] prints K_ML = 3.266 and Mc = 0.04052: the noise-free fit must give them "
-             "to half a unit of the last digit (5e-4, 5e-6); a 95 % interval procedure "
-             "covers the truth with probability 0.95, and 400 trials estimate it within "
-             "two binomial standard deviations, 2 sqrt(0.95 0.05 / 400) = 0.022",
-      engines=("drive",), source=S_SOURCE)
+@case("published.s-table2", tolerance=1.0, engines=("drive",), source=S_SOURCE)
 def s_table2(ctx):
+    """Quantity: K_ML and Mc identified from the efficiency curve eta(M1') of [S] eq. 27 built
+        from [S] Table 2's values (25 torques 0.1-2 N m), and the coverage of the fit's 95 %
+        intervals over 400 noisy copies (efficiency noise 0.005)
+
+    Metric: max(|fit - printed| / half a unit of the printed digit (noise-free curve),
+        |coverage - 0.95| / 0.022)
+
+    Reason: [S] prints K_ML = 3.266 and Mc = 0.04052: the noise-free fit must give them to
+        half a unit of the last digit (5e-4, 5e-6); a 95 % interval procedure covers the
+        truth with probability 0.95, and 400 trials estimate it within two binomial standard
+        deviations, 2 sqrt(0.95 0.05 / 400) = 0.022"""
     M = np.linspace(0.1, 2.0, 25)
     exact = identify_efficiency(M, efficiency_input(M, **TABLE2))
     digits = max(abs(getattr(exact, k) - v) / TABLE2_HALF_DIGIT[k] for k, v in TABLE2.items())
@@ -126,17 +127,19 @@ def presliding_test(T, fraction=0.8):
     return sol.t, sol.y[0], sol.y[1], friction
 
 
-@case("published.s-presliding-sigma0", quantity="sigma0 (and Ms, sigma1) identified by "
-      "identify_presliding from simulated presliding tests of the [S] drive's friction on "
-      "J2: torque ramps to 0.8 Ms over 2 s (quasi-static) and 0.05 s (dynamic)",
-      metric="max relative error of sigma0, Ms, sigma1 against [S] Table 2 (100 N m/rad, "
-             "0.0467 N m, 0.923 N m s/rad)", tolerance=1e-5,
-      reason="the fitted curve Ms (1 - e^(-sigma0 x/Ms)) + sigma1 v e^(-sigma0 x/Ms) is "
-             "LuGre's exact friction for a monotone loading from rest at |v| << vs (g(v) = "
-             "Ms to 1e-9 at the test's speeds); what is left is Radau's rtol 1e-10 on the "
-             "states, amplified by the fit (measured 3e-7 on the fast test): 1e-5 bounds it",
-      engines=("drive",), source=S_SOURCE)
+@case("published.s-presliding-sigma0", tolerance=1e-5, engines=("drive",), source=S_SOURCE)
 def s_presliding_sigma0(ctx):
+    """Quantity: sigma0 (and Ms, sigma1) identified by identify_presliding from simulated
+        presliding tests of the [S] drive's friction on J2: torque ramps to 0.8 Ms over 2 s
+        (quasi-static) and 0.05 s (dynamic)
+
+    Metric: max relative error of sigma0, Ms, sigma1 against [S] Table 2 (100 N m/rad,
+        0.0467 N m, 0.923 N m s/rad)
+
+    Reason: the fitted curve Ms (1 - e^(-sigma0 x/Ms)) + sigma1 v e^(-sigma0 x/Ms) is
+        LuGre's exact friction for a monotone loading from rest at |v| << vs (g(v) = Ms to
+        1e-9 at the test's speeds); what is left is Radau's rtol 1e-10 on the states,
+        amplified by the fit (measured 3e-7 on the fast test): 1e-5 bounds it"""
     truth = dict(sigma0=P.sigma0, Ms=P.Ms, sigma1=P.sigma1)
     runs, worst, rows = {}, 0.0, []
     for label, T in (("quasi-static, 2 s", 2.0), ("dynamic, 0.05 s", 0.05)):
@@ -182,17 +185,18 @@ def _first_order_gap(m, grid, a, b, w, law):
     return 2 * (s1 / m.sigma0 - T) * dg * vdot, s1 / m.sigma0, T
 
 
-@case("published.s-fig8-printed-law", quantity="[S] Fig. 8 (Omega2 = 20 sin(2 pi 20 t) + "
-      "21 rad/s) run with sigma1(v) = min(sigma1, 4 sigma0 g/|v|) as [S] eq. 12 prints it "
-      "and with the passivity cap min(sigma1, 4 g/|v|): branch gap and which branch is "
-      "higher for each",
-      metric="max over both laws of max |measured gap - first-order gap| / max |first-order "
-             "gap|, 2 <= Omega2 <= 15 rad/s", tolerance=0.05,
-      reason="as drive.frictional-lag: the neglected terms of the quasi-static expansion "
-             "are O(T_v |dv/dt| / vs) and O(sigma1/sigma0 |dv/dt| / vs) of the gap, a few "
-             "per cent here; Radau rtol 1e-8 is 1e-6 of it",
-      engines=("drive",), source=S_SOURCE)
+@case("published.s-fig8-printed-law", tolerance=0.05, engines=("drive",), source=S_SOURCE)
 def s_fig8_printed_law(ctx):
+    """Quantity: [S] Fig. 8 (Omega2 = 20 sin(2 pi 20 t) + 21 rad/s) run with sigma1(v) =
+        min(sigma1, 4 sigma0 g/|v|) as [S] eq. 12 prints it and with the passivity cap
+        min(sigma1, 4 g/|v|): branch gap and which branch is higher for each
+
+    Metric: max over both laws of max |measured gap - first-order gap| / max |first-order
+        gap|, 2 <= Omega2 <= 15 rad/s
+
+    Reason: as drive.frictional-lag: the neglected terms of the quasi-static expansion are
+        O(T_v |dv/dt| / vs) and O(sigma1/sigma0 |dv/dt| / vs) of the gap, a few per cent
+        here; Radau rtol 1e-8 is 1e-6 of it"""
     a, b, f = 20.0, 21.0, 20.0
     w = 2 * math.pi * f
     grid = np.linspace(2.0, 15.0, 131)
@@ -273,19 +277,20 @@ def _excess(values, bounds, tols):
     return max(max((lo - v) / tols[0], (v - hi) / tols[1], 0.0) for v in values)
 
 
-@case("published.k-pendulums-5s", quantity="elastic displacements and slopes at the nodes "
-      "of [K]'s one- and two-link gravity pendulums (2 elements per link) over the full "
-      "5 s, generalized-alpha at h = 1 ms, against [K]'s reported 0.05-0.25 mm and "
-      "0.01-0.1 deg",
-      metric="largest excursion of a nodal peak outside [K]'s ranges, in units of half the "
-             "printed precision (0 when every peak lies inside)", tolerance=1.0,
-      reason="[K] prints the displacement range in steps of 0.05 mm (0.05, 0.25: +-0.025 "
-             "mm) and the slopes to one significant digit (0.01, 0.1 deg: +-0.005, +-0.05); "
-             "h = 1 ms with rho_inf 0.8 damps the 490-540 Hz top modes, which lowers the "
-             "tip peaks by 3-5 % against h = 0.25 ms (0.203/0.210 mm one link, 0.257/0.270 "
-             "mm two links), inside the tolerance either way",
-      engines=("reference",), source=K_SOURCE)
+@case("published.k-pendulums-5s", tolerance=1.0, engines=("reference",), source=K_SOURCE)
 def k_pendulums_5s(ctx):
+    """Quantity: elastic displacements and slopes at the nodes of [K]'s one- and two-link
+        gravity pendulums (2 elements per link) over the full 5 s, generalized-alpha at h =
+        1 ms, against [K]'s reported 0.05-0.25 mm and 0.01-0.1 deg
+
+    Metric: largest excursion of a nodal peak outside [K]'s ranges, in units of half the
+        printed precision (0 when every peak lies inside)
+
+    Reason: [K] prints the displacement range in steps of 0.05 mm (0.05, 0.25: +-0.025 mm)
+        and the slopes to one significant digit (0.01, 0.1 deg: +-0.005, +-0.05); h = 1 ms
+        with rho_inf 0.8 damps the 490-540 Hz top modes, which lowers the tip peaks by 3-5 %
+        against h = 0.25 ms (0.203/0.210 mm one link, 0.257/0.270 mm two links), inside the
+        tolerance either way"""
     runs, rows, worst = {}, [], 0.0
     for name in ("kozlowski-1link", "kozlowski-2link"):
         ctx.note(name)
@@ -339,20 +344,22 @@ def _rk4_fails(arm, kw, h, t_end, guard):
     return False, r
 
 
-@case("published.k-explicit-failure", quantity="the largest fixed step at which classical "
-      "RK4 integrates [K]'s flexible double pendulum (2 elements per link) without its top "
-      "mode growing, against the stability limit h* = 2 sqrt(2) / omega_max, omega_max the "
-      "highest natural frequency at release (joints free, modes.py)",
-      metric="measured threshold / h*: bisection over 0.95-1.10 h*, 1 s runs, failure = "
-             "SimulationError from a tip deflection above 2.5 mm (ten times [K]'s largest)",
-      tolerance=(0.98, 1.03), compare="window",
-      reason="undamped modes have eigenvalues +-i omega, RK4 amplifies them by |R(i omega "
-             "h)| > 1 beyond omega h = 2 sqrt(2); omega_max varies by 1.2 % along the "
-             "motion (3794-3841 rad/s), so growth may start at 0.988 h*; above h* the "
-             "growth of 0.25 % per 0.1 % of step needs 0.1-0.2 % more than h* to reach "
-             "the guard within 1 s; bisection resolves 0.23 %",
+@case("published.k-explicit-failure", tolerance=(0.98, 1.03), compare="window",
       engines=("reference",), source=K_SOURCE + ", explicit Runge-Kutta overflowing")
 def k_explicit_failure(ctx):
+    """Quantity: the largest fixed step at which classical RK4 integrates [K]'s flexible double
+        pendulum (2 elements per link) without its top mode growing, against the stability
+        limit h* = 2 sqrt(2) / omega_max, omega_max the highest natural frequency at release
+        (joints free, modes.py)
+
+    Metric: measured threshold / h*: bisection over 0.95-1.10 h*, 1 s runs, failure =
+        SimulationError from a tip deflection above 2.5 mm (ten times [K]'s largest)
+
+    Reason: undamped modes have eigenvalues +-i omega, RK4 amplifies them by |R(i omega h)|
+        > 1 beyond omega h = 2 sqrt(2); omega_max varies by 1.2 % along the motion
+        (3794-3841 rad/s), so growth may start at 0.988 h*; above h* the growth of 0.25 %
+        per 0.1 % of step needs 0.1-0.2 % more than h* to reach the guard within 1 s;
+        bisection resolves 0.23 %"""
     arm, kw = scenarios.get("kozlowski-2link").arm_and_kwargs()
     q0 = arm.coordinates(kw["q0"])
     w2, _ = eigenmodes(arm, None, q0, joints="free")

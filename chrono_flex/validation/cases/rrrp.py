@@ -35,18 +35,20 @@ T_MOVE = 6.0
 N_ELEMENTS = 3
 
 
-@case("rrrp.fem-static", quantity="tip sag of the FEM RRRP arm held straight and "
-      "horizontal (a = 2.3 m, 4 elements per arm, linear statics under gravity) against "
-      "the unit-load closed form of the stepped cantilever (arm 1, arm 2, both tubes "
-      "over the overlap, arm 3; m_A and m_B)",
-      metric="|delta_FEM - delta_closed| / delta_closed", tolerance=1e-10,
-      reason="cubic Hermite elements with consistent loads are nodally exact for a beam "
-             "whose sections change at nodes (every change is a node here): only "
-             "round-off remains (~1e-15 relative; 1e-10 leaves room for the solve's "
-             "conditioning)",
-      engines=("reference", "closed form"),
-      source="[W]; docs/rrrp-arm.md §6; Timoshenko & Gere (unit-load method)")
+@case("rrrp.fem-static", tolerance=1e-10, engines=("reference", "closed form"))
 def fem_static(ctx):
+    """Quantity: tip sag of the FEM RRRP arm held straight and horizontal (a = 2.3 m, 4
+        elements per arm, linear statics under gravity) against the unit-load closed form of
+        the stepped cantilever (arm 1, arm 2, both tubes over the overlap, arm 3; m_A and
+        m_B)
+
+    Metric: |delta_FEM - delta_closed| / delta_closed
+
+    Reason: cubic Hermite elements with consistent loads are nodally exact for a beam whose
+        sections change at nodes (every change is a node here): only round-off remains
+        (~1e-15 relative; 1e-10 leaves room for the solve's conditioning)
+
+    Source: [W]; docs/rrrp-arm.md §6; Timoshenko & Gere (unit-load method)"""
     p = RRRPParams(phi1z="power")
     fem = rf.fem_arm(p, a=A_STATIC, n_elements=4)
     joints = [0.4, 0.0, 0.0, A_STATIC]
@@ -74,22 +76,24 @@ def _comparison():
                                 T_MOVE, goal=GOAL, n_out=121, rtol=1e-3)
 
 
-@case("rrrp.fem-vs-assumed-modes", quantity="end effector B of the RRRP arm on a "
-      "prescribed 6 s slew without gravity (theta1 0 -> 0.5 rad, theta2 0.2 -> 0.3, "
-      "theta3 -0.2 -> -0.3 from the horizontal, a 2.3 -> 2.6 m): FEM arm (3 elements "
-      "per arm, laid out for a = 2.45 m) against [W]'s assumed modes (power-law z mode of arm 1)",
-      metric="max over t of |r_B,FEM(t) - r_B,AM(t)| / B(t), with B(t) = "
-             "(w_AM^2 - w_FEM^2) / w_FEM int_0^t |u_AM| dt (docs/rrrp-arm.md eq. (6.3))",
-      tolerance=1.0,
-      reason="eq. (6.3) bounds the difference of two one-mode responses to the same load "
-             "per unit modal mass from rest, the frequencies taken at their worst over "
-             "the start and goal; it must hold (ratio <= 1) unless the models differ in "
-             "more than their first frequency. The numerics are far below it: 4 "
-             "elements per arm and Radau's rtol 1e-5 instead of 3 and 1e-3 move B by "
-             "< 1e-4 m of a 0.22 m difference; samples where B < 1e-3 max B (the first instants) "
-             "are left out",
-      engines=("reference",), source="[W]; docs/rrrp-arm.md §6")
+@case("rrrp.fem-vs-assumed-modes", tolerance=1.0, engines=("reference",))
 def fem_vs_assumed_modes(ctx):
+    """Quantity: end effector B of the RRRP arm on a prescribed 6 s slew without gravity
+        (theta1 0 -> 0.5 rad, theta2 0.2 -> 0.3, theta3 -0.2 -> -0.3 from the horizontal, a
+        2.3 -> 2.6 m): FEM arm (3 elements per arm, laid out for a = 2.45 m) against [W]'s
+        assumed modes (power-law z mode of arm 1)
+
+    Metric: max over t of |r_B,FEM(t) - r_B,AM(t)| / B(t), with B(t) = (w_AM^2 - w_FEM^2) /
+        w_FEM int_0^t |u_AM| dt (docs/rrrp-arm.md eq. (6.3))
+
+    Reason: eq. (6.3) bounds the difference of two one-mode responses to the same load per
+        unit modal mass from rest, the frequencies taken at their worst over the start and
+        goal; it must hold (ratio <= 1) unless the models differ in more than their first
+        frequency. The numerics are far below it: 4 elements per arm and Radau's rtol 1e-5
+        instead of 3 and 1e-3 move B by < 1e-4 m of a 0.22 m difference; samples where B <
+        1e-3 max B (the first instants) are left out
+
+    Source: [W]; docs/rrrp-arm.md §6"""
     c = _comparison()
     D = c.difference
     keep = c.bound > 1e-3 * c.bound.max()
@@ -172,18 +176,21 @@ def _chrono_runs():
     return ys_ref, run(H_CHRONO), run(H_CHRONO / 2)
 
 
-@case("rrrp.fem-chrono", quantity="end effector B and the four joint torques/force of the FEM "
-      "RRRP arm (3 elements per arm, its telescopic joint a ShaftsMotorPosition like the "
-      "others) on the first 2 s of the prescribed slew, in Chrono through the custom element "
-      "(SpatialFlexibleLink, HHT 10 ms) against the reference engine",
-      metric="max over t and over B's position and each joint load of |y_Chrono - y_ref| / "
-             "bound", tolerance=1.0,
-      reason="same equations in both engines: the bound is the time integration error "
-             "3 e(h), e(h) = 4/3 |y(h) - y(h/2)| (Richardson, order 2 of HHT with alpha = 0), "
-             "plus the reference's own error, taken as 2 |y(rtol 1e-6) - y(rtol 1e-7)|",
-      engines=("reference", "chrono"), needs_pychrono=True,
-      source="[W]; docs/rrrp-arm.md §6; docs/chrono.md §2")
+@case("rrrp.fem-chrono", tolerance=1.0, engines=("reference", "chrono"), needs_pychrono=True)
 def fem_chrono(ctx):
+    """Quantity: end effector B and the four joint torques/force of the FEM RRRP arm (3
+        elements per arm, its telescopic joint a ShaftsMotorPosition like the others) on the
+        first 2 s of the prescribed slew, in Chrono through the custom element
+        (SpatialFlexibleLink, HHT 10 ms) against the reference engine
+
+    Metric: max over t and over B's position and each joint load of |y_Chrono - y_ref| /
+        bound
+
+    Reason: same equations in both engines: the bound is the time integration error 3 e(h),
+        e(h) = 4/3 |y(h) - y(h/2)| (Richardson, order 2 of HHT with alpha = 0), plus the
+        reference's own error, taken as 2 |y(rtol 1e-6) - y(rtol 1e-7)|
+
+    Source: [W]; docs/rrrp-arm.md §6; docs/chrono.md §2"""
     (ref, ref_tight), y1, y2 = _chrono_runs()
     e_step = step_error(y1, y2)          # HHT with alpha = 0: order 2
     e_ref = 2.0 * np.max(np.abs(ref - ref_tight), axis=0)

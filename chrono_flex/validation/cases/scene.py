@@ -194,15 +194,18 @@ def payload_study():
                 gap=float(max(np.max(w[:, 2]) for w in welded)))
 
 
-@case("scene.cantilever-tip-body", quantity="deflection of a clamped link whose tip body is "
-      "pulled by a force in Chrono", metric="|w(L) - P L^3/3EI| / (P L^3/3EI)",
-      tolerance=1e-7, engines=("chrono",), needs_pychrono=True,
-      source="Roark (Young & Budynas 2002), table 8.1",
-      reason="Hermite elements are nodally exact for a tip load, the static settling leaves "
-             "< 1e-14; what remains is the Newton tolerance (1e-9 relative) and the linear "
-             "model's own approximation of the world-fixed load in the link's frame "
-             "(none: the root is clamped at angle 0)")
+@case("scene.cantilever-tip-body", tolerance=1e-7, engines=("chrono",), needs_pychrono=True)
 def _cantilever(ctx):
+    """Quantity: deflection of a clamped link whose tip body is pulled by a force in Chrono
+
+    Metric: |w(L) - P L^3/3EI| / (P L^3/3EI)
+
+    Reason: Hermite elements are nodally exact for a tip load, the static settling leaves <
+        1e-14; what remains is the Newton tolerance (1e-9 relative) and the linear model's
+        own approximation of the world-fixed load in the link's frame (none: the root is
+        clamped at angle 0)
+
+    Source: Roark (Young & Budynas 2002), table 8.1"""
     tip = cantilever_pulled(L)
     mid = cantilever_pulled(L / 2)
     err = abs(tip["w_tip"] - tip["w_tip_exact"]) / abs(tip["w_tip_exact"])
@@ -216,16 +219,18 @@ def _cantilever(ctx):
     return Outcome(max(err, err_mid), details=details, data=dict(tip=tip, mid=mid))
 
 
-@case("scene.propped-cantilever", quantity="tip reaction of a clamped link under gravity whose "
-      "tip body is pinned to the ground by a Chrono revolute joint",
-      metric="|R - 3qL/8| / (3qL/8) minus the bushing's predicted compliance effect",
-      tolerance=1e-7, engines=("chrono",), needs_pychrono=True,
-      source="Roark (Young & Budynas 2002), table 8.1; docs/chrono.md §8",
-      reason="nodally exact elements with a consistent load; the bushing turns the rigid prop "
-             "into a spring k_p, which lowers the reaction by the factor 1/(1 + k_tip/k_p) "
-             "(predicted, 4e-7 here); what remains is settling (< 1e-14) and Newton "
-             "(1e-9)")
+@case("scene.propped-cantilever", tolerance=1e-7, engines=("chrono",), needs_pychrono=True)
 def _propped(ctx):
+    """Quantity: tip reaction of a clamped link under gravity whose tip body is pinned to the
+        ground by a Chrono revolute joint
+
+    Metric: |R - 3qL/8| / (3qL/8) minus the bushing's predicted compliance effect
+
+    Reason: nodally exact elements with a consistent load; the bushing turns the rigid prop
+        into a spring k_p, which lowers the reaction by the factor 1/(1 + k_tip/k_p)
+        (predicted, 4e-7 here); what remains is settling (< 1e-14) and Newton (1e-9)
+
+    Source: Roark (Young & Budynas 2002), table 8.1; docs/chrono.md §8"""
     r = propped_cantilever()
     R = -r["force"][1]                  # the link holds the body up: its force on the body is -R
     err = abs(R - r["R_bushing"]) / r["R_rigid"]
@@ -236,15 +241,19 @@ def _propped(ctx):
     return Outcome(err, details=details, data=r)
 
 
-@case("scene.payload-body", quantity="pendulum with a body welded at the tip vs the element's "
-      "internal payload (same mass and inertia): joint angle and tip deflection",
-      metric="max over steps and columns of |welded - internal| / (S (e_welded(h) + "
-             "e_internal(h))), e: Richardson estimates from each engine's own step study",
-      tolerance=1.0, engines=("chrono",), needs_pychrono=True, source="docs/chrono.md §8",
-      reason="the two scenes have the same physics up to the bushing (gap ~1e-6 m); their "
-             "difference must be integration error, modelled by the step study with S = 3 "
-             "(the safety factor of the engine comparisons)")
+@case("scene.payload-body", tolerance=1.0, engines=("chrono",), needs_pychrono=True)
 def _payload(ctx):
+    """Quantity: pendulum with a body welded at the tip vs the element's internal payload (same
+        mass and inertia): joint angle and tip deflection
+
+    Metric: max over steps and columns of |welded - internal| / (S (e_welded(h) +
+        e_internal(h))), e: Richardson estimates from each engine's own step study
+
+    Reason: the two scenes have the same physics up to the bushing (gap ~1e-6 m); their
+        difference must be integration error, modelled by the step study with S = 3 (the
+        safety factor of the engine comparisons)
+
+    Source: docs/chrono.md §8"""
     st = payload_study()
     hs = PAYLOAD_STEPS
     ratios = []
@@ -337,19 +346,22 @@ def propped_vibration_study():
     return out
 
 
-@case("scene.propped-vibration", quantity="first three frequencies of a clamped link whose tip "
-      "body is pinned to the ground by a Chrono revolute joint (no gravity)",
-      metric="max over modes of |observed order of the frequency error (meshes 4 -> 8) - 4|",
-      tolerance=0.5, engines=("chrono",), needs_pychrono=True,
-      source="Blevins, Formulas for natural frequency and mode shape, table 8-1 "
-             "(beta_n L = 3.9266, 7.0686, 10.2102); Strang & Fix 1973 (h^4 eigenvalue error of cubic "
-             "Hermite elements)",
-      reason="the trapezoidal rule's period error is removed exactly, what is left besides "
-             "the mesh is the pin body's inertia and the bushing (measured <= 2e-5 of the "
-             "frequency for 4 and 8 elements, a tenth of the finest mesh error): the order "
-             "stays within 0.5 of 4 (mode 3 is still short of the asymptote with 4 "
-             "elements, 2 % error: 3.7 measured)")
+@case("scene.propped-vibration", tolerance=0.5, engines=("chrono",), needs_pychrono=True)
 def _propped_vibration(ctx):
+    """Quantity: first three frequencies of a clamped link whose tip body is pinned to the
+        ground by a Chrono revolute joint (no gravity)
+
+    Metric: max over modes of |observed order of the frequency error (meshes 4 -> 8) - 4|
+
+    Reason: the trapezoidal rule's period error is removed exactly, what is left besides the
+        mesh is the pin body's inertia and the bushing (measured <= 2e-5 of the frequency
+        for 4 and 8 elements, a tenth of the finest mesh error): the order stays within 0.5
+        of 4 (mode 3 is still short of the asymptote with 4 elements, 2 % error: 3.7
+        measured)
+
+    Source: Blevins, Formulas for natural frequency and mode shape, table 8-1 (beta_n L =
+        3.9266, 7.0686, 10.2102); Strang & Fix 1973 (h^4 eigenvalue error of cubic Hermite
+        elements)"""
     st = propped_vibration_study()
     details = []
     for mode, s in st.items():
@@ -363,18 +375,21 @@ def _propped_vibration(ctx):
                    data={str(k): v for k, v in st.items()})
 
 
-@case("scene.beam-weld", quantity="a body welded to Chrono's beams (ChLinkMateFix at a node): "
-      "tip deflection under a force on the body, and the welded-payload swing against the "
-      "papers' element", metric="max of |w - w_elastica| / (1e-4 |w_elastica|) and of "
-      "|element - beam| / derived bound over the swing's columns",
-      tolerance=1.0, engines=("chrono",), needs_pychrono=True,
-      source="Bisshopp & Drucker 1945 (elastica); docs/chrono.md §8",
-      reason="Chrono's corotational beams are geometrically exact: they follow the elastica "
-             "to their O(l^2) discretisation error (4.7e-5 relative with 4 elements); the "
-             "swing's bound is each formulation's integration error (step doubling, second "
-             "order) plus the gravity axial load the linear element leaves out, "
-             "(2/5) N L^2 / EI of the deflection (formulation_swing)")
+@case("scene.beam-weld", tolerance=1.0, engines=("chrono",), needs_pychrono=True)
 def _beam_weld(ctx):
+    """Quantity: a body welded to Chrono's beams (ChLinkMateFix at a node): tip deflection
+        under a force on the body, and the welded-payload swing against the papers' element
+
+    Metric: max of |w - w_elastica| / (1e-4 |w_elastica|) and of |element - beam| / derived
+        bound over the swing's columns
+
+    Reason: Chrono's corotational beams are geometrically exact: they follow the elastica to
+        their O(l^2) discretisation error (4.7e-5 relative with 4 elements); the swing's
+        bound is each formulation's integration error (step doubling, second order) plus the
+        gravity axial load the linear element leaves out, (2/5) N L^2 / EI of the deflection
+        (formulation_swing)
+
+    Source: Bisshopp & Drucker 1945 (elastica); docs/chrono.md §8"""
     r = cantilever_pulled(L, "beam")
     st = formulation_swing()
     static = abs(r["w_tip"] - r["w_elastica"]) / (1e-4 * abs(r["w_elastica"]))
@@ -491,17 +506,21 @@ def slider_crank_study():
                              for k, v in r.items()} for form, r in runs.items()})
 
 
-@case("scene.slider-crank-formulations", quantity="flexible slider-crank (2 Hz crank, two "
-      "revolutions): slider position and the connecting rod's midpoint deflection with the "
-      "papers' element and with Chrono's beams", metric="max over both quantities of "
-      "|element - beam| / bound (slider_crank_study)", tolerance=1.0, engines=("chrono",),
-      needs_pychrono=True, source="docs/chrono.md §9; Timoshenko & Gere 1961 (beam-column)",
-      reason="bound = S = 3 times the sum of each formulation's step and mesh error "
-             "estimates (step halving, element doubling), plus what the formulations model "
-             "differently: the axial force's effect on bending N/(N_cr - N) of the "
-             "deflection, the beams' stretch N l/EA and their shortening by bending (the "
-             "linear element keeps its tip at abscissa l), and the element's weld gap")
+@case("scene.slider-crank-formulations", tolerance=1.0, engines=("chrono",), needs_pychrono=True)
 def _slider_crank_formulations(ctx):
+    """Quantity: flexible slider-crank (2 Hz crank, two revolutions): slider position and the
+        connecting rod's midpoint deflection with the papers' element and with Chrono's
+        beams
+
+    Metric: max over both quantities of |element - beam| / bound (slider_crank_study)
+
+    Reason: bound = S = 3 times the sum of each formulation's step and mesh error estimates
+        (step halving, element doubling), plus what the formulations model differently: the
+        axial force's effect on bending N/(N_cr - N) of the deflection, the beams' stretch N
+        l/EA and their shortening by bending (the linear element keeps its tip at abscissa
+        l), and the element's weld gap
+
+    Source: docs/chrono.md §9; Timoshenko & Gere 1961 (beam-column)"""
     st = slider_crank_study()
     ratios = np.array(st["diff"]) / np.array(st["bound"])
     details = [f"|element - beam| max: slider {st['diff'][0]:.2e} m (bound "
@@ -515,18 +534,22 @@ def _slider_crank_formulations(ctx):
     return Outcome(float(np.max(ratios)), details=details, data=st)
 
 
-@case("scene.slider-crank-energy", quantity="flexible slider-crank, undamped: energy balance "
-      "(motor work against the mechanism's energy) and the weld's error, both formulations",
-      metric="max of |balance(h/2)| / (S |balance(h) - balance(h/2)| / 3) and of the weld "
-             "errors over their bounds", tolerance=1.0, engines=("chrono",),
-      needs_pychrono=True, source="docs/chrono.md §8, §9",
-      reason="nothing dissipates, so the balance E - E0 - W must be the integrator's own "
-             "second-order error: a quarter of it is left at h/2, which the step pair "
-             "measures (S = 3); a missing energy term would not shrink with h. The "
-             "element's weld opens by |F|/k_p and |M|/k_r (eq. 8.4), bounded with the "
-             "beams' weld reaction (the same force, measured independently) plus 10 %; the "
-             "beams' weld is an exact constraint, bounded by 1e-9 (Newton's tolerance)")
+@case("scene.slider-crank-energy", tolerance=1.0, engines=("chrono",), needs_pychrono=True)
 def _slider_crank_energy(ctx):
+    """Quantity: flexible slider-crank, undamped: energy balance (motor work against the
+        mechanism's energy) and the weld's error, both formulations
+
+    Metric: max of |balance(h/2)| / (S |balance(h) - balance(h/2)| / 3) and of the weld
+        errors over their bounds
+
+    Reason: nothing dissipates, so the balance E - E0 - W must be the integrator's own
+        second-order error: a quarter of it is left at h/2, which the step pair measures (S
+        = 3); a missing energy term would not shrink with h. The element's weld opens by
+        |F|/k_p and |M|/k_r (eq. 8.4), bounded with the beams' weld reaction (the same
+        force, measured independently) plus 10 %; the beams' weld is an exact constraint,
+        bounded by 1e-9 (Newton's tolerance)
+
+    Source: docs/chrono.md §8, §9"""
     st = slider_crank_study()
     ratios, details = [], []
     for form, r in st["runs"].items():

@@ -57,17 +57,19 @@ def rigid_torque_error(arm, q, qd, qdd):
     return float(np.max(np.abs(tau - Q)) / np.max(np.abs(Q)))
 
 
-@case("formulations.screw-rigid-limit",
-      quantity="joint torques/forces of rigid serial chains (R, P, RR, RP, PR, RRR, RPR, PRR; "
-      "hubs, sliders, payload, gravity; 4 random states each, FEM and modes bases): screw "
-      "recursive Newton-Euler vs Lagrange M q_dd - f at zero elastic coordinates",
-      metric="max |tau_screw - tau_Lagrange| / max |tau_Lagrange| over all states",
-      tolerance=1e-13,
-      reason="both are exact for the rigid chain (Gauss rules integrate the rigid rod's "
-             "degree-<=2 integrands exactly; the screw side uses m L/2, m L^2/3); what is "
-             "left is round-off of O(10) operations: a few eps",
-      engines=("reference",), source="Lin Ruilin 1995 (docs/screw-recursion.md section 3, step 1)")
+@case("formulations.screw-rigid-limit", tolerance=1e-13, engines=("reference",))
 def screw_rigid_limit(ctx):
+    """Quantity: joint torques/forces of rigid serial chains (R, P, RR, RP, PR, RRR, RPR, PRR;
+        hubs, sliders, payload, gravity; 4 random states each, FEM and modes bases): screw
+        recursive Newton-Euler vs Lagrange M q_dd - f at zero elastic coordinates
+
+    Metric: max |tau_screw - tau_Lagrange| / max |tau_Lagrange| over all states
+
+    Reason: both are exact for the rigid chain (Gauss rules integrate the rigid rod's
+        degree-<=2 integrands exactly; the screw side uses m L/2, m L^2/3); what is left is
+        round-off of O(10) operations: a few eps
+
+    Source: Lin Ruilin 1995 (docs/screw-recursion.md section 3, step 1)"""
     from chrono_flex.formulations import screw as sc
 
     rng = np.random.default_rng(_SEED)
@@ -113,21 +115,22 @@ def _spin_up(EI):
                 ratio=float(d_w[up].max() / d_r[up].max()), soft=OMEGA**2 / w1**2)
 
 
-@case("formulations.screw-weak-coupling",
-      quantity="hub torque of a slender link (L = 1 m, rho A = 0.5 kg/m, EI = 10 and 40 N m^2, "
-      "payload 0.1 kg) spun up to 3 rad/s in 1.5 s (Kane-Ryan-Banerjee profile), 3 s: [L]'s "
-      "weak coupling vs the exact mixed problem, rigid model for scale",
-      metric="max over t <= T of |tau_weak - tau_exact| / max |tau_rigid - tau_exact| "
-             "(fraction of the flexible torque the weak coupling misses), EI = 10 N m^2",
-      tolerance=0.33,
-      reason="the weak coupling drops the centrifugal softening theta_dot^2 M_e e, which "
-             "changes the deformation at relative order Omega^2/omega_1^2 = 0.066 for "
-             "EI = 10; 5x that (0.33) leaves room for the dynamic part of the response "
-             "(measured factor ~3). After T the free vibration drifts in phase by the same "
-             "softening and is reported, not bounded",
-      engines=("reference",),
-      source="Lin Ruilin 1995 (docs/screw-recursion.md section 3, steps 1-3)")
+@case("formulations.screw-weak-coupling", tolerance=0.33, engines=("reference",))
 def screw_weak_coupling(ctx):
+    """Quantity: hub torque of a slender link (L = 1 m, rho A = 0.5 kg/m, EI = 10 and 40 N m^2,
+        payload 0.1 kg) spun up to 3 rad/s in 1.5 s (Kane-Ryan-Banerjee profile), 3 s: [L]'s
+        weak coupling vs the exact mixed problem, rigid model for scale
+
+    Metric: max over t <= T of |tau_weak - tau_exact| / max |tau_rigid - tau_exact|
+        (fraction of the flexible torque the weak coupling misses), EI = 10 N m^2
+
+    Reason: the weak coupling drops the centrifugal softening theta_dot^2 M_e e, which
+        changes the deformation at relative order Omega^2/omega_1^2 = 0.066 for EI = 10; 5x
+        that (0.33) leaves room for the dynamic part of the response (measured factor ~3).
+        After T the free vibration drifts in phase by the same softening and is reported,
+        not bounded
+
+    Source: Lin Ruilin 1995 (docs/screw-recursion.md section 3, steps 1-3)"""
     runs = {}
     for EI in EIS:
         ctx.note(f"EI = {EI:g}")
@@ -176,19 +179,21 @@ def screw_weak_coupling(ctx):
                    data={f"ratio_EI{EI:g}": r["ratio"] for EI, r in runs.items()})
 
 
-@case("formulations.screw-tree",
-      quantity="joint torques/forces of rigid trees (6 random trees of 3 to 8 bodies: "
-      "branches, revolute and prismatic joints about random axes, random mounts and "
-      "inertias, gravity; 4 random states each) by the screw recursion vs Lagrange's "
-      "equations of the same tree; and the serial planar chains of "
-      "formulations.screw-rigid-limit rebuilt as trees vs the chain recursion",
-      metric="max |tau_screw - tau_Lagrange| / max |tau_Lagrange| over all states",
-      tolerance=1e-12,
-      reason="both are exact: complex-step Jacobians, a 24-point contour integral for "
-             "J' q' (truncation ~ rho^24 / 24!), and O(100) operations per torque: a few "
-             "hundred eps at most",
-      engines=("reference",), source="Lin Ruilin 1995 (docs/screw-recursion.md section 5)")
+@case("formulations.screw-tree", tolerance=1e-12, engines=("reference",))
 def screw_tree(ctx):
+    """Quantity: joint torques/forces of rigid trees (6 random trees of 3 to 8 bodies:
+        branches, revolute and prismatic joints about random axes, random mounts and
+        inertias, gravity; 4 random states each) by the screw recursion vs Lagrange's
+        equations of the same tree; and the serial planar chains of
+        formulations.screw-rigid-limit rebuilt as trees vs the chain recursion
+
+    Metric: max |tau_screw - tau_Lagrange| / max |tau_Lagrange| over all states
+
+    Reason: both are exact: complex-step Jacobians, a 24-point contour integral for J' q'
+        (truncation ~ rho^24 / 24!), and O(100) operations per torque: a few hundred eps at
+        most
+
+    Source: Lin Ruilin 1995 (docs/screw-recursion.md section 5)"""
     from chrono_flex.formulations import screw as sc
     from chrono_flex.formulations.screw_tree import random_tree, tree_from_planar_arm
 
@@ -277,22 +282,23 @@ def lin_robot_run(EI_upper=2.0e4, t_end=LIN_END, dt_out=0.002, rtol=1e-8):
                 err_weak=e_w, err_rigid=e_r, move=move)
 
 
-@case("formulations.screw-four-joint",
-      quantity="joint torques of a four-joint planar arm with a flexible forearm (docs/"
-      "screw-recursion.md section 5: upper arm 0.4 m EI 2e4, forearm 0.8 m EI 80 N m^2 with "
-      "2 modes, wrist 0.15 + 0.1 m, 0.3 kg payload), all joints moved rest to rest in 1 s: "
-      "[L]'s weak coupling and its rigid step 1 against the exact mixed problem",
-      metric="max over the joints of max_{t <= T} |tau_weak - tau_exact| / "
-             "max_{t <= T} |tau_rigid - tau_exact| (fraction of the flexible torque missed)",
-      tolerance=0.10,
-      reason="the weak coupling neglects terms of relative order eps = Omega^2/omega_1^2 "
-             "(centrifugal softening, 0.0013) + c_s/c_f (the upper arm's compliance at the "
-             "forearm tip beside the forearm's own, 0.0095); the detuning eps/2 drifts the "
-             "vibration in phase by eps omega_1 T/2 over the move: eps (1 + omega_1 T/2) = "
-             "0.101 (screw.weak_coupling_order)",
-      engines=("reference",),
-      source="Lin Ruilin 1995 (docs/screw-recursion.md sections 3 and 5)")
+@case("formulations.screw-four-joint", tolerance=0.10, engines=("reference",))
 def screw_four_joint(ctx):
+    """Quantity: joint torques of a four-joint planar arm with a flexible forearm
+        (docs/screw-recursion.md section 5: upper arm 0.4 m EI 2e4, forearm 0.8 m EI 80 N
+        m^2 with 2 modes, wrist 0.15 + 0.1 m, 0.3 kg payload), all joints moved rest to rest
+        in 1 s: [L]'s weak coupling and its rigid step 1 against the exact mixed problem
+
+    Metric: max over the joints of max_{t <= T} |tau_weak - tau_exact| / max_{t <= T}
+        |tau_rigid - tau_exact| (fraction of the flexible torque missed)
+
+    Reason: the weak coupling neglects terms of relative order eps = Omega^2/omega_1^2
+        (centrifugal softening, 0.0013) + c_s/c_f (the upper arm's compliance at the forearm
+        tip beside the forearm's own, 0.0095); the detuning eps/2 drifts the vibration in
+        phase by eps omega_1 T/2 over the move: eps (1 + omega_1 T/2) = 0.101
+        (screw.weak_coupling_order)
+
+    Source: Lin Ruilin 1995 (docs/screw-recursion.md sections 3 and 5)"""
     ctx.note("EI upper arm = 2e4 and 2e3")
     runs = {EI: lin_robot_run(EI) for EI in (2.0e4, 2.0e3)}
     a, b = runs[2.0e4], runs[2.0e3]

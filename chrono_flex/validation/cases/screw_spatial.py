@@ -106,24 +106,25 @@ def step3_error(arm, rng, n_states=4, scale=0.05):
     return worst
 
 
-@case("formulations.screw-spatial-tree",
-      quantity="joint torques of a four-joint spatial robot on a tree (yaw, shoulder, elbow, "
-      "wrist; forearm 0.7 m with EI 40 / 80 N m^2 in its two planes, a stiff upper arm, a "
-      "flexible camera boom on the turret as a second branch; docs/screw-recursion.md "
-      "section 5.2), all joints moved rest to rest in 1 s: [L]'s weak coupling split into "
-      "base-to-tip chains and its rigid step 1 against the exact mixed problem",
-      metric="max over the joints of max_{t <= T} |tau_weak - tau_exact| / "
-             "max_{t <= T} |tau_rigid - tau_exact| (fraction of the flexible torque missed)",
-      tolerance=0.66,
-      reason="the weak coupling neglects terms of relative order eps = Omega_perp^2/omega^2 "
-             "(softening, 0.011) + 2 |omega_x|/omega + |omega_dot_x|/omega^2 (Coriolis and "
-             "Euler coupling of the two bending planes by the spin about the forearm's "
-             "axis, 0.053) + c_s/c_f (upper arm's compliance, 0.0065); over the move the "
-             "detuning drifts the vibration's phase: eps (1 + omega T/2) = 0.664 for the "
-             "forearm, 0.039 for the boom (screw_flex_tree.weak_coupling_order)",
-      engines=("reference",),
-      source="Lin Ruilin 1995 (docs/screw-recursion.md sections 3 and 5)")
+@case("formulations.screw-spatial-tree", tolerance=0.66, engines=("reference",))
 def screw_spatial_tree(ctx):
+    """Quantity: joint torques of a four-joint spatial robot on a tree (yaw, shoulder, elbow,
+        wrist; forearm 0.7 m with EI 40 / 80 N m^2 in its two planes, a stiff upper arm, a
+        flexible camera boom on the turret as a second branch; docs/screw-recursion.md
+        section 5.2), all joints moved rest to rest in 1 s: [L]'s weak coupling split into
+        base-to-tip chains and its rigid step 1 against the exact mixed problem
+
+    Metric: max over the joints of max_{t <= T} |tau_weak - tau_exact| / max_{t <= T}
+        |tau_rigid - tau_exact| (fraction of the flexible torque missed)
+
+    Reason: the weak coupling neglects terms of relative order eps = Omega_perp^2/omega^2
+        (softening, 0.011) + 2 |omega_x|/omega + |omega_dot_x|/omega^2 (Coriolis and Euler
+        coupling of the two bending planes by the spin about the forearm's axis, 0.053) +
+        c_s/c_f (upper arm's compliance, 0.0065); over the move the detuning drifts the
+        vibration's phase: eps (1 + omega T/2) = 0.664 for the forearm, 0.039 for the boom
+        (screw_flex_tree.weak_coupling_order)
+
+    Source: Lin Ruilin 1995 (docs/screw-recursion.md sections 3 and 5)"""
     ctx.note("exact mixed problem and weak coupling")
     r = tree_robot_run()
     o = r["order"]

@@ -86,87 +86,91 @@ def _case_result(shape, per_element=False, unequal=False):
                    data=dict(n=list(NS), coefficient=c, error=err, exact=exact, rate=rate))
 
 
-@case("sections.wedge-frequency", quantity="first frequency coefficient of a wedge "
-      "cantilever, 16 elements, against the Bessel root c = 5.31510 and the printed 5.315",
-      metric="|c_16 - printed| / printed", tolerance=5e-4 / 5.315 + 1e-6,
-      reason="the printed value has 4 figures (+-5e-4); the 16-element error, measured "
-             "4.3e-8 and falling as h^4 (sections.wedge-convergence), is below 1e-6",
-      engines=("reference", "closed form"), source="Kirchhoff 1879; Conway et al. 1964")
-def wedge_frequency(ctx):
-    c = first_coefficient(tapered_link("wedge", 16))
-    exact = tapered_cantilever_coefficient(1)
-    return Outcome(abs(c / PRINTED["wedge"] - 1),
-                   details=[f"c_16 = {c:.10f}, Bessel root {exact:.10f}, error "
-                            f"{abs(c / exact - 1):.2e}"])
+def _frequency_case(shape, root, measured):
+    """Register ``sections.<shape>-frequency``: the 16-element coefficient against the
+    printed one (``root``: the Bessel root as the quantity prints it; ``measured``: the
+    16-element error the reason quotes)."""
+    printed = PRINTED[shape]
+
+    @case(f"sections.{shape}-frequency", quantity=f"first frequency coefficient of a {shape} "
+          f"cantilever, 16 elements, against the Bessel root c = {root} and the printed "
+          f"{printed}", metric="|c_16 - printed| / printed", tolerance=5e-4 / printed + 1e-6,
+          reason="the printed value has 4 figures (+-5e-4); the 16-element error, measured "
+                 f"{measured} and falling as h^4 (sections.{shape}-convergence), is below 1e-6",
+          engines=("reference", "closed form"), source="Kirchhoff 1879; Conway et al. 1964")
+    def frequency(ctx):
+        c = first_coefficient(tapered_link(shape, 16))
+        exact = tapered_cantilever_coefficient(SHAPES[shape])
+        return Outcome(abs(c / printed - 1),
+                       details=[f"c_16 = {c:.10f}, Bessel root {exact:.10f}, error "
+                                f"{abs(c / exact - 1):.2e}"])
+
+    return frequency
 
 
-@case("sections.cone-frequency", quantity="first frequency coefficient of a cone "
-      "cantilever, 16 elements, against the Bessel root c = 8.71926 and the printed 8.719",
-      metric="|c_16 - printed| / printed", tolerance=5e-4 / 8.719 + 1e-6,
-      reason="the printed value has 4 figures (+-5e-4); the 16-element error, measured "
-             "1.7e-7 and falling as h^4 (sections.cone-convergence), is below 1e-6",
-      engines=("reference", "closed form"), source="Kirchhoff 1879; Conway et al. 1964")
-def cone_frequency(ctx):
-    c = first_coefficient(tapered_link("cone", 16))
-    exact = tapered_cantilever_coefficient(2)
-    return Outcome(abs(c / PRINTED["cone"] - 1),
-                   details=[f"c_16 = {c:.10f}, Bessel root {exact:.10f}, error "
-                            f"{abs(c / exact - 1):.2e}"])
+wedge_frequency = _frequency_case("wedge", "5.31510", "4.3e-8")
+cone_frequency = _frequency_case("cone", "8.71926", "1.7e-7")
 
 
-@case("sections.wedge-convergence", quantity="wedge: first frequency vs elements "
-      "(n = 2..16), section integrated exactly", metric="observed order (fit n = 4..16)",
-      tolerance=(3.8, 4.2), compare="window",
-      reason="order 4 of consistent-mass cubic Hermite elements once the section is "
-             "integrated exactly (Strang & Fix ch. 6); +-0.2 for pre-asymptotic terms",
-      engines=("reference", "closed form"))
-def wedge_convergence(ctx):
-    return _case_result("wedge")
+def _convergence_case(shape):
+    """Register ``sections.<shape>-convergence``: the observed order of the first frequency
+    with the section integrated exactly."""
+    @case(f"sections.{shape}-convergence", quantity=f"{shape}: first frequency vs elements "
+          "(n = 2..16), section integrated exactly", metric="observed order (fit n = 4..16)",
+          tolerance=(3.8, 4.2), compare="window",
+          reason="order 4 of consistent-mass cubic Hermite elements once the section is "
+                 "integrated exactly (Strang & Fix ch. 6); +-0.2 for pre-asymptotic terms",
+          engines=("reference", "closed form"))
+    def convergence(ctx):
+        return _case_result(shape)
+
+    return convergence
 
 
-@case("sections.cone-convergence", quantity="cone: first frequency vs elements "
-      "(n = 2..16), section integrated exactly", metric="observed order (fit n = 4..16)",
-      tolerance=(3.8, 4.2), compare="window",
-      reason="order 4 of consistent-mass cubic Hermite elements once the section is "
-             "integrated exactly (Strang & Fix ch. 6); +-0.2 for pre-asymptotic terms",
-      engines=("reference", "closed form"))
-def cone_convergence(ctx):
-    return _case_result("cone")
+wedge_convergence = _convergence_case("wedge")
+cone_convergence = _convergence_case("cone")
 
 
-@case("sections.unequal-elements", quantity="wedge: first frequency vs elements "
-      "(n = 2..16) on meshes of unequal elements (lengths alternating 1.4 h and 0.6 h)",
-      metric="observed order (fit n = 4..16)", tolerance=(3.8, 4.2), compare="window",
-      reason="unequal elements change the error constant, not the order 4 of cubic "
-             "Hermite elements (Strang & Fix ch. 6); +-0.2 for pre-asymptotic terms",
+@case("sections.unequal-elements", tolerance=(3.8, 4.2), compare="window",
       engines=("reference", "closed form"))
 def unequal_elements(ctx):
+    """Quantity: wedge: first frequency vs elements (n = 2..16) on meshes of unequal elements
+        (lengths alternating 1.4 h and 0.6 h)
+
+    Metric: observed order (fit n = 4..16)
+
+    Reason: unequal elements change the error constant, not the order 4 of cubic Hermite
+        elements (Strang & Fix ch. 6); +-0.2 for pre-asymptotic terms"""
     return _case_result("wedge", unequal=True)
 
 
-@case("sections.piecewise-convergence", quantity="cone: first frequency vs elements "
-      "(n = 2..16) with the section averaged over each element",
-      metric="observed order (fit n = 4..16)", tolerance=(1.7, 2.3), compare="window",
-      reason="a piecewise-constant section is O(h) off pointwise but its element means "
-             "are exact, so the energies (and the frequency) err by O(h^2); +-0.3 for "
-             "the pre-asymptotic terms of the steep tip element",
+@case("sections.piecewise-convergence", tolerance=(1.7, 2.3), compare="window",
       engines=("reference", "closed form"))
 def piecewise_convergence(ctx):
+    """Quantity: cone: first frequency vs elements (n = 2..16) with the section averaged over
+        each element
+
+    Metric: observed order (fit n = 4..16)
+
+    Reason: a piecewise-constant section is O(h) off pointwise but its element means are
+        exact, so the energies (and the frequency) err by O(h^2); +-0.3 for the
+        pre-asymptotic terms of the steep tip element"""
     return _case_result("cone", per_element=True)
 
 
-@case("sections.uniform-callable", quantity="a uniform link given as callables "
-      "EI(x), rho_A(x) against the same link given as numbers (4 and 16 elements): K, "
-      "structural M, M(q0) and the first three frequencies",
-      metric="max of the matrices' relative differences and of the frequencies' "
-             "relative differences divided by kappa = omega_max^2 / omega_1^2",
-      tolerance=1e-14,
-      reason="the 6-point Gauss rule integrates the constant-section integrands "
-             "exactly, so the matrices differ by round-off only (a few ulps, < 1e-14); "
-             "the symmetric eigensolver turns a perturbation eps ||K|| into a relative "
-             "change of omega_1^2 of up to eps kappa, hence the division by kappa",
-      engines=("reference",))
+@case("sections.uniform-callable", tolerance=1e-14, engines=("reference",))
 def uniform_callable(ctx):
+    """Quantity: a uniform link given as callables EI(x), rho_A(x) against the same link given
+        as numbers (4 and 16 elements): K, structural M, M(q0) and the first three
+        frequencies
+
+    Metric: max of the matrices' relative differences and of the frequencies' relative
+        differences divided by kappa = omega_max^2 / omega_1^2
+
+    Reason: the 6-point Gauss rule integrates the constant-section integrands exactly, so
+        the matrices differ by round-off only (a few ulps, < 1e-14); the symmetric
+        eigensolver turns a perturbation eps ||K|| into a relative change of omega_1^2 of up
+        to eps kappa, hence the division by kappa"""
     EI, rho_A = 2.0, 0.5
     worst, details = 0.0, []
     for n in (4, 16):

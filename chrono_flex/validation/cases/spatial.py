@@ -67,15 +67,18 @@ def _manoeuvre():
                              progress=False)
 
 
-@case("spatial.energy", quantity="energy balance T + V_el + V_g - W_inputs of the spatial "
-      "RRRP arm during a 4 s PD-tracked manoeuvre (all four inputs acting)",
-      metric="max |balance drift| / max(T + V_el + |V_g - V_g(0)| + |W|)", tolerance=100 * RTOL,
-      reason="the equations are exact derivatives of one Lagrangian (complex-step J, "
-             "J' eta' to ~1e-10), so the drift is the RK45 global error: local error "
-             "<= rtol |y| per step, accumulated over ~10^3 steps, bounded by 100 rtol "
-             "(rtol = 1e-7)",
-      engines=("reference",), source="[W] Wang Lei et al.; docs/rrrp-arm.md")
+@case("spatial.energy", tolerance=100 * RTOL, engines=("reference",))
 def energy(ctx):
+    """Quantity: energy balance T + V_el + V_g - W_inputs of the spatial RRRP arm during a 4 s
+        PD-tracked manoeuvre (all four inputs acting)
+
+    Metric: max |balance drift| / max(T + V_el + |V_g - V_g(0)| + |W|)
+
+    Reason: the equations are exact derivatives of one Lagrangian (complex-step J, J' eta'
+        to ~1e-10), so the drift is the RK45 global error: local error <= rtol |y| per step,
+        accumulated over ~10^3 steps, bounded by 100 rtol (rtol = 1e-7)
+
+    Source: [W] Wang Lei et al.; docs/rrrp-arm.md"""
     arm, r = _manoeuvre()
     E = r.energy
     scale = float(np.max(E.kinetic + E.elastic + np.abs(E.gravity - E.gravity[0])
@@ -119,11 +122,15 @@ def energy(ctx):
                    data=dict(drift=drift, scale=scale, nfev=r.info["nfev"]))
 
 
-@case("spatial.stiffness-unit-check", quantity="modal stiffness of phi_1y = (x/l1)^1.5522, "
-      "K_44 l1^3 / (E I1)", metric="|K_44 l1^3 / (E I1) - 7.037|", tolerance=5e-4,
-      reason="[W] prints 7.037 (4 digits): the closed form must round to it, |error| <= 5e-4",
-      engines=("closed form",), source="[W]; docs/rrrp-arm.md eq. (4.2)")
+@case("spatial.stiffness-unit-check", tolerance=5e-4, engines=("closed form",))
 def stiffness_unit_check(ctx):
+    """Quantity: modal stiffness of phi_1y = (x/l1)^1.5522, K_44 l1^3 / (E I1)
+
+    Metric: |K_44 l1^3 / (E I1) - 7.037|
+
+    Reason: [W] prints 7.037 (4 digits): the closed form must round to it, |error| <= 5e-4
+
+    Source: [W]; docs/rrrp-arm.md eq. (4.2)"""
     arm = RRRPArm()
     p = arm.params
     k = arm.K1y * p.l1**3 / p.EI1
@@ -135,14 +142,18 @@ def stiffness_unit_check(ctx):
         f"from the arm: K_44 l1^3 / (E I1) = {k:.6f}; adaptive quadrature {k_quad:.6f}"])
 
 
-@case("spatial.lambda-fit-uniform", quantity="power-law exponent fitted to the first "
-      "clamped-free mode of a uniform beam (the procedure of chrono_flex.formulations.rrrp_fit)",
-      metric="|lambda - 1.5522|, for nine and for 401 samples", tolerance=1.6e-4,
-      reason="[W] prints 1.5522 (half a unit of the last digit: 5e-5) and does not say how "
-             "the mode was sampled; the least-squares exponent moves with the sample count "
-             "by 1.1e-4 (1.55206 for fine sampling, 1.55217 for nine samples)",
-      engines=("closed form",), source="[W]; docs/rrrp-arm.md eqs. (3.1), (3.4)")
+@case("spatial.lambda-fit-uniform", tolerance=1.6e-4, engines=("closed form",))
 def lambda_fit_uniform(ctx):
+    """Quantity: power-law exponent fitted to the first clamped-free mode of a uniform beam
+        (the procedure of chrono_flex.formulations.rrrp_fit)
+
+    Metric: |lambda - 1.5522|, for nine and for 401 samples
+
+    Reason: [W] prints 1.5522 (half a unit of the last digit: 5e-5) and does not say how the
+        mode was sampled; the least-squares exponent moves with the sample count by 1.1e-4
+        (1.55206 for fine sampling, 1.55217 for nine samples)
+
+    Source: [W]; docs/rrrp-arm.md eqs. (3.1), (3.4)"""
     b = clamped_free_roots(1)[0]
     s = (np.cosh(b) + np.cos(b)) / (np.sinh(b) + np.sin(b))
     rows, lams = [], []
@@ -154,15 +165,18 @@ def lambda_fit_uniform(ctx):
     return Outcome(max(abs(v - 1.5522) for v in lams), details=rows)
 
 
-@case("spatial.lambda-fit", quantity="lambda(a) of arms 2+3 from the project's FE modal "
-      "analysis of the combined arm at nine extensions, against [W]'s fit 0.0167 a^2 - "
-      "0.0227 a + 1.4952", metric="max over the nine extensions of |lambda_FE(a) - "
-      "lambda_W(a)|", tolerance=0.02,
-      reason="[W] does not give its FE model: with the end-effector mass m_B on the arm "
-             "the fitted lambda moves by up to 0.039, so a reproduction can be expected "
-             "within about half that; the mesh contributes < 1e-6 (12 vs 24 elements/m)",
-      engines=("reference",), source="[W]; docs/rrrp-arm.md §3")
+@case("spatial.lambda-fit", tolerance=0.02, engines=("reference",))
 def lambda_fit(ctx):
+    """Quantity: lambda(a) of arms 2+3 from the project's FE modal analysis of the combined arm
+        at nine extensions, against [W]'s fit 0.0167 a^2 - 0.0227 a + 1.4952
+
+    Metric: max over the nine extensions of |lambda_FE(a) - lambda_W(a)|
+
+    Reason: [W] does not give its FE model: with the end-effector mass m_B on the arm the
+        fitted lambda moves by up to 0.039, so a reproduction can be expected within about
+        half that; the mesh contributes < 1e-6 (12 vs 24 elements/m)
+
+    Source: [W]; docs/rrrp-arm.md §3"""
     p = RRRPParams(lambda_coeffs="W-80/60-60/40")
     fit = fit_lambda(p)
     with_tip = fit_lambda(p, tip_mass=p.m_B)
@@ -193,18 +207,21 @@ def lambda_fit(ctx):
                    data=dict(coeffs=c, exponents=fit.exponents.tolist()))
 
 
-@case("spatial.planar-special-case",
-      quantity="the RRRP arm moving in the horizontal plane (theta2 = theta3 = 0, out-of-plane "
-      "modes and a held; arm 3 of negligible section, a = 0, gravity off) against the planar "
-      "engine's two-link arm with the same power-law shapes ([W]'s 1.5522 and lambda(0)), "
-      "joint mass m_A and payload m_B, joint 2 locked: mass matrix and right-hand side "
-      "rows of theta1, q1y, q2y at 5 random states", metric="max relative difference of M "
-      "and f", tolerance=1e-8,
-      reason="the RRRP arm's velocity terms come from a central difference (error ~1e-10), "
-             "its kinetic energy from 16 Gauss points on (x/L)^lambda products (1.7e-9 here, "
-             "1e-10 with 32), and arm 3 keeps 1e-9 of arm 2's section",
-      engines=("reference",), source="[W]; docs/rrrp-arm.md §2, docs/planar-link.md §4")
+@case("spatial.planar-special-case", tolerance=1e-8, engines=("reference",))
 def planar_special_case(ctx):
+    """Quantity: the RRRP arm moving in the horizontal plane (theta2 = theta3 = 0, out-of-plane
+        modes and a held; arm 3 of negligible section, a = 0, gravity off) against the
+        planar engine's two-link arm with the same power-law shapes ([W]'s 1.5522 and
+        lambda(0)), joint mass m_A and payload m_B, joint 2 locked: mass matrix and
+        right-hand side rows of theta1, q1y, q2y at 5 random states
+
+    Metric: max relative difference of M and f
+
+    Reason: the RRRP arm's velocity terms come from a central difference (error ~1e-10), its
+        kinetic energy from 16 Gauss points on (x/L)^lambda products (1.7e-9 here, 1e-10
+        with 32), and arm 3 keeps 1e-9 of arm 2's section
+
+    Source: [W]; docs/rrrp-arm.md §2, docs/planar-link.md §4"""
     import chrono_flex as cf
 
     tiny = 1e-9

@@ -82,16 +82,19 @@ def _fixed_link_frequencies(n):
     return freqs
 
 
-@case("spatial-link.bending-two-planes", quantity="first three clamped-free bending "
-      "frequencies in each principal plane (EI_z = 1.2, EI_y = 3.0 N m^2), 16 elements, "
-      "link on a skew revolute axis, joint locked",
-      metric="max over planes and modes of |f_h - f| / f / bound_k, bound_k = "
-             "2 (b_k h)^4 / 1440", tolerance=1.0,
-      reason="O(h^4) frequency error of consistent-mass Hermite elements, leading term "
-             "(bh)^4/1440 (Strang & Fix ch. 6), factor 2 for higher-order terms; the roots "
-             "of 1 + cos cosh = 0 are solved to 1e-14",
-      engines=("reference", "closed form"), source="Blevins table 8-1")
+@case("spatial-link.bending-two-planes", tolerance=1.0, engines=("reference", "closed form"))
 def bending_two_planes(ctx):
+    """Quantity: first three clamped-free bending frequencies in each principal plane (EI_z =
+        1.2, EI_y = 3.0 N m^2), 16 elements, link on a skew revolute axis, joint locked
+
+    Metric: max over planes and modes of |f_h - f| / f / bound_k, bound_k = 2 (b_k h)^4 /
+        1440
+
+    Reason: O(h^4) frequency error of consistent-mass Hermite elements, leading term
+        (bh)^4/1440 (Strang & Fix ch. 6), factor 2 for higher-order terms; the roots of 1 +
+        cos cosh = 0 are solved to 1e-14
+
+    Source: Blevins table 8-1"""
     f = _fixed_link_frequencies(N_EL)
     bound = hermite_bound(clamped_free_roots(3), N_EL)
     ratios, details = [], []
@@ -106,15 +109,18 @@ def bending_two_planes(ctx):
                    data=dict(v=f["v"][:3], w=f["w"][:3]))
 
 
-@case("spatial-link.torsion", quantity="first three torsional frequencies of the "
-      "clamped-free link (GJ = 0.8 N m^2, rho_Ip = 2e-3 kg m), 16 elements",
-      metric="max over modes of |f_h - f| / f / bound_k, bound_k = 2 (k_k h)^2 / 24",
-      tolerance=1.0,
-      reason="O(h^2) frequency error of consistent-mass linear elements, leading term "
-             "(kh)^2/24 for wave number k = (2n - 1) pi / 2L (Strang & Fix ch. 6), factor 2 "
-             "for higher-order terms",
-      engines=("reference", "closed form"), source="Blevins table 8-19")
+@case("spatial-link.torsion", tolerance=1.0, engines=("reference", "closed form"))
 def torsion(ctx):
+    """Quantity: first three torsional frequencies of the clamped-free link (GJ = 0.8 N m^2,
+        rho_Ip = 2e-3 kg m), 16 elements
+
+    Metric: max over modes of |f_h - f| / f / bound_k, bound_k = 2 (k_k h)^2 / 24
+
+    Reason: O(h^2) frequency error of consistent-mass linear elements, leading term
+        (kh)^2/24 for wave number k = (2n - 1) pi / 2L (Strang & Fix ch. 6), factor 2 for
+        higher-order terms
+
+    Source: Blevins table 8-19"""
     exact = torsion_frequencies(GJ, RHO_IP, L, 3)
     f = _fixed_link_frequencies(N_EL)["phi"][:3]
     err = np.abs(f - exact) / exact
@@ -128,14 +134,15 @@ def torsion(ctx):
     return Outcome(float(np.max(err / bound)), details=details, data=dict(f=f, rate=rate))
 
 
-@case("spatial-link.frequency-order", quantity="first bending frequency in each plane "
-      "vs element count (n = 4, 8, 16)",
-      metric="smaller observed order of convergence of the two planes", tolerance=(3.8, 4.2),
-      compare="window",
-      reason="theory: order 4 for consistent-mass cubic Hermite elements; +-0.2 for the "
-             "pre-asymptotic terms (the next term is O(h^6))",
+@case("spatial-link.frequency-order", tolerance=(3.8, 4.2), compare="window",
       engines=("reference", "closed form"))
 def frequency_order(ctx):
+    """Quantity: first bending frequency in each plane vs element count (n = 4, 8, 16)
+
+    Metric: smaller observed order of convergence of the two planes
+
+    Reason: theory: order 4 for consistent-mass cubic Hermite elements; +-0.2 for the
+        pre-asymptotic terms (the next term is O(h^6))"""
     ns = (4, 8, 16)
     rates, errors = {}, {}
     exact = {"v": bending_frequencies(EI_Z, RHO_A, L, 1)[0],
@@ -177,14 +184,17 @@ def _static(force, torque):
     return got, exact
 
 
-@case("spatial-link.skew-tip-load", quantity="nodal deflections and slopes in both planes "
-      "of a cantilever under a tip force at 30 degrees to its y axis (5 elements, link on "
-      "a turned revolute joint)", metric="max relative error at the nodes",
-      tolerance=1e-12,
-      reason="cubic Hermite elements contain the exact cubic deflection in each plane, so "
-             "the nodes are exact; 1e-12 is round-off of a solve with condition ~(2n)^4",
-      engines=("reference", "closed form"), source="Roark table 8.1 case 1a")
+@case("spatial-link.skew-tip-load", tolerance=1e-12, engines=("reference", "closed form"))
 def skew_tip_load(ctx):
+    """Quantity: nodal deflections and slopes in both planes of a cantilever under a tip force
+        at 30 degrees to its y axis (5 elements, link on a turned revolute joint)
+
+    Metric: max relative error at the nodes
+
+    Reason: cubic Hermite elements contain the exact cubic deflection in each plane, so the
+        nodes are exact; 1e-12 is round-off of a solve with condition ~(2n)^4
+
+    Source: Roark table 8.1 case 1a"""
     P = 0.05
     got, exact = _static((P * math.cos(math.pi / 6), P * math.sin(math.pi / 6)), 0.0)
     err = float(np.max(np.abs(got - exact)) / np.max(np.abs(exact)))
@@ -195,13 +205,16 @@ def skew_tip_load(ctx):
         data=dict(tip=got[-1], exact=exact[-1]))
 
 
-@case("spatial-link.tip-torque", quantity="nodal twist of a cantilever under a tip "
-      "torque (5 elements)", metric="max relative error at the nodes (bending dofs "
-      "counted against the twist scale)", tolerance=1e-12,
-      reason="linear torsion elements contain the exact linear twist T x / GJ, so the "
-             "nodes are exact; 1e-12 is round-off",
-      engines=("reference", "closed form"), source="Saint-Venant torsion")
+@case("spatial-link.tip-torque", tolerance=1e-12, engines=("reference", "closed form"))
 def tip_torque(ctx):
+    """Quantity: nodal twist of a cantilever under a tip torque (5 elements)
+
+    Metric: max relative error at the nodes (bending dofs counted against the twist scale)
+
+    Reason: linear torsion elements contain the exact linear twist T x / GJ, so the nodes
+        are exact; 1e-12 is round-off
+
+    Source: Saint-Venant torsion"""
     T = 0.02
     got, exact = _static((0.0, 0.0), T)
     err = float(np.max(np.abs(got - exact)) / np.max(np.abs(exact)))
@@ -237,17 +250,21 @@ def _planar_pair(geometric_stiffening=False, n=3, gravity=9.81):
     return planar, spatial, np.array(idx)
 
 
-@case("spatial-link.planar-special-case", quantity="M(q) and f(q, q_d) of a two-link "
-      "planar arm (revolute and prismatic joints, hub, slider, payload, gravity, with and "
-      "without geometric stiffening) built as a spatial arm, at 5 random in-plane states",
-      metric="max relative difference of M and f against the planar engine (and the size "
-             "of the out-of-plane rows); inf if a frequency differs by more than the "
-             "eigensolver's round-off", tolerance=1e-13,
-      reason="the same equations evaluated through other arithmetic (3D frames, 5 dofs per "
-             "node) and eigenproblems of the same matrices: round-off, ~100 eps of the "
-             "largest entry",
-      engines=("reference",), source="docs/spatial-link.md §5.2")
+@case("spatial-link.planar-special-case", tolerance=1e-13, engines=("reference",))
 def planar_special_case(ctx):
+    """Quantity: M(q) and f(q, q_d) of a two-link planar arm (revolute and prismatic joints,
+        hub, slider, payload, gravity, with and without geometric stiffening) built as a
+        spatial arm, at 5 random in-plane states
+
+    Metric: max relative difference of M and f against the planar engine (and the size of
+        the out-of-plane rows); inf if a frequency differs by more than the eigensolver's
+        round-off
+
+    Reason: the same equations evaluated through other arithmetic (3D frames, 5 dofs per
+        node) and eigenproblems of the same matrices: round-off, ~100 eps of the largest
+        entry
+
+    Source: docs/spatial-link.md §5.2"""
     from chrono_flex.spatial import equations as smdl
 
     rng = np.random.default_rng(2026)
@@ -289,16 +306,19 @@ def planar_special_case(ctx):
 T_MOTION, RTOL_MOTION = 0.2, 1e-6
 
 
-@case("spatial-link.planar-special-case-motion", quantity="a 0.2 s torque-driven motion "
-      "of the planar two-link arm (revolute and prismatic) run by the planar and by the "
-      "spatial reference engine (Radau, rtol = 1e-6)",
-      metric="max |q_spatial - q_planar| / max |q_planar| over the in-plane coordinates, "
-             "and the largest out-of-plane coordinate", tolerance=1000 * RTOL_MOTION,
-      reason="the equations agree to round-off (planar-special-case), so the runs differ by "
-             "the integrators' global errors, each ~10-100 rtol over ~100 steps (the "
-             "spatial run steers its steps by more coordinates): 1000 rtol",
+@case("spatial-link.planar-special-case-motion", tolerance=1000 * RTOL_MOTION,
       engines=("reference",))
 def planar_special_case_motion(ctx):
+    """Quantity: a 0.2 s torque-driven motion of the planar two-link arm (revolute and
+        prismatic) run by the planar and by the spatial reference engine (Radau, rtol =
+        1e-6)
+
+    Metric: max |q_spatial - q_planar| / max |q_planar| over the in-plane coordinates, and
+        the largest out-of-plane coordinate
+
+    Reason: the equations agree to round-off (planar-special-case), so the runs differ by
+        the integrators' global errors, each ~10-100 rtol over ~100 steps (the spatial run
+        steers its steps by more coordinates): 1000 rtol"""
     planar, spatial, idx = _planar_pair(False, n=2)
     tau = lambda t, q, qd: [0.5 * math.sin(8 * t), 0.3 * math.cos(6 * t)]  # noqa: E731
     kw = dict(dt_out=0.02, method="Radau", rtol=RTOL_MOTION, atol=1e-12, progress=False)
@@ -323,16 +343,20 @@ def _hub_arm(n, J_hub, radius):
     return SpatialArm([hub, _link(n), _link(n)], joints, parents=[-1, 0, 0])
 
 
-@case("spatial-link.hub-two-links", quantity="the modes of a free hub (J_h = 0.05 kg m^2, "
-      "radius 0.1 m) carrying two identical links at 180 degrees, 16 elements each",
-      metric="max over the first 12 modes of |f_h - f| / f / bound, against the clamped-free "
-             "frequencies (modes that leave the hub still) and the roots of the hub-and-links "
-             "determinant with n = 2 (modes that turn it)", tolerance=1.0,
-      reason="closed forms solved to 1e-14 in bL; FEM error O(h^4) with leading term "
-             "(bh)^4/1440 for bending, O(h^2) with (kh)^2/24 for torsion (Strang & Fix), "
-             "factor 2 for higher-order terms",
-      engines=("reference", "closed form"), source="docs/spatial-link.md §5.3")
+@case("spatial-link.hub-two-links", tolerance=1.0, engines=("reference", "closed form"))
 def hub_two_links(ctx):
+    """Quantity: the modes of a free hub (J_h = 0.05 kg m^2, radius 0.1 m) carrying two
+        identical links at 180 degrees, 16 elements each
+
+    Metric: max over the first 12 modes of |f_h - f| / f / bound, against the clamped-free
+        frequencies (modes that leave the hub still) and the roots of the hub-and-links
+        determinant with n = 2 (modes that turn it)
+
+    Reason: closed forms solved to 1e-14 in bL; FEM error O(h^4) with leading term
+        (bh)^4/1440 for bending, O(h^2) with (kh)^2/24 for torsion (Strang & Fix), factor 2
+        for higher-order terms
+
+    Source: docs/spatial-link.md §5.3"""
     J_h, r, n = HUB_J, HUB_R, N_EL
     arm = _hub_arm(n, J_h, r)
     modes = arm.modes(12, joints="free")
@@ -409,18 +433,22 @@ def _hub_outcome(arm, frequencies, vectors, n, J_h, r, label):
                    data=dict(f=frequencies, turning=turning))
 
 
-@case("spatial-link.element-hub", quantity="the modes of the same free hub with two links "
-      "(16 elements each) put into Chrono as the custom element (SpatialFlexibleLink), from "
-      "the Chrono system's M, K and constraints (chrono_flex.chrono.modal)",
-      metric="max over the first 12 elastic modes of |f_h - f| / f / bound (as "
-             "spatial-link.hub-two-links)", tolerance=1.0,
-      reason="the element carries the reference engine's equations, so the FEM bound of "
-             "spatial-link.hub-two-links holds; Chrono's finite-difference stiffness adds "
-             "~1e-8 (seen against the reference's modes), far below the smallest bound "
-             "(2.6e-7 for the first bending mode)",
-      engines=("chrono", "closed form"), needs_pychrono=True,
-      source="docs/spatial-link.md §5.3; docs/chrono.md §10")
+@case("spatial-link.element-hub", tolerance=1.0, engines=("chrono", "closed form"),
+      needs_pychrono=True)
 def element_hub(ctx):
+    """Quantity: the modes of the same free hub with two links (16 elements each) put into
+        Chrono as the custom element (SpatialFlexibleLink), from the Chrono system's M, K
+        and constraints (chrono_flex.chrono.modal)
+
+    Metric: max over the first 12 elastic modes of |f_h - f| / f / bound (as
+        spatial-link.hub-two-links)
+
+    Reason: the element carries the reference engine's equations, so the FEM bound of
+        spatial-link.hub-two-links holds; Chrono's finite-difference stiffness adds ~1e-8
+        (seen against the reference's modes), far below the smallest bound (2.6e-7 for the
+        first bending mode)
+
+    Source: docs/spatial-link.md §5.3; docs/chrono.md §10"""
     from chrono_flex.chrono.modal import system_modes
     from chrono_flex.chrono.scenes import new_system
     from chrono_flex.chrono.spatial_element import SpatialFlexibleLink
@@ -449,17 +477,21 @@ def _rotating_ritz(EI, Omega, in_plane, n_modes):
     return np.sqrt(eigh(K + G - (Omega**2 * M if in_plane else 0.0), M, eigvals_only=True))
 
 
-@case("spatial-link.geometric-stiffening", quantity="first two in-plane (lead-lag) and "
-      "out-of-plane (flap) frequencies of a link spinning about z at Omega = its first "
-      "in-plane frequency, geometric stiffening on, 8 elements",
-      metric="max over modes of |f_h - f_ritz| / f_ritz / (Hermite bound + twice the Ritz "
-             "change from 10 to 12 modes)", tolerance=1.0,
-      reason="the elements err by 2 (bh)^4/1440 in the Rayleigh quotient R = omega^2 "
-             "(+ Omega^2 in the plane of rotation), b from R (Strang & Fix), scaled by "
-             "R / omega^2 for omega; the Ritz reference converges from above, its remaining "
-             "error bounded by twice its last change",
-      engines=("reference",), source="Kane, Ryan & Banerjee 1987; docs/spatial-link.md §4.3")
+@case("spatial-link.geometric-stiffening", tolerance=1.0, engines=("reference",))
 def geometric_stiffening(ctx):
+    """Quantity: first two in-plane (lead-lag) and out-of-plane (flap) frequencies of a link
+        spinning about z at Omega = its first in-plane frequency, geometric stiffening on, 8
+        elements
+
+    Metric: max over modes of |f_h - f_ritz| / f_ritz / (Hermite bound + twice the Ritz
+        change from 10 to 12 modes)
+
+    Reason: the elements err by 2 (bh)^4/1440 in the Rayleigh quotient R = omega^2 (+
+        Omega^2 in the plane of rotation), b from R (Strang & Fix), scaled by R / omega^2
+        for omega; the Ritz reference converges from above, its remaining error bounded by
+        twice its last change
+
+    Source: Kane, Ryan & Banerjee 1987; docs/spatial-link.md §4.3"""
     n = 8
     stiff = SpatialArm([_link(n)], geometric_stiffening=True)
     linear = SpatialArm([_link(n)])
@@ -501,16 +533,20 @@ def geometric_stiffening(ctx):
 RTOL_ENERGY, T_ENERGY = 1e-6, 0.05
 
 
-@case("spatial-link.chain-energy", quantity="energy balance T + V_el + V_g - W_in of a "
-      "serial chain in free motion under gravity: a link on a skew revolute axis, a "
-      "second on a revolute axis across the first's tip, a third sliding on a skew "
-      "prismatic axis, a payload (0.05 s from spun-up joints)",
-      metric="max |balance drift| / max(T + V_el + |V_g - V_g(0)|)", tolerance=100 * RTOL_ENERGY,
-      reason="the terms are Lagrange's equations to round-off (tests/spatial), so the drift "
-             "is Radau's global error: local error <= rtol |y| per step over ~100 steps, "
-             "bounded by 100 rtol (rtol = 1e-6)",
-      engines=("reference",), source="docs/spatial-link.md §4.1")
+@case("spatial-link.chain-energy", tolerance=100 * RTOL_ENERGY, engines=("reference",))
 def chain_energy(ctx):
+    """Quantity: energy balance T + V_el + V_g - W_in of a serial chain in free motion under
+        gravity: a link on a skew revolute axis, a second on a revolute axis across the
+        first's tip, a third sliding on a skew prismatic axis, a payload (0.05 s from
+        spun-up joints)
+
+    Metric: max |balance drift| / max(T + V_el + |V_g - V_g(0)|)
+
+    Reason: the terms are Lagrange's equations to round-off (tests/spatial), so the drift is
+        Radau's global error: local error <= rtol |y| per step over ~100 steps, bounded by
+        100 rtol (rtol = 1e-6)
+
+    Source: docs/spatial-link.md §4.1"""
     links = [_sized(0.8, 2), _sized(0.6, 2), _sized(0.4, 1)]
     x3, y3 = sp.turned(0.5, (0.0, 1.0, 0.0))
     joints = [sp.RevoluteJoint(axis=(0.2, 0.3, 1.0), hub_inertia=0.01),
@@ -538,16 +574,18 @@ def _sized(length, n):
     return SpatialLink(length, n, EI_y=EI_Y, EI_z=EI_Z, GJ=GJ, rho_A=RHO_A, rho_Ip=RHO_IP)
 
 
-@case("spatial-link.bent-cantilever", quantity="out-of-plane tip deflection of an L-shaped "
-      "cantilever (link 1 along x, link 2 welded across its tip along y, 3 elements each) "
-      "under a tip force along z",
-      metric="relative error against P a^3 / (3 EI_y1) + P b^2 a / GJ_1 + P b^3 / (3 EI_y2)",
-      tolerance=1e-12,
-      reason="each term is nodally exact in its elements (cubic bending, linear twist), and "
-             "the tip frame hands link 1's tip twist to link 2 exactly at first order; "
-             "1e-12 is round-off of the solve",
-      engines=("reference", "closed form"), source="Roark table 8.1; Saint-Venant torsion")
+@case("spatial-link.bent-cantilever", tolerance=1e-12, engines=("reference", "closed form"))
 def bent_cantilever(ctx):
+    """Quantity: out-of-plane tip deflection of an L-shaped cantilever (link 1 along x, link 2
+        welded across its tip along y, 3 elements each) under a tip force along z
+
+    Metric: relative error against P a^3 / (3 EI_y1) + P b^2 a / GJ_1 + P b^3 / (3 EI_y2)
+
+    Reason: each term is nodally exact in its elements (cubic bending, linear twist), and
+        the tip frame hands link 1's tip twist to link 2 exactly at first order; 1e-12 is
+        round-off of the solve
+
+    Source: Roark table 8.1; Saint-Venant torsion"""
     a, b, P = 0.8, 0.5, 0.02
     l1 = sp.SpatialLink(a, 3, EI_y=EI_Y, EI_z=EI_Z, GJ=GJ, rho_A=RHO_A, rho_Ip=RHO_IP)
     l2 = sp.SpatialLink(b, 3, EI_y=2 * EI_Y, EI_z=EI_Z, GJ=GJ, rho_A=RHO_A, rho_Ip=RHO_IP)
@@ -588,16 +626,19 @@ def cone_coefficients(n):
             for p, EI in (("v", EI_Z), ("w", EI_Y))}
 
 
-@case("spatial-link.tapered", quantity="first bending frequency coefficient in each "
-      "plane of a cone-tapered spatial link (sections given as callables of x), n = 4, 8, "
-      "16 elements, against the Bessel root c = 8.71926 and the printed 8.719",
-      metric="max over the two planes of |c_16 - printed| / printed",
-      tolerance=5e-4 / 8.719 + 1e-6,
-      reason="the printed value has 4 figures (+-5e-4); the 16-element error of cubic "
-             "Hermite elements falls as h^4 (the observed order is in the details) and is "
-             "below 1e-6 at 16 elements",
-      engines=("reference", "closed form"), source="Kirchhoff 1879; Conway et al. 1964")
+@case("spatial-link.tapered", tolerance=5e-4 / 8.719 + 1e-6, engines=("reference", "closed form"))
 def tapered(ctx):
+    """Quantity: first bending frequency coefficient in each plane of a cone-tapered spatial
+        link (sections given as callables of x), n = 4, 8, 16 elements, against the Bessel
+        root c = 8.71926 and the printed 8.719
+
+    Metric: max over the two planes of |c_16 - printed| / printed
+
+    Reason: the printed value has 4 figures (+-5e-4); the 16-element error of cubic Hermite
+        elements falls as h^4 (the observed order is in the details) and is below 1e-6 at 16
+        elements
+
+    Source: Kirchhoff 1879; Conway et al. 1964"""
     exact = tapered_cantilever_coefficient(2)
     ns = (4, 8, 16)
     c = {n: cone_coefficients(n) for n in ns}

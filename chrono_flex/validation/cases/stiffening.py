@@ -48,19 +48,23 @@ def _pair(Omega):
     return lin, stf, warned
 
 
-@case("stiffening.rule", quantity="tip deflection of a KRB link spun up to 0.25 rad/s "
-      "(Omega/omega_1 = 0.066, P/P_cr = 0.011: below the rule's limits) and to 1.5 rad/s "
-      "(0.39 and 0.39: above), the papers' linear model against geometric stiffening; "
-      "the StiffeningWarning of the linear runs",
-      metric="max(difference below / bound, bound / difference above), difference = max "
-             "|w_linear - w_stiffened| / max |w_stiffened|, bound 2 %", tolerance=1.0,
-      reason="at the rule's limits the first bending frequency is off by 1 %, a quasi-"
-             "static deflection (1/omega^2) by 2 %: below them the models must agree within "
-             "2 %, above them part by more (the estimate 2 (k_1/2)(Omega/omega_1)^2 is 0.5 % "
-             "and 19 %; the deflection peaks during the ramp, below the final Omega, so the "
-             "measured differences are about half of it); Radau's rtol 1e-6 is far below",
-      engines=("reference",), source="Kane, Ryan & Banerjee 1987 (docs/planar-link.md §4.5)")
+@case("stiffening.rule", tolerance=1.0, engines=("reference",))
 def rule(ctx):
+    """Quantity: tip deflection of a KRB link spun up to 0.25 rad/s (Omega/omega_1 = 0.066,
+        P/P_cr = 0.011: below the rule's limits) and to 1.5 rad/s (0.39 and 0.39: above),
+        the papers' linear model against geometric stiffening; the StiffeningWarning of the
+        linear runs
+
+    Metric: max(difference below / bound, bound / difference above), difference = max
+        |w_linear - w_stiffened| / max |w_stiffened|, bound 2 %
+
+    Reason: at the rule's limits the first bending frequency is off by 1 %, a quasi-static
+        deflection (1/omega^2) by 2 %: below them the models must agree within 2 %, above
+        them part by more (the estimate 2 (k_1/2)(Omega/omega_1)^2 is 0.5 % and 19 %; the
+        deflection peaks during the ramp, below the final Omega, so the measured differences
+        are about half of it); Radau's rtol 1e-6 is far below
+
+    Source: Kane, Ryan & Banerjee 1987 (docs/planar-link.md §4.5)"""
     runs, diffs, rows = {}, {}, []
     for label, Omega in (("below", OMEGA_BELOW), ("above", OMEGA_ABOVE)):
         ctx.note(f"{label}: Omega = {Omega}")
@@ -114,18 +118,22 @@ def _static_held(arm, theta):
     raise AssertionError("static equilibrium did not converge")
 
 
-@case("stiffening.axial-rule", quantity="static tip deflection under gravity of Kozlowski's "
-      "link (EI = 1000 N m^2, 5 kg/m, 2 elements) held at +-60 deg (compression up, "
-      "tension down), bare (P/P_cr = 0.017: below the rule) and with a 20 kg tip mass "
-      "(0.086: above), the papers' linear model against geometric stiffening",
-      metric="max(difference below / bound, bound / difference above), difference = "
-             "|w_linear - w_stiffened| / |w_stiffened|, bound 2 %", tolerance=1.0,
-      reason="a static deflection goes with 1/stiffness: the rule's limit P/P_cr = 0.02 is "
-             "a change of about P/P_cr = 2 % (end load; less for the link's own, spread "
-             "weight); Newton's residual is at round-off. The stiffened model's end-load "
-             "deflection is checked against the beam-column closed form in the details",
-      engines=("reference",), source="docs/planar-link.md §4.5")
+@case("stiffening.axial-rule", tolerance=1.0, engines=("reference",))
 def axial_rule(ctx):
+    """Quantity: static tip deflection under gravity of Kozlowski's link (EI = 1000 N m^2, 5
+        kg/m, 2 elements) held at +-60 deg (compression up, tension down), bare (P/P_cr =
+        0.017: below the rule) and with a 20 kg tip mass (0.086: above), the papers' linear
+        model against geometric stiffening
+
+    Metric: max(difference below / bound, bound / difference above), difference = |w_linear
+        - w_stiffened| / |w_stiffened|, bound 2 %
+
+    Reason: a static deflection goes with 1/stiffness: the rule's limit P/P_cr = 0.02 is a
+        change of about P/P_cr = 2 % (end load; less for the link's own, spread weight);
+        Newton's residual is at round-off. The stiffened model's end-load deflection is
+        checked against the beam-column closed form in the details
+
+    Source: docs/planar-link.md §4.5"""
     from chrono_flex.planar.stiffening import buckling_load
 
     EI, g, diffs, rows = 1000.0, 9.81, {}, []
