@@ -31,7 +31,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..errors import ParameterError
-from ..planar.kernels import _jit, _mv, backend, numba
+from ..planar.kernels import _jit, backend, numba
 
 def _inline(fn):
     """:func:`chrono_flex.planar.kernels._jit`, the function inlined where it is called:
@@ -148,15 +148,12 @@ def pack(model):
 
 @_jit
 def _mm(A, B):
-    """A B by plain loops (numba's ``@`` calls the BLAS: :func:`chrono_flex.planar.kernels._mv`)."""
-    n, m = A.shape
-    out = np.zeros((n, B.shape[1]))
-    for i in range(n):
-        for k in range(m):
-            a = A[i, k]
-            if a != 0.0:
-                for j in range(B.shape[1]):
-                    out[i, j] += a * B[k, j]
+    """A B by plain loops, a new array (numba's ``@`` calls the BLAS)."""
+    out = np.zeros((A.shape[0], B.shape[1]))
+    for i in range(A.shape[0]):
+        for k in range(A.shape[1]):
+            for j in range(B.shape[1]):
+                out[i, j] += A[i, k] * B[k, j]
     return out
 
 
@@ -166,10 +163,16 @@ def _cross(a, b):
                      a[0] * b[1] - a[1] * b[0]))
 
 
-@_jit
-def _cross_columns(J, v, out, scale):
-    """out[:, k] += scale * (J[:, k] x v) for every column k (J, out (3, nq))."""
-    for k in range(J.shape[1]):
+@_inline
+def _tdot(R, v, i):
+    """(R^T v)[i] for a 3 x 3 R and a 3-vector v."""
+    return R[0, i] * v[0] + R[1, i] * v[1] + R[2, i] * v[2]
+
+
+@_inline
+def _cross_columns(J, v, out, scale, nc):
+    """out[:, k] += scale * (J[:, k] x v) for the columns k < nc (J, out (3, nq))."""
+    for k in range(nc):
         j0, j1, j2 = J[0, k], J[1, k], J[2, k]
         if j0 == 0.0 and j1 == 0.0 and j2 == 0.0:
             continue
@@ -178,56 +181,74 @@ def _cross_columns(J, v, out, scale):
         out[2, k] += scale * (j0 * v[1] - j1 * v[0])
 
 
-@_jit
-def _rotation(a, t):
-    """Rot(a, t) (Rodrigues; :func:`chrono_flex.spatial.params.rotation`)."""
-    c, s = np.cos(t), np.sin(t)
-    R = np.empty((3, 3))
-    ax = np.array(((0.0, -a[2], a[1]), (a[2], 0.0, -a[0]), (-a[1], a[0], 0.0)))
+@_inline
+def _times(R, E, T):
+    """R <- R E in place (3 x 3; T a 3 x 3 scratch)."""
     for i in range(3):
         for j in range(3):
-            R[i, j] = (1 - c) * a[i] * a[j] + s * ax[i, j] + (c if i == j else 0.0)
-    return R
+            T[i, j] = R[i, 0] * E[0, j] + R[i, 1] * E[1, j] + R[i, 2] * E[2, j]
+    for i in range(3):
+        for j in range(3):
+            R[i, j] = T[i, j]
 
 
 @_inline
-def _child_frame(P, b, q, qd, p, Jp, ap, R, Jw, aw, w):
-    """The parent's attachment frame (p, Jp, ap, R, Jw, aw, w; copies) made body b's root
-    frame in place (:func:`chrono_flex.spatial.kinematics.child_frame`: the shift by the
-    joint's offset, then the revolute, prismatic or fixed joint)."""
+def _child_frame(P, b, q, qd, nc, p, Jp, ap, R, Jw, aw, w, E):
+    """The parent's attachment frame (p, Jp, ap, R, Jw, aw, w; copies, columns below nc)
+    made body b's root frame in place (:func:`chrono_flex.spatial.kinematics.child_frame`:
+    the shift by the joint's offset, then the revolute, prismatic or fixed joint); E a
+    (2, 3, 3) scratch."""
     off = P.offset[b]
     if off[0] != 0.0 or off[1] != 0.0 or off[2] != 0.0:
-        o = _mv(R, off)
-        p += o
-        _cross_columns(Jw, o, Jp, 1.0)
-        ap += _cross(aw, o) + _cross(w, _cross(w, o))
-    kind, j = P.jkind[b], P.jidx[b]
-    u = _mv(R, P.axis[b])
+        o0 = R[0, 0] * off[0] + R[0, 1] * off[1] + R[0, 2] * off[2]
+        o1 = R[1, 0] * off[0] + R[1, 1] * off[1] + R[1, 2] * off[2]
+        o2 = R[2, 0] * off[0] + R[2, 1] * off[1] + R[2, 2] * off[2]
+        p[0], p[1], p[2] = p[0] + o0, p[1] + o1, p[2] + o2
+        _cross_columns(Jw, (o0, o1, o2), Jp, 1.0, nc)
+        x0, x1, x2 = w[1] * o2 - w[2] * o1, w[2] * o0 - w[0] * o2, w[0] * o1 - w[1] * o0
+        ap[0] += aw[1] * o2 - aw[2] * o1 + w[1] * x2 - w[2] * x1
+        ap[1] += aw[2] * o0 - aw[0] * o2 + w[2] * x0 - w[0] * x2
+        ap[2] += aw[0] * o1 - aw[1] * o0 + w[0] * x1 - w[1] * x0
+    kind, j, a = P.jkind[b], P.jidx[b], P.axis[b]
+    u0 = R[0, 0] * a[0] + R[0, 1] * a[1] + R[0, 2] * a[2]
+    u1 = R[1, 0] * a[0] + R[1, 1] * a[1] + R[1, 2] * a[2]
+    u2 = R[2, 0] * a[0] + R[2, 1] * a[1] + R[2, 2] * a[2]
+    wu0, wu1, wu2 = w[1] * u2 - w[2] * u1, w[2] * u0 - w[0] * u2, w[0] * u1 - w[1] * u0
     if kind == 0:
-        for r in range(3):
-            Jw[r, j] += u[r]
-        aw += _cross(w, u) * qd[j]
-        w += u * qd[j]
-        Rn = _mm(_mm(R, _rotation(P.axis[b], q[j])), P.mount[b])
-    else:
-        if kind == 1:
-            d, dd = q[j], qd[j]
-            wu = _cross(w, u)
-            _cross_columns(Jw, u, Jp, d)
-            for r in range(3):
-                Jp[r, j] += u[r]
-            ap += d * (_cross(aw, u) + _cross(w, wu)) + 2.0 * dd * wu
-            p += d * u
-        Rn = _mm(R, P.mount[b])
-    R[:, :] = Rn
+        d = qd[j]
+        Jw[0, j], Jw[1, j], Jw[2, j] = Jw[0, j] + u0, Jw[1, j] + u1, Jw[2, j] + u2
+        aw[0], aw[1], aw[2] = aw[0] + wu0 * d, aw[1] + wu1 * d, aw[2] + wu2 * d
+        w[0], w[1], w[2] = w[0] + u0 * d, w[1] + u1 * d, w[2] + u2 * d
+        # R <- R Rot(a, t) mount, Rot = (1 - c) a a^T + s [a]x + c I (params.rotation)
+        c, s = np.cos(q[j]), np.sin(q[j])
+        Rot = E[0]
+        for i in range(3):
+            for k in range(3):
+                Rot[i, k] = (1 - c) * a[i] * a[k] + (c if i == k else 0.0)
+        Rot[0, 1] -= s * a[2]
+        Rot[0, 2] += s * a[1]
+        Rot[1, 0] += s * a[2]
+        Rot[1, 2] -= s * a[0]
+        Rot[2, 0] -= s * a[1]
+        Rot[2, 1] += s * a[0]
+        _times(R, Rot, E[1])
+    elif kind == 1:
+        d, dd = q[j], qd[j]
+        _cross_columns(Jw, (u0, u1, u2), Jp, d, nc)
+        Jp[0, j], Jp[1, j], Jp[2, j] = Jp[0, j] + u0, Jp[1, j] + u1, Jp[2, j] + u2
+        ap[0] += d * (aw[1] * u2 - aw[2] * u1 + w[1] * wu2 - w[2] * wu1) + 2.0 * dd * wu0
+        ap[1] += d * (aw[2] * u0 - aw[0] * u2 + w[2] * wu0 - w[0] * wu2) + 2.0 * dd * wu1
+        ap[2] += d * (aw[0] * u1 - aw[1] * u0 + w[0] * wu1 - w[1] * wu0) + 2.0 * dd * wu2
+        p[0], p[1], p[2] = p[0] + d * u0, p[1] + d * u1, p[2] + d * u2
+    _times(R, P.mount[b], E[1])
 
 
 @_inline
-def _tip_frame(P, b, q, qd, p, Jp, ap, R, Jw, aw, w):
-    """Link b's root frame made its deformed tip frame in place
-    (:func:`chrono_flex.spatial.kinematics.station_frame` at x = L), in scalars (no
-    temporaries): s = R [L, v, w], s_d = R [0, v_d, w_d], the tip rotation R T(theta)
-    (T's columns: the rates' axes) and R Rz Ry Rx."""
+def _tip_frame(P, b, q, qd, nc, p, Jp, ap, R, Jw, aw, w):
+    """Link b's root frame made its deformed tip frame in place (Jacobian columns below
+    nc; :func:`chrono_flex.spatial.kinematics.station_frame` at x = L), in scalars: s =
+    R [L, v, w], s_d = R [0, v_d, w_d], the tip rotation R T(theta) (T's columns: the
+    rates' axes) and R Rz Ry Rx."""
     e0, lo = P.e0[b], P.tlo[b]
     vL = wL = vd = wd = 0.0
     th0 = th1 = th2 = thd0 = thd1 = thd2 = 0.0
@@ -255,7 +276,7 @@ def _tip_frame(P, b, q, qd, p, Jp, ap, R, Jw, aw, w):
     p[0] += s0
     p[1] += s1
     p[2] += s2
-    _cross_columns(Jw, (s0, s1, s2), Jp, 1.0)
+    _cross_columns(Jw, (s0, s1, s2), Jp, 1.0, nc)
     w0, w1, w2 = w[0], w[1], w[2]
     x0, x1, x2 = w1 * s2 - w2 * s1, w2 * s0 - w0 * s2, w0 * s1 - w1 * s0      # w x s
     ap[0] += (aw[1] * s2 - aw[2] * s1) + (w1 * x2 - w2 * x1) + 2.0 * (w1 * u2 - w2 * u1)
@@ -305,33 +326,42 @@ def _tip_frame(P, b, q, qd, p, Jp, ap, R, Jw, aw, w):
 
 
 @_inline
-def _link(P, b, q, qd, g, stiff, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r):
+def _link(P, b, q, qd, g, stiff, nc_b, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r, W, cols):
     """Link b's terms at its root frame (the module docstring's M_link, r_link), added
-    to r and to M (when M is nq x nq) and to Ma = M a_in (when a_in has nq entries)."""
+    to r and to M (when M is nq x nq) and to Ma = M a_in (when a_in has nq entries);
+    the frame's Jacobians in their first nc_b columns; W, cols: :func:`_scratch`."""
     nq = q.shape[0]
     e0, ne = P.e0[b], P.ne[b]
     full = M.shape[0] == nq
     prod = a_in.shape[0] == nq
-    RT = R.T.copy()
-    U = np.zeros((6, nq))
-    U[:3] = _mm(RT, Jp)
-    U[3:] = _mm(RT, Jw)
-    cols = np.empty(nq, dtype=np.int64)
-    nc = 0
-    for k in range(nq):
-        if (U[0, k] != 0.0 or U[1, k] != 0.0 or U[2, k] != 0.0 or U[3, k] != 0.0
-                or U[4, k] != 0.0 or U[5, k] != 0.0):
+    U, CU, C, G, fe, F, ua, v6 = W
+    nc = 0                         # U = [R^T Jp; R^T Jw], its nonzero columns in cols
+    for k in range(nc_b):
+        nz = False
+        for i in range(3):
+            up = R[0, i] * Jp[0, k] + R[1, i] * Jp[1, k] + R[2, i] * Jp[2, k]
+            uw = R[0, i] * Jw[0, k] + R[1, i] * Jw[1, k] + R[2, i] * Jw[2, k]
+            U[i, k], U[3 + i, k] = up, uw
+            nz = nz or up != 0.0 or uw != 0.0
+        if nz:
             cols[nc] = k
             nc += 1
-    apl, awl, wl, gl = _mv(RT, ap), _mv(RT, aw), _mv(RT, w), _mv(RT, g)
-    w0, w1, w2 = wl[0], wl[1], wl[2]
-    G = np.zeros((6, ne))
-    fe = np.zeros(ne)
-    F = np.zeros(6)
+    apl0, apl1, apl2 = _tdot(R, ap, 0), _tdot(R, ap, 1), _tdot(R, ap, 2)
+    awl0, awl1, awl2 = _tdot(R, aw, 0), _tdot(R, aw, 1), _tdot(R, aw, 2)
+    w0, w1, w2 = _tdot(R, w, 0), _tdot(R, w, 1), _tdot(R, w, 2)
+    gl0, gl1, gl2 = _tdot(R, g, 0), _tdot(R, g, 1), _tdot(R, g, 2)
+    for a in range(ne):
+        fe[a] = 0.0
+        for i in range(6):
+            G[i, a] = 0.0
+    for i in range(6):
+        F[i] = 0.0
+        for j in range(6):
+            C[i, j] = 0.0
     m = c0 = c1 = c2 = J00 = J11 = J22 = J01 = J02 = J12 = Ip = S = 0.0
     # axial force N(x) = ga m0(x) + wp2 m1(x) + tip_N (equations.axial_force)
     wp2 = w1 * w1 + w2 * w2
-    ga = gl[0] - apl[0]
+    ga = gl0 - apl0
     tip_N = P.mout[b] * (ga + wp2 * P.length[b])
     wN = sv = sw = 0.0
     for pt in range(P.npts[b]):
@@ -348,12 +378,12 @@ def _link(P, b, q, qd, g, stiff, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r):
         s0, s1, s2 = x, v, wv
         # a = ap + aw x s + w x (w x s) + 2 w x sd, less gravity (kinematics.points)
         ws0, ws1, ws2 = w1 * s2 - w2 * s1, w2 * s0 - w0 * s2, w0 * s1 - w1 * s0
-        d0 = (apl[0] + awl[1] * s2 - awl[2] * s1 + w1 * ws2 - w2 * ws1
-              + 2.0 * (w1 * wd - w2 * vd) - gl[0])
-        d1 = (apl[1] + awl[2] * s0 - awl[0] * s2 + w2 * ws0 - w0 * ws2
-              + 2.0 * (-w0 * wd) - gl[1])
-        d2 = (apl[2] + awl[0] * s1 - awl[1] * s0 + w0 * ws1 - w1 * ws0
-              + 2.0 * (w0 * vd) - gl[2])
+        d0 = (apl0 + awl1 * s2 - awl2 * s1 + w1 * ws2 - w2 * ws1
+              + 2.0 * (w1 * wd - w2 * vd) - gl0)
+        d1 = (apl1 + awl2 * s0 - awl0 * s2 + w2 * ws0 - w0 * ws2
+              + 2.0 * (-w0 * wd) - gl1)
+        d2 = (apl2 + awl0 * s1 - awl1 * s0 + w0 * ws1 - w1 * ws0
+              + 2.0 * (w0 * vd) - gl2)
         F[0] += wA * d0
         F[1] += wA * d1
         F[2] += wA * d2
@@ -382,7 +412,7 @@ def _link(P, b, q, qd, g, stiff, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r):
         for k in range(hi):
             nv, nw, nph = P.pNv[b, pt, k], P.pNw[b, pt, k], P.pNphi[b, pt, k]
             a = lo - e0 + k
-            fe[a] += wA * (nv * d1 + nw * d2) + wIp * nph * awl[0]
+            fe[a] += wA * (nv * d1 + nw * d2) + wIp * nph * awl0
             G[1, a] += wA * nv
             G[2, a] += wA * nw
             G[3, a] += wA * (s1 * nw - s2 * nv) + wIp * nph
@@ -399,12 +429,17 @@ def _link(P, b, q, qd, g, stiff, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r):
                 if prod:
                     Ma[e0 + a] += mab * a_in[e0 + a - BAND + c]
     # the sections' spin: h += Ip (t . aw) j_t + S Jw^T (w x t), t = R e_x
-    F[3] += Ip * awl[0]
+    F[3] += Ip * awl0
     F[4] += S * w2
     F[5] -= S * w1
-    C = np.array(((m, 0.0, 0.0, 0.0, c2, -c1), (0.0, m, 0.0, -c2, 0.0, c0),
-                  (0.0, 0.0, m, c1, -c0, 0.0), (0.0, -c2, c1, J00 + Ip, J01, J02),
-                  (c2, 0.0, -c0, J01, J11, J12), (-c1, c0, 0.0, J02, J12, J22)))
+    # C = [[m I, -[c]x], [[c]x, J + I_p e_x e_x^T]]
+    for i in range(3):
+        C[i, i] = m
+    C[0, 4], C[0, 5], C[1, 3], C[1, 5], C[2, 3], C[2, 4] = c2, -c1, -c2, c0, c1, -c0
+    C[4, 0], C[5, 0], C[3, 1], C[5, 1], C[3, 2], C[4, 2] = c2, -c1, -c2, c0, c1, -c0
+    C[3, 3], C[4, 4], C[5, 5] = J00 + Ip, J11, J22
+    C[3, 4], C[3, 5], C[4, 5] = J01, J02, J12
+    C[4, 3], C[5, 3], C[5, 4] = J01, J02, J12
     for n in range(nc):
         k = cols[n]
         r[k] += (U[0, k] * F[0] + U[1, k] * F[1] + U[2, k] * F[2] + U[3, k] * F[3]
@@ -412,7 +447,6 @@ def _link(P, b, q, qd, g, stiff, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r):
     for a in range(ne):
         r[e0 + a] += fe[a]
     if full:
-        CU = np.zeros((6, nq))
         for n in range(nc):
             k = cols[n]
             for i in range(6):
@@ -435,15 +469,19 @@ def _link(P, b, q, qd, g, stiff, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r):
                 M[k1, e0 + a] += s
                 M[e0 + a, k1] += s
     if prod:
-        ua = np.zeros(6)
+        for i in range(6):
+            ua[i] = 0.0
         for n in range(nc):
             k = cols[n]
             for i in range(6):
                 ua[i] += U[i, k] * a_in[k]
-        v6 = _mv(C, ua)
         for i in range(6):
+            s = 0.0
+            for j in range(6):
+                s += C[i, j] * ua[j]
             for a in range(ne):
-                v6[i] += G[i, a] * a_in[e0 + a]
+                s += G[i, a] * a_in[e0 + a]
+            v6[i] = s
         for n in range(nc):
             k = cols[n]
             for i in range(6):
@@ -456,17 +494,18 @@ def _link(P, b, q, qd, g, stiff, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r):
 
 
 @_inline
-def _item(P, t, Jp, ap, R, Jw, aw, w, g, M, a_in, Ma, r):
+def _item(P, t, nc_b, Jp, ap, R, Jw, aw, w, g, M, a_in, Ma, r, W, cols):
     """A lumped item on its frame (equations.terms): a mass m (M += m Jp^T Jp, r += m
     Jp^T (ap - g)) or a rotor I = R I_0 R^T (M += Jw^T I Jw, r += Jw^T (I aw + w x I w)),
-    over the nonzero columns of its Jacobian J."""
+    over the nonzero columns (below nc_b) of its Jacobian J; W, cols: :func:`_scratch`."""
     nq = r.shape[0]
     full = M.shape[0] == nq
     prod = a_in.shape[0] == nq
     rot = P.item_rot[t] == 1
     J = Jw if rot else Jp
-    I = np.zeros((3, 3))
-    acc = np.zeros(3)
+    IJ, I, acc = W[1], W[2], W[5]
+    for i in range(9):
+        I[i // 3, i % 3] = 0.0
     if rot:
         I0 = P.item_I[t]
         for i in range(3):
@@ -489,13 +528,11 @@ def _item(P, t, Jp, ap, R, Jw, aw, w, g, M, a_in, Ma, r):
         for i in range(3):
             I[i, i] = mt
             acc[i] = mt * (ap[i] - g[i])
-    cols = np.empty(nq, dtype=np.int64)
     nc = 0
-    for k in range(nq):
+    for k in range(nc_b):
         if J[0, k] != 0.0 or J[1, k] != 0.0 or J[2, k] != 0.0:
             cols[nc] = k
             nc += 1
-    IJ = np.zeros((3, nc))
     for n in range(nc):
         k = cols[n]
         for i in range(3):
@@ -518,9 +555,9 @@ def _item(P, t, Jp, ap, R, Jw, aw, w, g, M, a_in, Ma, r):
             Ma[k] += J[0, k] * v0 + J[1, k] * v1 + J[2, k] * v2
 
 
-@_jit
-def _copy_frame(fp, fap, faw, fw, fJp, fJw, fR, f0, b0, f1, b1):
-    """Frame (f0, b0) of :func:`_tree_pass`'s arrays copied to (f1, b1) by plain loops."""
+@_inline
+def _copy_frame(fp, fap, faw, fw, fJp, fJw, fR, f0, b0, f1, b1, nc):
+    """Frame (f0, b0) copied to (f1, b1), the Jacobians' first nc columns."""
     for i in range(3):
         fp[f1, b1, i] = fp[f0, b0, i]
         fap[f1, b1, i] = fap[f0, b0, i]
@@ -528,16 +565,24 @@ def _copy_frame(fp, fap, faw, fw, fJp, fJw, fR, f0, b0, f1, b1):
         fw[f1, b1, i] = fw[f0, b0, i]
         for j in range(3):
             fR[f1, b1, i, j] = fR[f0, b0, i, j]
-        for k in range(fJp.shape[3]):
+        for k in range(nc):
             fJp[f1, b1, i, k] = fJp[f0, b0, i, k]
             fJw[f1, b1, i, k] = fJw[f0, b0, i, k]
 
 
-@_jit
+@_inline
+def _scratch(nq, nemax):
+    """Work arrays of :func:`_link`, :func:`_item`: U, CU, C, G, f_e, F, u a, v."""
+    return (np.empty((6, nq)), np.empty((6, nq)), np.empty((6, 6)), np.empty((6, nemax)),
+            np.empty(nemax), np.empty(6), np.empty(6), np.empty(6))
+
+
+@_inline
 def _tree_pass(P, q, qd, g, stiff, full, a_in, terms):
     """(M or an empty matrix, M a_in or zeros, r, positions (2, nb, 3), rotations (2, nb,
     3, 3)) of the tree at (q, q_d): the frames from the base to the leaves (root: 0,
-    attachment: 1), each link's :func:`_link` and the lumped items (when ``terms``)."""
+    attachment: 1), each link's :func:`_link` and the lumped items (when ``terms``).
+    A body's frames depend on its and its ancestors' coordinates only (columns < ncol)."""
     nq = P.nq
     nb = P.parent.shape[0]
     M = np.zeros((nq, nq)) if full else np.zeros((0, 0))
@@ -549,26 +594,34 @@ def _tree_pass(P, q, qd, g, stiff, full, a_in, terms):
     faw, fw = np.zeros((2, nb, 3)), np.zeros((2, nb, 3))
     fJp, fJw = np.zeros((2, nb, 3, nq)), np.zeros((2, nb, 3, nq))
     fR = np.zeros((2, nb, 3, 3))
+    E = np.empty((2, 3, 3))
+    ncol = np.zeros(nb, dtype=np.int64)
+    cols = np.empty(nq, dtype=np.int64)
+    W = _scratch(nq, max(P.Mee.shape[1], 1))
     for b in range(nb):
         pa = P.parent[b]
+        nc = 0 if pa < 0 else ncol[pa]
+        nc = max(nc, P.jidx[b] + 1, P.e0[b] + P.ne[b])
+        ncol[b] = nc
         if pa < 0:
             for i in range(3):
                 fR[0, b, i, i] = 1.0
         else:
-            _copy_frame(fp, fap, faw, fw, fJp, fJw, fR, 1, pa, 0, b)
-        _child_frame(P, b, q, qd, fp[0, b], fJp[0, b], fap[0, b], fR[0, b], fJw[0, b],
-                     faw[0, b], fw[0, b])
-        _copy_frame(fp, fap, faw, fw, fJp, fJw, fR, 0, b, 1, b)
+            _copy_frame(fp, fap, faw, fw, fJp, fJw, fR, 1, pa, 0, b, ncol[pa])
+        _child_frame(P, b, q, qd, nc, fp[0, b], fJp[0, b], fap[0, b], fR[0, b], fJw[0, b],
+                     faw[0, b], fw[0, b], E)
+        _copy_frame(fp, fap, faw, fw, fJp, fJw, fR, 0, b, 1, b, nc)
         if P.is_link[b] == 1:
             p, ap, aw, w = fp[1, b], fap[1, b], faw[1, b], fw[1, b]
             Jp, Jw, R = fJp[1, b], fJw[1, b], fR[1, b]
             if terms:
-                _link(P, b, q, qd, g, stiff, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r)
-            _tip_frame(P, b, q, qd, p, Jp, ap, R, Jw, aw, w)
+                _link(P, b, q, qd, g, stiff, nc, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r, W,
+                      cols)
+            _tip_frame(P, b, q, qd, nc, p, Jp, ap, R, Jw, aw, w)
     for t in range(P.item_body.shape[0] if terms else 0):
         f, b = P.item_tip[t], P.item_body[t]
-        _item(P, t, fJp[f, b], fap[f, b], fR[f, b], fJw[f, b], faw[f, b], fw[f, b], g, M,
-              a_in, Ma, r)
+        _item(P, t, ncol[b], fJp[f, b], fap[f, b], fR[f, b], fJw[f, b], faw[f, b], fw[f, b],
+              g, M, a_in, Ma, r, W, cols)
     return M, Ma, r, fp, fR
 
 
@@ -591,21 +644,19 @@ def _f(v):
 
 
 def tree_terms(packed, q, qd, g, stiff):
-    """(M, r) with r = h - Q_g [+ K_geo e] at (q, q_d), gravity g (3,) (needs numba; the
-    numpy twin is :func:`chrono_flex.spatial.equations.terms`)."""
+    """(M, r = h - Q_g [+ K_geo e]) at (q, q_d), gravity g (numpy twin: equations.terms)."""
     return _tree_terms(packed, _f(q), _f(qd), _f(g), bool(stiff))
 
 
 def tree_forces(packed, q, qd, g, stiff, a=None):
     """(M a, r) at (q, q_d) without forming M; without ``a``, (zeros, r)."""
-    return _tree_forces(packed, _f(q), _f(qd), _f(g), bool(stiff),
-                        np.zeros(0) if a is None else _f(a))
+    a = np.zeros(0) if a is None else _f(a)
+    return _tree_forces(packed, _f(q), _f(qd), _f(g), bool(stiff), a)
 
 
 def packed_model(model):
-    """The model's packed arrays (made once and kept on it), or None where the kernels
-    do not run: the numpy backend (:func:`chrono_flex.planar.kernels.backend`) or an
-    extended model."""
+    """The model's packed arrays (made once, kept on it), or None where the kernels do
+    not run (the numpy backend, :func:`~chrono_flex.planar.kernels.backend`; extended)."""
     if backend() != "numba" or model.extended:
         return None
     if getattr(model, "_packed", None) is None:
@@ -613,15 +664,10 @@ def packed_model(model):
     return model._packed
 
 
-
-
-
 @_jit
 def _tree_frames(P, Q, QD):
-    """Positions (nt, 2, nb, 3) and rotations (nt, 2, nb, 3, 3) of the root (0) and
-    attachment (1) frames of every body at each row of Q (nt, nq), from
-    :func:`_tree_pass`; with rows in QD also the kinetic energy T = 1/2 q_d . M q_d at
-    each (the same pass), else zeros."""
+    """:func:`tree_frames` by :func:`_tree_pass` at each row of Q (with rows in QD also
+    T = 1/2 q_d . M q_d by the same pass, else zeros)."""
     nt, nq = Q.shape
     nb = P.parent.shape[0]
     pos = np.zeros((nt, 2, nb, 3))
@@ -644,9 +690,8 @@ def _tree_frames(P, Q, QD):
 def tree_frames(packed, Q, QD=None):
     """(positions (nt, 2, nb, 3), rotations (nt, 2, nb, 3, 3), kinetic energies (nt,))
     of the root (index 0) and attachment (1) frames of every body at the rows of Q
-    (nt, nq), the kinetic energies at the rates QD (zeros without them) (needs numba;
-    the numpy twins are :func:`chrono_flex.spatial.kinematics.tree_frames` and
-    :func:`chrono_flex.spatial.equations.kinetic_energy`)."""
+    (nt, nq), the kinetic energies at the rates QD (zeros without them) (numpy twins:
+    kinematics.tree_frames, equations.kinetic_energy)."""
     Q = np.ascontiguousarray(np.atleast_2d(Q), dtype=float)
     QD = np.zeros((0, Q.shape[1])) if QD is None else np.ascontiguousarray(QD, dtype=float)
     return _tree_frames(packed, Q, QD)

@@ -98,6 +98,7 @@ def _tree_pass_on(L, q, qd, g, stiff, full, terms, pB, A, om):
     faw, fw = np.zeros((2, nb, 3)), np.zeros((2, nb, 3))
     fJp, fJw = np.zeros((2, nb, 3, n)), np.zeros((2, nb, 3, n))
     fR = np.zeros((2, nb, 3, 3))
+    E, W, cols = np.empty((2, 3, 3)), sk._scratch(n, max(P.Mee.shape[1], 1)), np.empty(n, np.int64)
     for b in range(nb):
         pa = P.parent[b]
         if pa < 0:
@@ -111,20 +112,21 @@ def _tree_pass_on(L, q, qd, g, stiff, full, terms, pB, A, om):
                     fJp[0, b, i, k] = b_Jp[i, k]
                     fJw[0, b, i, k] = b_Jw[i, k]
         else:
-            sk._copy_frame(fp, fap, faw, fw, fJp, fJw, fR, 1, pa, 0, b)
-        sk._child_frame(P, b, q, qd, fp[0, b], fJp[0, b], fap[0, b], fR[0, b], fJw[0, b],
-                        faw[0, b], fw[0, b])
-        sk._copy_frame(fp, fap, faw, fw, fJp, fJw, fR, 0, b, 1, b)
+            sk._copy_frame(fp, fap, faw, fw, fJp, fJw, fR, 1, pa, 0, b, n)
+        sk._child_frame(P, b, q, qd, n, fp[0, b], fJp[0, b], fap[0, b], fR[0, b], fJw[0, b],
+                        faw[0, b], fw[0, b], E)
+        sk._copy_frame(fp, fap, faw, fw, fJp, fJw, fR, 0, b, 1, b, n)
         if P.is_link[b] == 1:
             p, ap, aw, w = fp[1, b], fap[1, b], faw[1, b], fw[1, b]
             Jp, Jw, R = fJp[1, b], fJw[1, b], fR[1, b]
             if terms:
-                sk._link(P, b, q, qd, g, stiff, Jp, ap, R, Jw, aw, w, M, no_a, Ma, r)
-            sk._tip_frame(P, b, q, qd, p, Jp, ap, R, Jw, aw, w)
+                sk._link(P, b, q, qd, g, stiff, n, Jp, ap, R, Jw, aw, w, M, no_a, Ma, r, W,
+                         cols)
+            sk._tip_frame(P, b, q, qd, n, p, Jp, ap, R, Jw, aw, w)
     for t in range(P.item_body.shape[0] if terms else 0):
         f, b = P.item_tip[t], P.item_body[t]
-        sk._item(P, t, fJp[f, b], fap[f, b], fR[f, b], fJw[f, b], faw[f, b], fw[f, b], g, M,
-                 no_a, Ma, r)
+        sk._item(P, t, n, fJp[f, b], fap[f, b], fR[f, b], fJw[f, b], faw[f, b], fw[f, b], g,
+                 M, no_a, Ma, r, W, cols)
     return M, r, fp, fR, fJp
 
 
