@@ -23,7 +23,7 @@ from chrono_flex.drive import DriveParams, GearDrive, simulate_drive
 
 drive = GearDrive(DriveParams.serebrenny2019())
 T, W_O = 1e-4, 1000.0
-result = simulate_drive(drive, 0.6, u=lambda t: 6.0 * math.sin(2 * math.pi * 2.0 * t),
+result = simulate_drive(drive, 0.6, drive_input=lambda t: 6.0 * math.sin(2 * math.pi * 2.0 * t),
                         dt_out=T, method="LSODA", rtol=1e-8, atol=1e-11, max_step=1e-4)
 channels = record(result, [Encoder(drive, 16384, side="motor", name="motor_encoder"),
                            CurrentSensor(drive, noise=1e-3, seed=1, name="current_sensor")])

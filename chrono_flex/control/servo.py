@@ -35,7 +35,7 @@ def run_servo(params, kp, kd, t_end=1.0, compensate=False, dt_out=1e-4, setpoint
     and free flight in the play; rtol 1e-7, steps of at most 1 ms)."""
     drive = GearDrive(params)
     law = servo(drive, kp, kd, setpoint=setpoint, compensate=compensate)
-    return simulate_drive(drive, t_end, u=law, method="LSODA", rtol=1e-7, atol=1e-10,
+    return simulate_drive(drive, t_end, drive_input=law, method="LSODA", rtol=1e-7, atol=1e-10,
                           dt_out=dt_out, max_step=1e-3)
 
 

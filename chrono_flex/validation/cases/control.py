@@ -161,7 +161,7 @@ def torque_observer(ctx):
     p = DriveParams.serebrenny2019()
     drive = GearDrive(p)
     T, w_o, sigma, counts = 1e-4, 1000.0, 1e-3, 16384
-    res = simulate_drive(drive, 0.6, u=lambda t: 6.0 * math.sin(2 * math.pi * 2.0 * t),
+    res = simulate_drive(drive, 0.6, drive_input=lambda t: 6.0 * math.sin(2 * math.pi * 2.0 * t),
                          dt_out=T, method="LSODA", rtol=1e-8, atol=1e-11, max_step=1e-4)
     ctx.note("run")
     ch = record(res, [Encoder(drive, counts, side="motor", name="motor_encoder"),

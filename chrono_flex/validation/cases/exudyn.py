@@ -34,7 +34,7 @@ def reference_run(name, n, step):
     generalized-alpha at ``step``; returns (the runs' dict as Exudyn's, Result)."""
     build, _, t_end, angles0, torque, _ = PROBLEMS[name]
     arm = build(n)
-    kw = dict(t_end=t_end, dt_out=DT_OUT, joint_angles0=angles0, progress=False,
+    kw = dict(t_end=t_end, dt_out=DT_OUT, q0=angles0, progress=False,
               method="generalized_alpha", step=step, n_samples=41)
     if torque is not None:
         kw["torque"] = torque

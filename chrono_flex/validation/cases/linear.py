@@ -77,8 +77,8 @@ def run_from_mode(arm, lin, torque, t_end, amplitude=AMPLITUDE):
     x0 = x0 * amplitude / np.max(np.abs(x0[arm.elastic_index]))
     ji, ei = arm.joint_index, arm.elastic_index
     with quiet():
-        res = arm.simulate(t_end, joint_angles0=x0[ji], elastic0=x0[ei],
-                           joint_rates0=x0[nq + ji], elastic_rates0=x0[nq + ei],
+        res = arm.simulate(t_end, q0=x0[ji], elastic0=x0[ei],
+                           qd0=x0[nq + ji], elastic_rates0=x0[nq + ei],
                            torque=torque, method="Radau", rtol=RTOL, dt_out=0.01)
     return lam, res
 
@@ -385,8 +385,8 @@ def drive_sliding(ctx):
                           friction="sliding")
     x0, u0, _ = drive.steady_state(torque=0.0, omega_out=w0)
     du = frac * u0
-    res = simulate_drive(drive, 0.3, u=u0 + du, x0=np.concatenate([x0, [0.0, w0]]),
-                         omega_out0=w0, dt_out=1e-3, rtol=1e-10, atol=1e-12)
+    res = simulate_drive(drive, 0.3, drive_input=u0 + du,
+                         x0=np.concatenate([x0, [0.0, w0]]), qd0=w0, dt_out=1e-3, rtol=1e-10, atol=1e-12)
     d_run = res.states[:, 5] - w0
     d_lin = step_response(lin, res.t, du)
     value = float(np.max(np.abs(d_run - d_lin)) / np.max(np.abs(d_lin)))
