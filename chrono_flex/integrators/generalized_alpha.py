@@ -363,10 +363,7 @@ class GeneralizedAlpha(LandingStepper):
         solver = self.step_solver
         if solver is None or not hasattr(solver, "advance_outputs"):
             return None
-        targets = np.asarray(t_targets, dtype=float)
-        h = self.step if self.error_rtol is None else self.h_next
-        span = max(targets[0] - self.t, 1e-300)
-        targets = targets[:max(1, int(self.BATCH_STEPS * h / span))]
+        targets = self._batch(t_targets)
         states = []
         k = 0
         try:
@@ -398,10 +395,7 @@ class GeneralizedAlpha(LandingStepper):
         solver = self.step_solver
         if solver is None or not hasattr(solver, "advance_sampled"):
             return None
-        targets = np.asarray(t_targets, dtype=float)
-        h = self.step if self.error_rtol is None else self.h_next
-        span = max(targets[0] - self.t, 1e-300)
-        targets = targets[:max(1, int(self.BATCH_STEPS * h / span))]
+        targets = self._batch(t_targets)
         states = []
         try:
             while len(states) < targets.size:
@@ -422,6 +416,14 @@ class GeneralizedAlpha(LandingStepper):
         except SimulationError as exc:
             return np.array(states).reshape(-1, self.x.size), exc
         return np.array(states).reshape(-1, self.x.size), None
+
+    def _batch(self, t_targets):
+        """The first of ``t_targets`` one compiled call may run to: about
+        :attr:`BATCH_STEPS` steps of the present step size (at least one target)."""
+        targets = np.asarray(t_targets, dtype=float)
+        h = self.step if self.error_rtol is None else self.h_next
+        span = max(targets[0] - self.t, 1e-300)
+        return targets[:max(1, int(self.BATCH_STEPS * h / span))]
 
     def _check_budget(self, t):
         if self.max_nfev is not None and self.nfev + self.step_solver.nfev > self.max_nfev:

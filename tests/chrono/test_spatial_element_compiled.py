@@ -136,6 +136,16 @@ def test_compiled_load_matches_the_numpy_path(build):
     # round-off of the differenced forces over the step: 1e-16 scale / 1e-8 (and a
     # margin of 100 for the sums' length)
     link._last_state = (x, w, f_a)
+    K_c, R_c, K_a, R_a = _compiled_and_numpy_jacobians(link)
+    tol = 1e-6 * scale
+    assert np.abs(K_c - K_a).max() < tol
+    assert np.abs(R_c - R_a).max() < tol
+    assert np.abs(K_a).max() > 1e3 * tol and np.abs(R_a).max() > 1e2 * tol
+
+
+def _compiled_and_numpy_jacobians(link):
+    """(K, R) of the link's compute_jacobian on its compiled path, then (K, R) on its
+    numpy path, at the link's last state (Chrono's own calls replaced by _Grab)."""
     jac = _Jac()
     link._chrono, real = _Grab(), link._chrono
     try:
@@ -143,13 +153,9 @@ def test_compiled_load_matches_the_numpy_path(build):
         K_c, R_c = jac.K, jac.R
         link._load_pack = None                      # the numpy path
         link.compute_jacobian(_Load(jac))
-        K_a, R_a = jac.K, jac.R
+        return K_c, R_c, jac.K, jac.R
     finally:
         link._chrono = real
-    tol = 1e-6 * scale
-    assert np.abs(K_c - K_a).max() < tol
-    assert np.abs(R_c - R_a).max() < tol
-    assert np.abs(K_a).max() > 1e3 * tol and np.abs(R_a).max() > 1e2 * tol
 
 
 def test_a_state_torque_enters_k_and_r():
@@ -161,18 +167,9 @@ def test_a_state_torque_enters_k_and_r():
     x, w = _states(link, np.random.default_rng(7))
     _, f_a, _ = link._load_terms(x, w)
     link._last_state = (x, w, f_a)
-    jac = _Jac()
-    link._chrono, real = _Grab(), link._chrono
-    try:
-        link.compute_jacobian(_Load(jac))
-        K_c, R_c = jac.K, jac.R
-        K_arm, R_arm = link._kernels.load_jacobian(pack, x, w, link._joint_forces_at(x, w),
-                                                   link._gravity, link.JACOBIAN_DELTA)
-        link._load_pack = None
-        link.compute_jacobian(_Load(jac))
-        K_a, R_a = jac.K, jac.R
-    finally:
-        link._chrono = real
+    K_arm, R_arm = link._kernels.load_jacobian(pack, x, w, link._joint_forces_at(x, w),
+                                               link._gravity, link.JACOBIAN_DELTA)
+    K_c, R_c, K_a, R_a = _compiled_and_numpy_jacobians(link)
     tol = 1e-6 * np.abs(f_a).max()                 # as above
     assert np.abs(K_c - K_a).max() < tol and np.abs(R_c - R_a).max() < tol
     # the law's gains (the arm's own K and R held apart): joint 0 (row 0) 2.0 in K and
