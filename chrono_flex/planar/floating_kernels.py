@@ -397,7 +397,8 @@ def _add_weld_matrices(G, g0, gains, cols, K, R):
     (:func:`attachment_jacobians`) scattered into the load's."""
     n = cols.shape[0]
     for a in range(n):
-        for b in range(n):
+        for b in range(a, n):
+            # symmetric: each entry above the diagonal is also the one below it
             kk, rr = 0.0, 0.0
             for r in range(6):
                 gg = G[r, g0 + a] * G[r, g0 + b]
@@ -405,6 +406,9 @@ def _add_weld_matrices(G, g0, gains, cols, K, R):
                 rr += gains[2 if r < 3 else 3] * gg
             K[cols[a], cols[b]] += kk
             R[cols[a], cols[b]] += rr
+            if b != a:
+                K[cols[b], cols[a]] += kk
+                R[cols[b], cols[a]] += rr
 
 
 def add_weld_matrices(model, q, link, s, placement, body, offset, gains, cols, K, R,

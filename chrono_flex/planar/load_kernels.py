@@ -198,6 +198,14 @@ def _sizes(L):
 def _forces(L, x, w, Q, g, with_arm):
     """(M over the arm's velocity coordinates, f over the load's, f of the welds alone)
     at x, w; with_arm False: M and the arm's terms are left zero."""
+    empty = np.empty((0, 0))
+    return _forces_welds(L, x, w, Q, g, with_arm, False, empty, empty)
+
+
+@_jit
+def _forces_welds(L, x, w, Q, g, with_arm, weld_matrices, K, R):
+    """:func:`_forces`, and with ``weld_matrices`` the welds' K and R at x added into K
+    and R (as :func:`_add_welds`) from the same stations and body rotations."""
     nb, nq, nx_arm, nw_arm = _sizes(L)
     nw = nw_arm + 6 * L.n_bodies
     f = np.zeros(nw)
@@ -221,13 +229,19 @@ def _forces(L, x, w, Q, g, with_arm):
                            L.Pax[0, 1] * g[0] + L.Pax[1, 1] * g[1] + L.Pax[2, 1] * g[2]])
             M, r = kernels._chain_terms(L.P, q, qd, gp, L.stiff)
             f[:nq] = Q - r - fk._mv(L.K, q) - fk._mv(L.D, qd)
+    n = nb + nq + 6
+    ci = np.empty(n, dtype=np.int64)
+    for i in range(nb + nq):
+        ci[i] = i
     for a in range(L.w_link.shape[0]):
+        # r, J, phi, J_phi do not depend on q_dot: the same station for the matrices
         r, J, phi, Jphi = fk._station(L.P, q, qd, L.w_link[a], L.w_s[a], L.w_N[a], L.w_dN[a])
         k = L.w_body[a]
         xo, wo = nx_arm + 7 * k, nw_arm + 6 * k
+        Ab = _quat_matrix(x, xo + 3)
         Qp, Qq, Qb, _, _, _, _, _, _, _ = fk._weld(
             r, J, phi, Jphi, qd, pB, A, vB, wB, L.o, L.Pax, x[xo:xo + 3].copy(),
-            _quat_matrix(x, xo + 3), w[wo:wo + 3].copy(), w[wo + 3:wo + 6].copy(),
+            Ab, w[wo:wo + 3].copy(), w[wo + 3:wo + 6].copy(),
             L.w_offset[a], L.w_rot[a], L.w_gains[a])
         for i in range(nq):
             fw[nb + i] += Qq[i]
@@ -236,6 +250,11 @@ def _forces(L, x, w, Q, g, with_arm):
                 fw[i] += Qp[i]
         for i in range(6):
             fw[wo + i] += Qb[i]
+        if weld_matrices:
+            G = fk._weld_g(r, J, Jphi, A, L.o, L.Pax, Ab, L.w_offset[a])
+            for i in range(6):
+                ci[nb + nq + i] = wo + i
+            fk._add_weld_matrices(G, G.shape[1] - n, L.w_gains[a], ci, K, R)
     return M, f + fw, fw
 
 
@@ -344,7 +363,10 @@ def _compute_q(L, x, w, Q, g, weld_matrices, m_diag, M, f, K, R):
     Python costs more than the small load's own work): M (nw, nw) less the inertia
     ``m_diag`` (nw,) the coordinates carry themselves (the shafts'), f (nw,), and with
     ``weld_matrices`` the welds' K and R at x. Returns whether f is finite."""
-    M_arm, fa, _ = _forces(L, x, w, Q, g, True)
+    if weld_matrices:
+        K[:, :] = 0.0
+        R[:, :] = 0.0
+    M_arm, fa, _ = _forces_welds(L, x, w, Q, g, True, weld_matrices, K, R)
     nw, na = fa.shape[0], M_arm.shape[0]
     M[:, :] = 0.0
     M[:na, :na] = M_arm
@@ -354,10 +376,6 @@ def _compute_q(L, x, w, Q, g, weld_matrices, m_diag, M, f, K, R):
         f[i] = fa[i]
         if not np.isfinite(fa[i]):
             finite = False
-    if weld_matrices:
-        K[:, :] = 0.0
-        R[:, :] = 0.0
-        _add_welds(L, x, K, R)
     return finite
 
 
