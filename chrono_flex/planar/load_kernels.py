@@ -22,7 +22,7 @@ import numpy as np
 
 from . import floating_kernels as fk
 from . import kernels
-from .kernels import _jit
+from .kernels import _inline, _jit
 
 #: Everything the compiled load needs besides the state, packed once per load:
 #: the chain model P (:class:`chrono_flex.planar.kernels.Packed`), its quadrature
@@ -68,12 +68,18 @@ def pack_load(model, plane_origin, plane_axes, moving, n_bodies, attachments, sh
 
 class Compiled:
     """A compiled kernel called with arguments of the same types at every call (one
-    load's pack and state vectors): the first call goes through numba's dispatcher,
-    which compiles or loads the kernel and types the arguments; the later calls go
-    straight to the compiled entry point of that signature. The dispatcher types a
-    nested named tuple of arrays field by field at every call (tens of microseconds,
-    more than the kernel's own work on a small load); the entry point only unboxes.
-    Without numba (the kernel a plain function) the kernel itself is called."""
+    load's pack and state vectors): the first call finds the compiled entry point of
+    that signature (compiling the kernel through numba's dispatcher when it has none);
+    the later calls go straight to it. The dispatcher types a nested named tuple of
+    arrays field by field at every call (tens of microseconds, more than the kernel's
+    own work on a small load); the entry point only unboxes. The type of a pack is
+    kept by the layout of its arrays (:func:`_numba_type`), so that a new load of the
+    same kind finds its entry points without typing its pack again (a pack typed field
+    by field costs about half a millisecond, once per kernel). Without numba (the
+    kernel a plain function) the kernel itself is called."""
+
+    #: (kernel, argument types) -> entry point, shared by every load
+    _entries = {}
 
     def __init__(self, kernel):
         self.kernel = kernel
@@ -82,15 +88,50 @@ class Compiled:
     def __call__(self, *args):
         if self._entry is not None:
             return self._entry(*args)
-        out = self.kernel(*args)
         overloads = getattr(self.kernel, "overloads", None)
-        if overloads is not None:
-            sig = tuple(self.kernel.typeof_pyval(a) for a in args)
-            cres = overloads.get(sig)
-            self._entry = cres.entry_point if cres is not None else self.kernel
-        else:
+        if overloads is None:
             self._entry = self.kernel
-        return out
+            return self.kernel(*args)
+        sig = tuple(_numba_type(self.kernel, a) for a in args)
+        entry = self._entries.get((self.kernel, sig))
+        if entry is None:
+            cres = overloads.get(sig)
+            if cres is None:
+                out = self.kernel(*args)            # compiled (or loaded) now
+                cres = overloads.get(sig)
+                if cres is None:                    # typed otherwise by the dispatcher
+                    self._entry = self.kernel
+                    return out
+            entry = self._entries[(self.kernel, sig)] = cres.entry_point
+        self._entry = entry
+        return entry(*args)
+
+
+#: layout of a pack (:func:`_layout`) -> its numba type
+_PACK_TYPES = {}
+
+
+def _layout(value):
+    """What numba's type of ``value`` depends on, for a named tuple of arrays and
+    scalars: per array its dtype, dimensions, contiguity, writability and alignment."""
+    if isinstance(value, np.ndarray):
+        f = value.flags
+        return (value.dtype.str, value.ndim, f.c_contiguous, f.f_contiguous, f.writeable,
+                f.aligned)
+    if isinstance(value, tuple):
+        return (type(value), tuple(_layout(v) for v in value))
+    return type(value)
+
+
+def _numba_type(kernel, value):
+    """numba's type of an argument of ``kernel``; a tuple's by its layout, typed once."""
+    if not isinstance(value, tuple):
+        return kernel.typeof_pyval(value)
+    key = _layout(value)
+    ty = _PACK_TYPES.get(key)
+    if ty is None:
+        ty = _PACK_TYPES[key] = kernel.typeof_pyval(value)
+    return ty
 
 
 @_jit
@@ -185,7 +226,7 @@ def tip_motion(pack, x, w):
     return out[:3], out[3:7], out[7:]
 
 
-@_jit
+@_inline
 def _sizes(L):
     """(n_body, nq, nx_arm, nw_arm) of the load's layout."""
     nq = L.P.nq
