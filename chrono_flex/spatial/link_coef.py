@@ -147,6 +147,8 @@ def _link(P, b, q, qd, g, stiff, nc_b, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r, W, 
     U, CU, C, G, fe, F, ua, v6, Z = W
     nc = 0                         # U = [R^T Jp; R^T Jw], its nonzero columns in cols
     for k in range(nc_b):
+        if e0 <= k < e0 + ne:      # the root frame does not move with the link's own E
+            continue
         nz = False
         for i in range(3):
             up = R[0, i] * Jp[0, k] + R[1, i] * Jp[1, k] + R[2, i] * Jp[2, k]
