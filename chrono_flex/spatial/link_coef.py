@@ -5,8 +5,10 @@ R, U = [R^T Jp; R^T Jw] the frame's 6 x nq Jacobian, ap, aw, w its acceleration 
 and angular velocity in the link's axes, E and E_d the link's elastic coordinates and
 rates) are
 
-    M_link = U^T C U + U^T G E_dd-columns + transpose + M_ee
-    r_link = U^T F + f_e
+    M_link = U^T C U + U^T G E + E^T G^T U + E^T M_ee E
+    r_link = U^T F + E^T f_e
+
+(in these two, E stands for the selection of those coordinates among the nq)
 
 with the quadrature sums over the link's points (section s = [x, v, w], s_d = [0, v_d,
 w_d], d = ap + aw x s + w x (w x s) + 2 w x s_d - g the point's acceleration less
