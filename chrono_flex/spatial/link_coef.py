@@ -17,7 +17,7 @@ gravity, v = Nv E, w = Nw E):
     C   = [[m I, -[c]x], [[c]x, J_s + I_p e_x e_x^T]],  c = sum rho_A s,
           J_s = sum rho_A [s]x^T [s]x,  I_p = sum rho_Ip
     G   = sum rho_A [I; [s]x] [0; Nv; Nw] + [0; e_x] sum rho_Ip Nphi
-    F   = sum rho_A [d; s x d] + the sections' spin: [0; I_p (aw . e_x) e_x + S e_x x w]
+    F   = sum rho_A [d; s x d] + the sections' spin: [0; I_p (aw . e_x) e_x + S w x e_x]
     f_e = sum rho_A (Nv^T d_y + Nw^T d_z) + (aw . e_x) sum rho_Ip Nphi^T
           [+ sum N(x) (Nv'^T Nv' + Nw'^T Nw') E]   (geometric stiffening)
 
