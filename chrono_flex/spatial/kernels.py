@@ -8,19 +8,21 @@ the backend of :func:`chrono_flex.planar.kernels.backend`); the numpy functions 
 reference this module is tested against (tests/spatial/test_spatial_kernels.py: the
 two agree to round-off).
 
-The physics is written once, in :func:`_link`: one link's contribution at its root frame.
-In the link's frame (rotation R; U = [R^T Jp; R^T Jw] the frame's 6 x nq Jacobian) the
-velocity Jacobian of the section at x is R^T J = [I, -[s]x] U + N E (s = [x, v, w], N =
-[0; Nv; Nw], E the link's elastic coordinates), so the quadrature sums of
-:mod:`chrono_flex.spatial.equations` become
+The physics is written once, in :func:`~chrono_flex.spatial.link_coef._link`: one
+link's contribution at its root frame. In the link's frame (rotation R; U = [R^T Jp;
+R^T Jw] the frame's 6 x nq Jacobian) the velocity Jacobian of the section at x is R^T J
+= [I, -[s]x] U + N E (s = [x, v, w], N = [0; Nv; Nw], E the link's elastic
+coordinates), so the quadrature sums of :mod:`chrono_flex.spatial.equations` become
 
     M_link = U^T C U + U^T G E + E^T G^T U + E^T M_ee E
     r_link = U^T F + E^T f_e       (r = h - Q_g [+ K_geo e])
 
-with C = [[m I, -[c]x], [[c]x, J + I_p e_x e_x^T]] the link's rigid inertia at its
-deformed shape, G = sum [I; [s]x] N rho_A w (+ the twist's row), M_ee the constant
-elastic mass, F and f_e the point accelerations less gravity (and the sections' spin
-terms) summed the same way. :func:`_tree_pass` walks the tree (frames of
+with C the link's rigid inertia at its deformed shape, G its coupling with the elastic
+coordinates, M_ee the constant elastic mass, F and f_e the point accelerations less
+gravity (and the sections' spin terms) summed the same way; each is a polynomial of
+degree two at most in the elastic coordinates and rates whose coefficients, sums over
+the link's points, are computed once when the model is packed
+(:mod:`chrono_flex.spatial.link_coef`). :func:`_tree_pass` walks the tree (frames of
 :mod:`chrono_flex.spatial.kinematics`, lumped items of the equations) and asks each
 link for M (the full pass, :func:`tree_terms`) or for the product M a (the force-only
 pass, :func:`tree_forces`, O(nq) per link); both passes are the same loop.
@@ -32,6 +34,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..planar.kernels import _jit, backend, numba
+from .link_coef import _link, pack_links
 
 def _inline(fn):
     """:func:`chrono_flex.planar.kernels._jit`, the function inlined where it is called:
@@ -42,15 +45,11 @@ def _inline(fn):
 
 
 Packed = namedtuple("Packed", "nq parent jkind jidx offset axis mount is_link e0 ne length "
-                              "npts px pwA pwIp pw plo pNv pNw pNphi pdNv pdNw m0 m1 mout "
-                              "tlo tNv tNw tdNv tdNw tNphi Mee "
+                              "tlo tNv tNw tdNv tdNw tNphi lsc lvec cptr ccol cval nemax "
                               "item_body item_tip item_rot item_mass item_I g_model")
 
 #: Columns of one point's shape values: the ten dofs of its element.
 WIDTH = 10
-
-#: Half-bandwidth of a link's elastic mass M_ee: two nodes of five dofs in an element.
-BAND = WIDTH - 1
 
 
 def _sparse(rows):
@@ -82,42 +81,16 @@ def pack(model):
         raise ParameterError("model", "extended", "must be the reduced model (links clamped)")
     lay = model.layout.bodies
     nb = len(lay)
-    npts = np.array([0 if q is None else q.x.size for q in model.quad], dtype=np.int64)
-    P = int(max(npts.max(), 1))
-    px, pwA, pwIp, pw, m0, m1 = (np.zeros((nb, P)) for _ in range(6))
-    plo = np.zeros((nb, P), dtype=np.int64)
-    pN = [np.zeros((nb, P, WIDTH)) for _ in range(5)]
     tlo = np.zeros(nb, dtype=np.int64)
     tN = [np.zeros((nb, WIDTH)) for _ in range(5)]
-    for i, (bl, qu) in enumerate(zip(lay, model.quad)):
-        if qu is None:
-            continue
-        k = qu.x.size
-        px[i, :k], pwA[i, :k], pwIp[i, :k], pw[i, :k] = qu.x, qu.w_rho_A, qu.w_rho_Ip, qu.w
-        m0[i, :k], m1[i, :k] = bl.body.beyond(qu.x)
-        lo, vals = _sparse((qu.Nv, qu.Nw, qu.Nphi, qu.dNv, qu.dNw))
-        plo[i, :k] = lo
-        for A, V in zip(pN, vals):
-            A[i, :k] = V
-        Nv, dNv, _, Nw, dNw, _, Nphi, _ = bl.basis.tip_values
-        lo, vals = _sparse((Nv, Nw, dNv, dNw, Nphi))
-        tlo[i] = lo[0]
-        for A, V in zip(tN, vals):
-            A[i] = V[0]
-    # the constant elastic block M_ee = sum w (rho_A (Nv^T Nv + Nw^T Nw) + rho_Ip Nphi^T
-    # Nphi), row a in Mee[b, a, c] for column a - BAND + c
-    nmax = int(max(max(bl.elastic_index.size for bl in lay), 1))
-    Mee = np.zeros((nb, nmax, 2 * BAND + 1))
-    for i, qu in enumerate(model.quad):
-        if qu is None:
-            continue
-        A = (qu.Nv.T @ (qu.w_rho_A[:, None] * qu.Nv) + qu.Nw.T @ (qu.w_rho_A[:, None] * qu.Nw)
-             + qu.Nphi.T @ (qu.w_rho_Ip[:, None] * qu.Nphi))
-        rows, cols = np.nonzero(A)
-        if rows.size and np.abs(rows - cols).max() > BAND:
-            raise ParameterError("basis", int(np.abs(rows - cols).max()),
-                                 f"M_ee wider than its band {BAND}")
-        Mee[i, rows, cols - rows + BAND] = A[rows, cols]
+    for i, bl in enumerate(lay):
+        if bl.is_link:
+            Nv, dNv, _, Nw, dNw, _, Nphi, _ = bl.basis.tip_values
+            lo, vals = _sparse((Nv, Nw, dNv, dNw, Nphi))
+            tlo[i] = lo[0]
+            for A, V in zip(tN, vals):
+                A[i] = V[0]
+    lsc, lvec, cptr, ccol, cval, nemax = pack_links(model)
     its = model.items
     item_I = np.zeros((len(its), 3, 3))
     for k, it in enumerate(its):
@@ -137,8 +110,7 @@ def pack(model):
                  dtype=np.int64),
         np.array([bl.elastic_index.size for bl in lay], dtype=np.int64),
         np.array([bl.basis.length if bl.is_link else 0.0 for bl in lay]),
-        npts, px, pwA, pwIp, pw, plo, *pN, m0, m1, np.asarray(model.outboard_mass, float),
-        tlo, *tN, Mee,
+        tlo, *tN, lsc, lvec, cptr, ccol, cval, nemax,
         np.array([it.body for it in its], dtype=np.int64),
         np.array([it.where != "root" for it in its], dtype=np.int64),
         np.array([it.kind == "rotor" for it in its], dtype=np.int64),
@@ -326,174 +298,6 @@ def _tip_frame(P, b, q, qd, nc, p, Jp, ap, R, Jw, aw, w):
 
 
 @_inline
-def _link(P, b, q, qd, g, stiff, nc_b, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r, W, cols):
-    """Link b's terms at its root frame (the module docstring's M_link, r_link), added
-    to r and to M (when M is nq x nq) and to Ma = M a_in (when a_in has nq entries);
-    the frame's Jacobians in their first nc_b columns; W, cols: :func:`_scratch`."""
-    nq = q.shape[0]
-    e0, ne = P.e0[b], P.ne[b]
-    full = M.shape[0] == nq
-    prod = a_in.shape[0] == nq
-    U, CU, C, G, fe, F, ua, v6 = W
-    nc = 0                         # U = [R^T Jp; R^T Jw], its nonzero columns in cols
-    for k in range(nc_b):
-        nz = False
-        for i in range(3):
-            up = R[0, i] * Jp[0, k] + R[1, i] * Jp[1, k] + R[2, i] * Jp[2, k]
-            uw = R[0, i] * Jw[0, k] + R[1, i] * Jw[1, k] + R[2, i] * Jw[2, k]
-            U[i, k], U[3 + i, k] = up, uw
-            nz = nz or up != 0.0 or uw != 0.0
-        if nz:
-            cols[nc] = k
-            nc += 1
-    apl0, apl1, apl2 = _tdot(R, ap, 0), _tdot(R, ap, 1), _tdot(R, ap, 2)
-    awl0, awl1, awl2 = _tdot(R, aw, 0), _tdot(R, aw, 1), _tdot(R, aw, 2)
-    w0, w1, w2 = _tdot(R, w, 0), _tdot(R, w, 1), _tdot(R, w, 2)
-    gl0, gl1, gl2 = _tdot(R, g, 0), _tdot(R, g, 1), _tdot(R, g, 2)
-    for a in range(ne):
-        fe[a] = 0.0
-        for i in range(6):
-            G[i, a] = 0.0
-    for i in range(6):
-        F[i] = 0.0
-        for j in range(6):
-            C[i, j] = 0.0
-    m = c0 = c1 = c2 = J00 = J11 = J22 = J01 = J02 = J12 = Ip = S = 0.0
-    # axial force N(x) = ga m0(x) + wp2 m1(x) + tip_N (equations.axial_force)
-    wp2 = w1 * w1 + w2 * w2
-    ga = gl0 - apl0
-    tip_N = P.mout[b] * (ga + wp2 * P.length[b])
-    wN = sv = sw = 0.0
-    for pt in range(P.npts[b]):
-        lo = e0 + P.plo[b, pt]
-        wA, wIp, x = P.pwA[b, pt], P.pwIp[b, pt], P.px[b, pt]
-        v = wv = vd = wd = phd = 0.0
-        hi = min(WIDTH, e0 + ne - lo)
-        for k in range(hi):
-            v += P.pNv[b, pt, k] * q[lo + k]
-            wv += P.pNw[b, pt, k] * q[lo + k]
-            vd += P.pNv[b, pt, k] * qd[lo + k]
-            wd += P.pNw[b, pt, k] * qd[lo + k]
-            phd += P.pNphi[b, pt, k] * qd[lo + k]
-        s0, s1, s2 = x, v, wv
-        # a = ap + aw x s + w x (w x s) + 2 w x sd, less gravity (kinematics.points)
-        ws0, ws1, ws2 = w1 * s2 - w2 * s1, w2 * s0 - w0 * s2, w0 * s1 - w1 * s0
-        d0 = (apl0 + awl1 * s2 - awl2 * s1 + w1 * ws2 - w2 * ws1
-              + 2.0 * (w1 * wd - w2 * vd) - gl0)
-        d1 = (apl1 + awl2 * s0 - awl0 * s2 + w2 * ws0 - w0 * ws2
-              + 2.0 * (-w0 * wd) - gl1)
-        d2 = (apl2 + awl0 * s1 - awl1 * s0 + w0 * ws1 - w1 * ws0
-              + 2.0 * (w0 * vd) - gl2)
-        F[0] += wA * d0
-        F[1] += wA * d1
-        F[2] += wA * d2
-        F[3] += wA * (s1 * d2 - s2 * d1)
-        F[4] += wA * (s2 * d0 - s0 * d2)
-        F[5] += wA * (s0 * d1 - s1 * d0)
-        m += wA
-        c0 += wA * s0
-        c1 += wA * s1
-        c2 += wA * s2
-        J00 += wA * (s1 * s1 + s2 * s2)
-        J11 += wA * (s0 * s0 + s2 * s2)
-        J22 += wA * (s0 * s0 + s1 * s1)
-        J01 -= wA * s0 * s1
-        J02 -= wA * s0 * s2
-        J12 -= wA * s1 * s2
-        Ip += wIp
-        S += wIp * (w0 + phd)
-        if stiff:
-            N = ga * P.m0[b, pt] + wp2 * P.m1[b, pt] + tip_N
-            sv = sw = 0.0
-            for k in range(hi):
-                sv += P.pdNv[b, pt, k] * q[lo + k]
-                sw += P.pdNw[b, pt, k] * q[lo + k]
-            wN = P.pw[b, pt] * N
-        for k in range(hi):
-            nv, nw, nph = P.pNv[b, pt, k], P.pNw[b, pt, k], P.pNphi[b, pt, k]
-            a = lo - e0 + k
-            fe[a] += wA * (nv * d1 + nw * d2) + wIp * nph * awl0
-            G[1, a] += wA * nv
-            G[2, a] += wA * nw
-            G[3, a] += wA * (s1 * nw - s2 * nv) + wIp * nph
-            G[4, a] -= wA * s0 * nw
-            G[5, a] += wA * s0 * nv
-            if stiff:
-                fe[a] += wN * (P.pdNv[b, pt, k] * sv + P.pdNw[b, pt, k] * sw)
-    if full or prod:              # the constant elastic block E^T M_ee E (packed)
-        for a in range(ne):
-            for c in range(max(0, BAND - a), min(2 * BAND + 1, ne - a + BAND)):
-                mab = P.Mee[b, a, c]
-                if full:
-                    M[e0 + a, e0 + a - BAND + c] += mab
-                if prod:
-                    Ma[e0 + a] += mab * a_in[e0 + a - BAND + c]
-    # the sections' spin: h += Ip (t . aw) j_t + S Jw^T (w x t), t = R e_x
-    F[3] += Ip * awl0
-    F[4] += S * w2
-    F[5] -= S * w1
-    # C = [[m I, -[c]x], [[c]x, J + I_p e_x e_x^T]]
-    for i in range(3):
-        C[i, i] = m
-    C[0, 4], C[0, 5], C[1, 3], C[1, 5], C[2, 3], C[2, 4] = c2, -c1, -c2, c0, c1, -c0
-    C[4, 0], C[5, 0], C[3, 1], C[5, 1], C[3, 2], C[4, 2] = c2, -c1, -c2, c0, c1, -c0
-    C[3, 3], C[4, 4], C[5, 5] = J00 + Ip, J11, J22
-    C[3, 4], C[3, 5], C[4, 5] = J01, J02, J12
-    C[4, 3], C[5, 3], C[5, 4] = J01, J02, J12
-    for n in range(nc):
-        k = cols[n]
-        r[k] += (U[0, k] * F[0] + U[1, k] * F[1] + U[2, k] * F[2] + U[3, k] * F[3]
-                 + U[4, k] * F[4] + U[5, k] * F[5])
-    for a in range(ne):
-        r[e0 + a] += fe[a]
-    if full:
-        for n in range(nc):
-            k = cols[n]
-            for i in range(6):
-                s = 0.0
-                for j in range(6):
-                    s += C[i, j] * U[j, k]
-                CU[i, k] = s
-        for n1 in range(nc):
-            k1 = cols[n1]
-            for n2 in range(nc):
-                k2 = cols[n2]
-                s = 0.0
-                for i in range(6):
-                    s += U[i, k1] * CU[i, k2]
-                M[k1, k2] += s
-            for a in range(ne):
-                s = 0.0
-                for i in range(6):
-                    s += U[i, k1] * G[i, a]
-                M[k1, e0 + a] += s
-                M[e0 + a, k1] += s
-    if prod:
-        for i in range(6):
-            ua[i] = 0.0
-        for n in range(nc):
-            k = cols[n]
-            for i in range(6):
-                ua[i] += U[i, k] * a_in[k]
-        for i in range(6):
-            s = 0.0
-            for j in range(6):
-                s += C[i, j] * ua[j]
-            for a in range(ne):
-                s += G[i, a] * a_in[e0 + a]
-            v6[i] = s
-        for n in range(nc):
-            k = cols[n]
-            for i in range(6):
-                Ma[k] += U[i, k] * v6[i]
-        for a in range(ne):
-            s = 0.0
-            for i in range(6):
-                s += G[i, a] * ua[i]
-            Ma[e0 + a] += s
-
-
-@_inline
 def _item(P, t, nc_b, Jp, ap, R, Jw, aw, w, g, M, a_in, Ma, r, W, cols):
     """A lumped item on its frame (equations.terms): a mass m (M += m Jp^T Jp, r += m
     Jp^T (ap - g)) or a rotor I = R I_0 R^T (M += Jw^T I Jw, r += Jw^T (I aw + w x I w)),
@@ -572,9 +376,9 @@ def _copy_frame(fp, fap, faw, fw, fJp, fJw, fR, f0, b0, f1, b1, nc):
 
 @_inline
 def _scratch(nq, nemax):
-    """Work arrays of :func:`_link`, :func:`_item`: U, CU, C, G, f_e, F, u a, v."""
+    """Work arrays of :func:`_link`, :func:`_item`: U, CU, C, G, f_e, F, u a, v, Z."""
     return (np.empty((6, nq)), np.empty((6, nq)), np.empty((6, 6)), np.empty((6, nemax)),
-            np.empty(nemax), np.empty(6), np.empty(6), np.empty(6))
+            np.empty(nemax), np.empty(6), np.empty(6), np.empty(6), np.empty((4, nemax)))
 
 
 @_inline
@@ -597,7 +401,7 @@ def _tree_pass(P, q, qd, g, stiff, full, a_in, terms):
     E = np.empty((2, 3, 3))
     ncol = np.zeros(nb, dtype=np.int64)
     cols = np.empty(nq, dtype=np.int64)
-    W = _scratch(nq, max(P.Mee.shape[1], 1))
+    W = _scratch(nq, P.nemax)
     for b in range(nb):
         pa = P.parent[b]
         nc = 0 if pa < 0 else ncol[pa]

@@ -98,7 +98,7 @@ def _tree_pass_on(L, q, qd, g, stiff, full, terms, pB, A, om):
     faw, fw = np.zeros((2, nb, 3)), np.zeros((2, nb, 3))
     fJp, fJw = np.zeros((2, nb, 3, n)), np.zeros((2, nb, 3, n))
     fR = np.zeros((2, nb, 3, 3))
-    E, W, cols = np.empty((2, 3, 3)), sk._scratch(n, max(P.Mee.shape[1], 1)), np.empty(n, np.int64)
+    E, W, cols = np.empty((2, 3, 3)), sk._scratch(n, P.nemax), np.empty(n, np.int64)
     for b in range(nb):
         pa = P.parent[b]
         if pa < 0:

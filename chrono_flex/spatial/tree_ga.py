@@ -23,6 +23,7 @@ import numpy as np
 from ..planar import chain_ga
 from ..planar import kernels as planar_kernels
 from . import kernels as sk
+from . import link_coef
 
 try:
     import numba
@@ -71,10 +72,12 @@ class TreeModel:
 
 
 def _tag():
-    """A digest of the spatial kernels' source: part of the specialised functions' names,
-    so that numba's disk cache of them is renewed when the kernels change (the cache
-    checks the stamp of chain_ga's file, where their source lives)."""
-    return hashlib.sha1(inspect.getsource(sk).encode()).hexdigest()[:10]
+    """A digest of the spatial kernels' source (with the per-link routine's module):
+    part of the specialised functions' names, so that numba's disk cache of them is
+    renewed when the kernels change (the cache checks the stamp of chain_ga's file,
+    where their source lives)."""
+    src = inspect.getsource(sk) + inspect.getsource(link_coef)
+    return hashlib.sha1(src.encode()).hexdigest()[:10]
 
 
 class _Specialiser:

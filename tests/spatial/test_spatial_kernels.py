@@ -44,13 +44,26 @@ def chain_arm():
                               sp.FixedJoint()], parents=[-1, 0, 1], gravity=True)
 
 
+def planar_case_arm():
+    """The planar special case (docs/spatial-link.md §5.2): a hub with two links about
+    z and a payload, as the spatial engine's benchmark (bench._planar_and_spatial), with
+    geometric stiffening and gravity across the plane."""
+    links = [sp.SpatialLink(L, 4, EI_y=2.0, EI_z=1.04, GJ=1.0, rho_A=0.196, rho_Ip=1e-3)
+             for L in (1.0, 0.5)]
+    return SpatialArm(links + [sp.RigidBody(0.1, (0.0, 0.0, 1e-3))],
+                      joints=[sp.RevoluteJoint(axis=(0, 0, 1), hub_inertia=0.05),
+                              sp.RevoluteJoint(axis=(0, 0, 1)), sp.FixedJoint()],
+                      parents=[-1, 0, 1], gravity=True, geometric_stiffening=True)
+
+
 def numpy_r(model, q, qd):
     """r = h - Q_g [+ K_geo e] and M of the numpy equations."""
     return numpy_terms(mdl, model, q, qd)
 
 
-@pytest.mark.parametrize("make", [chain_arm, tree_arm, lambda: tree_arm(True)],
-                         ids=["chain", "tree", "tree_stiffening"])
+@pytest.mark.parametrize("make", [chain_arm, tree_arm, lambda: tree_arm(True),
+                                  planar_case_arm],
+                         ids=["chain", "tree", "tree_stiffening", "planar_case"])
 def test_compiled_terms_equal_numpy_terms(make):
     arm = make()
     model = arm.model
@@ -69,6 +82,65 @@ def test_compiled_terms_equal_numpy_terms(make):
         for r in (r1, r2, r3):
             np.testing.assert_allclose(r, r0, rtol=0, atol=tol * np.abs(r0).max())
         np.testing.assert_allclose(Ma, M0 @ a, rtol=0, atol=tol * np.abs(M0 @ a).max())
+
+
+def test_compiled_terms_hold_at_large_elastic_coordinates():
+    """The link's terms are polynomials in its elastic coordinates (link_coef): the
+    coefficient form stays exact where the quadratic terms dominate (deflections and
+    twists of the order of the link's length), with stiffening."""
+    arm = tree_arm(True)
+    model = arm.model
+    P = sk.pack(model)
+    el = np.concatenate([bl.elastic_index for bl in model.layout.bodies])
+    for _ in range(3):
+        q = 0.3 * rng.normal(size=arm.nq)
+        q[el] = 2.0 * rng.normal(size=el.size)
+        qd = rng.normal(size=arm.nq)
+        M0, r0 = numpy_r(model, q, qd)
+        M1, r1 = sk.tree_terms(P, q, qd, model.g_vec, True)
+        # round-off: as above, the terms now O(1e2) larger than at O(0.3) coordinates
+        tol = 1e-12
+        np.testing.assert_allclose(M1, M0, rtol=0, atol=tol * np.abs(M0).max())
+        np.testing.assert_allclose(r1, r0, rtol=0, atol=tol * np.abs(r0).max())
+
+
+def test_link_coefficients_equal_closed_forms():
+    """The constant sums of a uniform link (rho_A, rho_Ip, length L, a tip mass m_out)
+    against their integrals, with deflections v = x^2, w = x^3 (which the cubic
+    Hermite elements interpolate exactly) and twist phi = x (linear elements): the
+    4-point Gauss rule integrates these polynomials of degree <= 6 per element exactly,
+    so they agree to round-off (1e-13 relative)."""
+    from chrono_flex.spatial import link_coef
+
+    rho, rIp, L, m_out = 0.3, 0.02, 1.2, 0.4
+    arm = SpatialArm([sp.SpatialLink(L, 3, EI_y=1.0, EI_z=1.0, GJ=1.0, rho_A=rho,
+                                     rho_Ip=rIp), sp.RigidBody(m_out, (0.0, 0.0, 0.0))],
+                     joints=[sp.RevoluteJoint(axis=(0, 0, 1)), sp.FixedJoint()],
+                     parents=[-1, 0])
+    bl, qu = arm.model.layout.bodies[0], arm.model.quad[0]
+    m0, m1 = bl.body.beyond(qu.x)
+    sc, vec, mats = link_coef.link_coefficients(qu, m0, m1, m_out, L)
+    x = bl.basis.nodes[1:]
+    V, W, PHI = (np.zeros(bl.basis.n) for _ in range(3))   # v = x^2, w = x^3, phi = x
+    V[0::5], V[1::5] = x ** 2, 2 * x
+    W[2::5], W[3::5] = x ** 3, 3 * x ** 2
+    PHI[4::5] = x
+    C = dict(zip(link_coef.MATRICES, mats))
+    n = dict(zip(link_coef.VECTORS, vec))
+    got = [*sc, n["n_v"] @ V, n["n_w"] @ W, n["n_vx"] @ V, n["n_wx"] @ W, n["n_phi"] @ PHI,
+           V @ C["M_vv"] @ V, W @ C["M_ww"] @ W, V @ C["M_vw"] @ W, W @ C["M_wv"] @ V,
+           V @ C["A_vw"] @ W, V @ C["K_0"] @ V, W @ C["K_1"] @ W,
+           (V + PHI) @ C["M_ee"] @ (V + PHI)]
+    # A_vw = M_vw - M_wv: V has no w, so V A_vw W = V M_vw W; int_x^L rho_A ds = rho
+    # (L - x), int_x^L rho_A s ds = rho (L^2 - x^2) / 2; K_0 carries m_out, K_1 m_out L
+    want = [rho * L, rho * L ** 2 / 2, rho * L ** 3 / 3, rIp * L, rho * L ** 3 / 3,
+            rho * L ** 4 / 4, rho * L ** 4 / 4, rho * L ** 5 / 5, rIp * L ** 2 / 2,
+            rho * L ** 5 / 5, rho * L ** 7 / 7, rho * L ** 6 / 6, rho * L ** 6 / 6,
+            rho * L ** 6 / 6,
+            4 * (rho * L ** 4 / 12 + m_out * L ** 3 / 3),
+            9 * (rho * (L ** 7 / 5 - L ** 7 / 7) / 2 + m_out * L * L ** 5 / 5),
+            rho * L ** 5 / 5 + rIp * L ** 3 / 3]
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-13 * max(want))
 
 
 def test_compiled_terms_see_every_term():
