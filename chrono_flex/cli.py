@@ -391,7 +391,8 @@ def build_parser():
     e.set_defaults(fn=cmd_identify)
     c = sub.add_parser("compile", help="compile the numba kernels into their disk cache "
                        "(once after installing or changing chrono_flex)")
-    c.add_argument("family", nargs="?", choices=("all", "planar", "spatial"), default="all")
+    c.add_argument("family", nargs="?", choices=("all", "planar", "spatial"), default="all",
+                   help="which kernels (default all)")
     c.add_argument("--jobs", type=int, default=2, help="processes at once (default 2)")
     c.set_defaults(fn=cmd_compile)
     b = sub.add_parser("bench", help="print performance figures")
