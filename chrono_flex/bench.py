@@ -167,8 +167,10 @@ def bench_slider_crank_formulations(t_sim=0.1, step=1e-3, repeat=3):
     each with K and R differenced on arrays (the default) and by Chrono's loop over
     ComputeQ calls (as before), and Chrono's beams; each row gets ``ratio``, its wall
     time over the beams'. The configurations run in turn, ``repeat`` rounds, and each
-    keeps its best round (the machine's other work only slows a run down); ``load``:
-    the 1-minute load average at the end."""
+    keeps its best round (the machine's other work only slows a run down);
+    ``round_ratios``: its wall time over the beams' in each round (the two measured a
+    few tenths of a second apart, so under the same load); ``load``: the 1-minute load
+    average at the end."""
     repeat = ck.positive_int("repeat", repeat)
     bench_slider_crank(2 * step, step)     # warm-up: the compiled kernels load once
     bench_slider_crank(2 * step, step, "auto")
@@ -176,14 +178,17 @@ def bench_slider_crank_formulations(t_sim=0.1, step=1e-3, repeat=3):
                for jac in ("step", "auto") for diff in ("chrono", "arrays")]
     configs.append(dict(formulation="beam"))
     rows = [None] * len(configs)
+    walls = [[] for _ in configs]
     for _ in range(repeat):
         for i, cfg in enumerate(configs):
             r = bench_slider_crank(t_sim, step, **cfg)
+            walls[i].append(r["wall_per_sim_second"])
             if rows[i] is None or r["wall_per_sim_second"] < rows[i]["wall_per_sim_second"]:
                 rows[i] = r
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    for r in rows:
+    for r, w in zip(rows, walls):
         r["ratio"] = r["wall_per_sim_second"] / rows[-1]["wall_per_sim_second"]
+        r["round_ratios"] = [a / b for a, b in zip(w, walls[-1])]
         r["load"] = load
     return rows
 

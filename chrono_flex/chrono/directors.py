@@ -57,10 +57,24 @@ def flexible_link_load_class(chrono):
         def __init__(self, link, loadables):
             super().__init__(loadables)
             self.link = link
+            # the load's sizes, fixed by its loadables (answered here: see
+            # LoadGetNumCoordsVelLevel)
+            base = chrono.ChLoadCustomMultiple
+            self._n_pos = base.LoadGetNumCoordsPosLevel(self)
+            self._n_vel = base.LoadGetNumCoordsVelLevel(self)
             # the state vectors of Update's ComputeQ, kept (see Update)
             self._x, self._w = chrono.ChState(), chrono.ChStateDelta()
-            self._x.SetVect([0.0] * self.LoadGetNumCoordsPosLevel())
-            self._w.SetVect([0.0] * self.LoadGetNumCoordsVelLevel())
+            self._x.SetVect([0.0] * self._n_pos)
+            self._w.SetVect([0.0] * self._n_vel)
+
+        # Every virtual method of a director is called through Python, overridden or
+        # not (a method left to the base crosses back into C++). Chrono asks for the
+        # load's sizes twice in each residual M v: answered from Python directly.
+        def LoadGetNumCoordsPosLevel(self):
+            return self._n_pos
+
+        def LoadGetNumCoordsVelLevel(self):
+            return self._n_vel
 
         def Update(self, time, update_flags):
             # SWIG wraps `update_flags` in an object it owns but cannot delete, and prints

@@ -548,14 +548,14 @@ class FlexibleLink(Welds, LoadEvaluation, CallbackState):
         if self._compiled_load() is None or self._calls is None:
             pos, R, vel = self._tip_motion()
             return pos, matrix_to_quat(R), vel
-        x = [sh.GetPos() for sh in self.shafts]
-        w = [sh.GetPosDt() for sh in self.shafts]
-        if self._moving:
-            b = self.parent_body
-            e = b.GetRot()
-            x = [*b.GetPos().to_numpy(), e.e0, e.e1, e.e2, e.e3, *x]
-            w = [*b.GetPosDt().to_numpy(), *b.GetAngVelLocal().to_numpy(), *w]
-        out = self._calls.tip(self._load_pack, np.array(x), np.array(w))
+        # the load's state vectors (docs/chrono.md eq. (2.1)), read in two crossings into
+        # Chrono instead of two per shaft and four for the parent body: the kernel reads
+        # the arm's entries, the parent's first
+        load = self.load
+        load.LoadGetStateBlock_x(load._x)
+        load.LoadGetStateBlock_w(load._w)
+        out = self._calls.tip(self._load_pack, np.asarray(load._x.GetVectorData(self._nx)),
+                              np.asarray(load._w.GetVectorData(self._nw)))
         return out[:3], out[3:7], out[7:]
 
     def _tip_motion(self):

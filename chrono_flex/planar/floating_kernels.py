@@ -21,7 +21,7 @@ from collections import namedtuple
 import numpy as np
 
 from . import floating, kernels
-from .kernels import _jit
+from .kernels import _inline, _jit
 
 #: The quadrature points of every link, padded to the longest: abscissa x (nl, np),
 #: mass weights mw (nl, np), shape values N (nl, np, nmax), and the count per link.
@@ -75,7 +75,7 @@ def _dot(a, b):
     return acc
 
 
-@_jit
+@_inline
 def _add_point(m, r0, r1, J, a0, a1, qd, w, o, Pax, acc_s, ms, SVq, Iww, Mwq, macc,
                fW, fq, g_b):
     """Add one mass point (mass m, planar r, J (2, nq), a) to the body's sums
@@ -138,7 +138,7 @@ def _add_point(m, r0, r1, J, a0, a1, qd, w, o, Pax, acc_s, ms, SVq, Iww, Mwq, ma
         fq[k] -= m * (p0 * c0 + p1 * c1 + p2 * c2)
 
 
-@_jit
+@_inline
 def _child_frame(P, i, q, qd, p, Jp, ap, Jpsi, ang):
     """Link i's root frame from its parent's tip frame, in place (the chain kernel's
     :func:`chrono_flex.planar.kernels._root_frame`): p (2,), Jp (2, nq), ap (2,), Jpsi
@@ -148,7 +148,7 @@ def _child_frame(P, i, q, qd, p, Jp, ap, Jpsi, ang):
                                          ang[1], ang[2])
 
 
-@_jit
+@_inline
 def _point(P, i, x, N, q, qd, p, Jp, ap, Jpsi, ang, J):
     """The material point at abscissa x (shape values N (ne,)) of link i on its root
     frame (kinematics.points): fills J (2, nq), returns (r0, r1, a0, a1)."""
@@ -173,7 +173,7 @@ def _point(P, i, x, N, q, qd, p, Jp, ap, Jpsi, ang, J):
             ap[1] + apsi * Rs0 - psid * psid * Rs1 - 2.0 * psid * sn * wdv)
 
 
-@_jit
+@_inline
 def _tip_frame(P, i, q, qd, p, Jp, ap, Jpsi, ang, J):
     """Link i's tip frame from its root frame, in place (kinematics.tip_frame: r(L),
     angle psi + w'(L)); J is work space (2, nq)."""
@@ -397,7 +397,8 @@ def _add_weld_matrices(G, g0, gains, cols, K, R):
     (:func:`attachment_jacobians`) scattered into the load's."""
     n = cols.shape[0]
     for a in range(n):
-        for b in range(n):
+        for b in range(a, n):
+            # symmetric: each entry above the diagonal is also the one below it
             kk, rr = 0.0, 0.0
             for r in range(6):
                 gg = G[r, g0 + a] * G[r, g0 + b]
@@ -405,6 +406,9 @@ def _add_weld_matrices(G, g0, gains, cols, K, R):
                 rr += gains[2 if r < 3 else 3] * gg
             K[cols[a], cols[b]] += kk
             R[cols[a], cols[b]] += rr
+            if b != a:
+                K[cols[b], cols[a]] += kk
+                R[cols[b], cols[a]] += rr
 
 
 def add_weld_matrices(model, q, link, s, placement, body, offset, gains, cols, K, R,

@@ -22,7 +22,7 @@ import numpy as np
 
 from . import floating_kernels as fk
 from . import kernels
-from .kernels import _jit
+from .kernels import _inline, _jit
 
 #: Everything the compiled load needs besides the state, packed once per load:
 #: the chain model P (:class:`chrono_flex.planar.kernels.Packed`), its quadrature
@@ -68,12 +68,18 @@ def pack_load(model, plane_origin, plane_axes, moving, n_bodies, attachments, sh
 
 class Compiled:
     """A compiled kernel called with arguments of the same types at every call (one
-    load's pack and state vectors): the first call goes through numba's dispatcher,
-    which compiles or loads the kernel and types the arguments; the later calls go
-    straight to the compiled entry point of that signature. The dispatcher types a
-    nested named tuple of arrays field by field at every call (tens of microseconds,
-    more than the kernel's own work on a small load); the entry point only unboxes.
-    Without numba (the kernel a plain function) the kernel itself is called."""
+    load's pack and state vectors): the first call finds the compiled entry point of
+    that signature (compiling the kernel through numba's dispatcher when it has none);
+    the later calls go straight to it. The dispatcher types a nested named tuple of
+    arrays field by field at every call (tens of microseconds, more than the kernel's
+    own work on a small load); the entry point only unboxes. The type of a pack is
+    kept by the layout of its arrays (:func:`_numba_type`), so that a new load of the
+    same kind finds its entry points without typing its pack again (a pack typed field
+    by field costs about half a millisecond, once per kernel). Without numba (the
+    kernel a plain function) the kernel itself is called."""
+
+    #: (kernel, argument types) -> entry point, shared by every load
+    _entries = {}
 
     def __init__(self, kernel):
         self.kernel = kernel
@@ -82,15 +88,50 @@ class Compiled:
     def __call__(self, *args):
         if self._entry is not None:
             return self._entry(*args)
-        out = self.kernel(*args)
         overloads = getattr(self.kernel, "overloads", None)
-        if overloads is not None:
-            sig = tuple(self.kernel.typeof_pyval(a) for a in args)
-            cres = overloads.get(sig)
-            self._entry = cres.entry_point if cres is not None else self.kernel
-        else:
+        if overloads is None:
             self._entry = self.kernel
-        return out
+            return self.kernel(*args)
+        sig = tuple(_numba_type(self.kernel, a) for a in args)
+        entry = self._entries.get((self.kernel, sig))
+        if entry is None:
+            cres = overloads.get(sig)
+            if cres is None:
+                out = self.kernel(*args)            # compiled (or loaded) now
+                cres = overloads.get(sig)
+                if cres is None:                    # typed otherwise by the dispatcher
+                    self._entry = self.kernel
+                    return out
+            entry = self._entries[(self.kernel, sig)] = cres.entry_point
+        self._entry = entry
+        return entry(*args)
+
+
+#: layout of a pack (:func:`_layout`) -> its numba type
+_PACK_TYPES = {}
+
+
+def _layout(value):
+    """What numba's type of ``value`` depends on, for a named tuple of arrays and
+    scalars: per array its dtype, dimensions, contiguity, writability and alignment."""
+    if isinstance(value, np.ndarray):
+        f = value.flags
+        return (value.dtype.str, value.ndim, f.c_contiguous, f.f_contiguous, f.writeable,
+                f.aligned)
+    if isinstance(value, tuple):
+        return (type(value), tuple(_layout(v) for v in value))
+    return type(value)
+
+
+def _numba_type(kernel, value):
+    """numba's type of an argument of ``kernel``; a tuple's by its layout, typed once."""
+    if not isinstance(value, tuple):
+        return kernel.typeof_pyval(value)
+    key = _layout(value)
+    ty = _PACK_TYPES.get(key)
+    if ty is None:
+        ty = _PACK_TYPES[key] = kernel.typeof_pyval(value)
+    return ty
 
 
 @_jit
@@ -185,7 +226,7 @@ def tip_motion(pack, x, w):
     return out[:3], out[3:7], out[7:]
 
 
-@_jit
+@_inline
 def _sizes(L):
     """(n_body, nq, nx_arm, nw_arm) of the load's layout."""
     nq = L.P.nq
@@ -198,6 +239,14 @@ def _sizes(L):
 def _forces(L, x, w, Q, g, with_arm):
     """(M over the arm's velocity coordinates, f over the load's, f of the welds alone)
     at x, w; with_arm False: M and the arm's terms are left zero."""
+    empty = np.empty((0, 0))
+    return _forces_welds(L, x, w, Q, g, with_arm, False, empty, empty)
+
+
+@_jit
+def _forces_welds(L, x, w, Q, g, with_arm, weld_matrices, K, R):
+    """:func:`_forces`, and with ``weld_matrices`` the welds' K and R at x added into K
+    and R (as :func:`_add_welds`) from the same stations and body rotations."""
     nb, nq, nx_arm, nw_arm = _sizes(L)
     nw = nw_arm + 6 * L.n_bodies
     f = np.zeros(nw)
@@ -221,13 +270,19 @@ def _forces(L, x, w, Q, g, with_arm):
                            L.Pax[0, 1] * g[0] + L.Pax[1, 1] * g[1] + L.Pax[2, 1] * g[2]])
             M, r = kernels._chain_terms(L.P, q, qd, gp, L.stiff)
             f[:nq] = Q - r - fk._mv(L.K, q) - fk._mv(L.D, qd)
+    n = nb + nq + 6
+    ci = np.empty(n, dtype=np.int64)
+    for i in range(nb + nq):
+        ci[i] = i
     for a in range(L.w_link.shape[0]):
+        # r, J, phi, J_phi do not depend on q_dot: the same station for the matrices
         r, J, phi, Jphi = fk._station(L.P, q, qd, L.w_link[a], L.w_s[a], L.w_N[a], L.w_dN[a])
         k = L.w_body[a]
         xo, wo = nx_arm + 7 * k, nw_arm + 6 * k
+        Ab = _quat_matrix(x, xo + 3)
         Qp, Qq, Qb, _, _, _, _, _, _, _ = fk._weld(
             r, J, phi, Jphi, qd, pB, A, vB, wB, L.o, L.Pax, x[xo:xo + 3].copy(),
-            _quat_matrix(x, xo + 3), w[wo:wo + 3].copy(), w[wo + 3:wo + 6].copy(),
+            Ab, w[wo:wo + 3].copy(), w[wo + 3:wo + 6].copy(),
             L.w_offset[a], L.w_rot[a], L.w_gains[a])
         for i in range(nq):
             fw[nb + i] += Qq[i]
@@ -236,6 +291,11 @@ def _forces(L, x, w, Q, g, with_arm):
                 fw[i] += Qp[i]
         for i in range(6):
             fw[wo + i] += Qb[i]
+        if weld_matrices:
+            G = fk._weld_g(r, J, Jphi, A, L.o, L.Pax, Ab, L.w_offset[a])
+            for i in range(6):
+                ci[nb + nq + i] = wo + i
+            fk._add_weld_matrices(G, G.shape[1] - n, L.w_gains[a], ci, K, R)
     return M, f + fw, fw
 
 
@@ -344,7 +404,10 @@ def _compute_q(L, x, w, Q, g, weld_matrices, m_diag, M, f, K, R):
     Python costs more than the small load's own work): M (nw, nw) less the inertia
     ``m_diag`` (nw,) the coordinates carry themselves (the shafts'), f (nw,), and with
     ``weld_matrices`` the welds' K and R at x. Returns whether f is finite."""
-    M_arm, fa, _ = _forces(L, x, w, Q, g, True)
+    if weld_matrices:
+        K[:, :] = 0.0
+        R[:, :] = 0.0
+    M_arm, fa, _ = _forces_welds(L, x, w, Q, g, True, weld_matrices, K, R)
     nw, na = fa.shape[0], M_arm.shape[0]
     M[:, :] = 0.0
     M[:na, :na] = M_arm
@@ -354,10 +417,6 @@ def _compute_q(L, x, w, Q, g, weld_matrices, m_diag, M, f, K, R):
         f[i] = fa[i]
         if not np.isfinite(fa[i]):
             finite = False
-    if weld_matrices:
-        K[:, :] = 0.0
-        R[:, :] = 0.0
-        _add_welds(L, x, K, R)
     return finite
 
 

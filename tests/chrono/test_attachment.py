@@ -350,3 +350,6 @@ def test_bench_reports_the_slider_cranks_wall_time():
                                            / rows[-1]["wall_per_sim_second"])
     # "auto" keeps the Jacobian: fewer calls than one build (44) per step
     assert rows[2]["compute_q_calls_per_step"] < 44
+    # and each round's ratio, over the beams' time of the same round (the beams' own: 1)
+    assert all(len(r["round_ratios"]) == 3 and min(r["round_ratios"]) > 0 for r in rows)
+    assert rows[-1]["round_ratios"] == [1.0, 1.0, 1.0]
