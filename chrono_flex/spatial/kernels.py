@@ -46,7 +46,7 @@ def _inline(fn):
 
 Packed = namedtuple("Packed", "nq parent jkind jidx offset axis mount is_link e0 ne length "
                               "tlo tNv tNw tdNv tdNw tNphi lsc lvec cptr ccol cval nemax "
-                              "item_body item_tip item_rot item_mass item_I g_model work iwork")
+                              "item_body item_tip item_rot item_mass item_I g_model")
 
 #: Columns of one point's shape values: the ten dofs of its element.
 WIDTH = 10
@@ -76,10 +76,7 @@ def _sparse(rows):
 
 def pack(model):
     """Flat arrays of a :class:`~chrono_flex.spatial.equations.SpatialModel` (reduced:
-    links clamped at their joints) for :func:`tree_terms` and :func:`tree_forces`, with
-    the work buffers of their pass (``work``, ``iwork``: the frames and the per-link
-    scratch as views, so that a pass allocates only what it returns; one pass at a time
-    per packed model)."""
+    links clamped at their joints) for :func:`tree_terms` and :func:`tree_forces`."""
     if model.extended:
         raise ParameterError("model", "extended", "must be the reduced model (links clamped)")
     lay = model.layout.bodies
@@ -99,8 +96,6 @@ def pack(model):
     for k, it in enumerate(its):
         if it.kind == "rotor":
             item_I[k] = it.value
-    nq = model.nq
-    nw = 2 * nb * (21 + 6 * nq) + 12 * nq + 72 + 11 * nemax   # _tree_pass's work
     return Packed(
         model.nq, np.array([bl.parent for bl in lay], dtype=np.int64),
         np.array([("revolute", "prismatic", "fixed").index(bl.joint.kind) for bl in lay],
@@ -120,8 +115,7 @@ def pack(model):
         np.array([it.where != "root" for it in its], dtype=np.int64),
         np.array([it.kind == "rotor" for it in its], dtype=np.int64),
         np.array([it.value if it.kind == "mass" else 0.0 for it in its], dtype=float),
-        item_I, np.asarray(model.g_vec, dtype=float), np.zeros(nw),
-        np.zeros(nb + nq, dtype=np.int64))
+        item_I, np.asarray(model.g_vec, dtype=float))
 
 
 @_jit
@@ -388,12 +382,6 @@ def _scratch(nq, nemax):
 
 
 @_inline
-def _view(work, off, n):
-    """work[off:off + n] and the offset after it."""
-    return work[off:off + n], off + n
-
-
-@_inline
 def _tree_pass(P, q, qd, g, stiff, full, a_in, terms):
     """(M or an empty matrix, M a_in or zeros, r, positions (2, nb, 3), rotations (2, nb,
     3, 3)) of the tree at (q, q_d): the frames from the base to the leaves (root: 0,
@@ -405,44 +393,15 @@ def _tree_pass(P, q, qd, g, stiff, full, a_in, terms):
     Ma = np.zeros(nq)
     r = np.zeros(nq)
     # the root (0) and attachment (1) frame of every body, built in place (views of
-    # these arrays: no per-body temporaries), and the work arrays: views of the packed
-    # work buffers (P.work, P.iwork), no allocation per pass
-    work, ne = P.work, P.nemax
-    nf = 2 * nb * (21 + 6 * nq)            # the frames' part, zeroed
-    for i in range(nf):
-        work[i] = 0.0
-    v, o = _view(work, 0, 6 * nb)
-    fp = v.reshape((2, nb, 3))
-    v, o = _view(work, o, 6 * nb)
-    fap = v.reshape((2, nb, 3))
-    v, o = _view(work, o, 6 * nb)
-    faw = v.reshape((2, nb, 3))
-    v, o = _view(work, o, 6 * nb)
-    fw = v.reshape((2, nb, 3))
-    v, o = _view(work, o, 6 * nb * nq)
-    fJp = v.reshape((2, nb, 3, nq))
-    v, o = _view(work, o, 6 * nb * nq)
-    fJw = v.reshape((2, nb, 3, nq))
-    v, o = _view(work, o, 18 * nb)
-    fR = v.reshape((2, nb, 3, 3))
-    v, o = _view(work, o, 18)
-    E = v.reshape((2, 3, 3))
-    v, o = _view(work, o, 6 * nq)
-    U = v.reshape((6, nq))
-    v, o = _view(work, o, 6 * nq)
-    CU = v.reshape((6, nq))
-    v, o = _view(work, o, 36)
-    C = v.reshape((6, 6))
-    v, o = _view(work, o, 6 * ne)
-    G = v.reshape((6, ne))
-    fe, o = _view(work, o, ne)
-    F, o = _view(work, o, 6)
-    ua, o = _view(work, o, 6)
-    v6, o = _view(work, o, 6)
-    v, o = _view(work, o, 4 * ne)
-    Z = v.reshape((4, ne))
-    W = (U, CU, C, G, fe, F, ua, v6, Z)
-    ncol, cols = P.iwork[:nb], P.iwork[nb:nb + nq]
+    # these arrays: no per-body temporaries)
+    fp, fap = np.zeros((2, nb, 3)), np.zeros((2, nb, 3))
+    faw, fw = np.zeros((2, nb, 3)), np.zeros((2, nb, 3))
+    fJp, fJw = np.zeros((2, nb, 3, nq)), np.zeros((2, nb, 3, nq))
+    fR = np.zeros((2, nb, 3, 3))
+    E = np.empty((2, 3, 3))
+    ncol = np.zeros(nb, dtype=np.int64)
+    cols = np.empty(nq, dtype=np.int64)
+    W = _scratch(nq, P.nemax)
     for b in range(nb):
         pa = P.parent[b]
         nc = 0 if pa < 0 else ncol[pa]
