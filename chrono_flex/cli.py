@@ -35,7 +35,7 @@ from .cli_common import (MAX_FRAMES, MAX_SCALE, _check_animation_path,  # noqa: 
                          _drive_scenarios, _existing, _model_case, _quietly,
                          _refuse_unused, _report_written, _say_code)
 from .cli_tools import (DEFAULT_MODES, PLOT_FORMATS, _modes_pose, cmd_bench,  # noqa: F401
-                        cmd_identify, cmd_modes, cmd_plot, cmd_view)
+                        cmd_compile, cmd_identify, cmd_modes, cmd_plot, cmd_view)
 
 
 def cmd_cases(args):
@@ -389,6 +389,11 @@ def build_parser():
     e.add_argument("file", help="CSV file of two columns (a header row optional): torque "
                                 "(N m, referred to the output) and efficiency (0..1)")
     e.set_defaults(fn=cmd_identify)
+    c = sub.add_parser("compile", help="compile the numba kernels into their disk cache "
+                       "(once after installing or changing chrono_flex)")
+    c.add_argument("family", nargs="?", choices=("all", "planar", "spatial"), default="all")
+    c.add_argument("--jobs", type=int, default=2, help="processes at once (default 2)")
+    c.set_defaults(fn=cmd_compile)
     b = sub.add_parser("bench", help="print performance figures")
     b.add_argument("what", nargs="?", choices=("all", "render", "perf", "spatial"),
                    default="all",

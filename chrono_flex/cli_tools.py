@@ -240,6 +240,18 @@ def _print_spatial_engine(rows):
                   + "  ".join(f"{k} {v[0]}, {v[1]}" for k, v in r["work"].items()))
 
 
+def cmd_compile(args):
+    from .warmup import FAMILIES, warm_up_parallel
+
+    families = FAMILIES if args.family == "all" else (args.family,)
+    done = warm_up_parallel(ck.positive_int("--jobs", args.jobs), families)
+    for family in families:
+        code, wall = done[family]
+        print(f"{family}: {'compiled or loaded' if code == 0 else f'FAILED (exit {code})'}"
+              f" in {wall:.1f} s")
+    return 0 if all(code == 0 for code, _ in done.values()) else 1
+
+
 def cmd_bench(args):
     from . import engines
     from .bench import (bench_beams, bench_chrono_element, bench_drive_step, bench_render,

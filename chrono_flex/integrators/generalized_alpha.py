@@ -31,8 +31,11 @@ Where the problem also gives its equations in mass-matrix form (``forcing``: M q
 Newton works on the residual M a - f instead, with a matrix built from differences of f
 alone (no M^-1 in it, which fine meshes make too inaccurate; docs/planar-link.md §4.4).
 The Jacobian is kept across iterations and steps (modified Newton) and rebuilt when the
-iteration contracts too slowly or fails. Without a fixed step, the step follows an
-estimate of the local error of the positions (:meth:`GeneralizedAlpha.local_error`).
+iteration contracts too slowly or fails; the mass-matrix form refactors the matrix
+at the first iterate of each step with the mass matrix there. Without a fixed step, the
+step follows an estimate of the local error of the positions seen through the Newton
+matrix (:meth:`GeneralizedAlpha.filtered_error`: the modes the method damps do not
+shrink the step).
 """
 
 import math
@@ -133,7 +136,7 @@ class GeneralizedAlpha(LandingStepper):
     def __init__(self, rhs, jac, t0, x0, n2, step, rho_inf=0.8, family="chung-hulbert",
                  rtol=None, atol=None, max_iters=8, max_nfev=None, max_halvings=4,
                  error_rtol=None, max_step=np.inf, forcing=None, step_solver=None,
-                 error_filter=False, error_groups=None):
+                 error_filter=True, error_groups=None):
         self.rhs, self.jac, self.forcing = rhs, jac, forcing
         self.step_solver = step_solver
         self.am, self.af, self.gamma, self.beta = alpha_parameters(rho_inf, family)
@@ -551,12 +554,15 @@ class GeneralizedAlpha(LandingStepper):
         self._prepare(h)
         y = self.y.copy()                          # predictor: the last derivatives
         for attempt in range(2):
-            if self._J is None or attempt == 1:
+            fresh = self._J is None or attempt == 1
+            if fresh:
                 xn, _ = self._predict(h, y)
                 self._factor(t_new, xn, h)
-            elif abs(self._lu_h - h) > 1e-12 * h:    # same Jacobian, new step size
-                self._factor(t_new, None, h)
-            ok, y, xn, acc_new = self._newton(t_new, h, y)
+            elif self.forcing is None and abs(self._lu_h - h) > 1e-12 * h:
+                self._factor(t_new, None, h)       # same Jacobian, new step size
+            # the mass-matrix form refactors at the first iterate (:meth:`_newton`)
+            ok, y, xn, acc_new = self._newton(t_new, h, y,
+                                              not fresh and self.forcing is not None)
             if ok:
                 return t_new, xn, y, acc_new
             y = self.y.copy()
@@ -578,7 +584,13 @@ class GeneralizedAlpha(LandingStepper):
             return None
         return t_new, xn, y, acc_new
 
-    def _newton(self, t_new, h, y):
+    def _newton(self, t_new, h, y, refresh=False):
+        """The modified Newton iteration of a step from the trial derivatives y; returns
+        (converged, y, x_{n+1}, algorithmic accelerations). ``refresh`` (mass-matrix form):
+        refactor the Newton matrix at the first iterate with the mass matrix there and
+        the kept dF/dx. The mass matrix changes along a motion where dF/dx barely does,
+        and a link on a joint without hub inertia turns a small change of M into a slow
+        iteration (the compiled twin, ``chain_newton.ga_solve``, states the figures)."""
         prev = None
         for _ in range(self.max_iters):
             xn, acc_new = self._predict(h, y)
@@ -587,6 +599,10 @@ class GeneralizedAlpha(LandingStepper):
                 dy = -(self._lu @ r)
             else:
                 M, F = self._eval_forcing(t_new, xn)
+                if refresh:
+                    refresh = False
+                    self._M = M
+                    self._factor(t_new, None, h)
                 r = y - F
                 Ma = M @ y[:self.n2]
                 r[:self.n2] = Ma - F[:self.n2]
@@ -598,7 +614,11 @@ class GeneralizedAlpha(LandingStepper):
             norm = self._update_norm(h, dy, xn)
             if not np.isfinite(norm):
                 return False, y, xn, acc_new
-            if norm <= 1.0:
+            # converged: the update within tolerance, or the error it leaves estimated
+            # from the contraction theta = norm / prev as theta / (1 - theta) norm
+            # (Hairer & Wanner 1996, §IV.8)
+            if norm <= 1.0 or (prev is not None and norm < 0.9 * prev
+                               and norm * norm <= prev - norm):
                 xn, acc_new = self._predict(h, y)
                 if self.forcing is not None:
                     # the mass matrix of the converged step enters the next refactoring

@@ -40,7 +40,7 @@ LAYERS = [
     ("chrono_flex.viz", 8), ("chrono_flex.bench", 8),
     ("chrono_flex.bench_perf", 8), ("chrono_flex.bench_tools", 8),
     ("chrono_flex.bench_user_laws", 8), ("chrono_flex.validation", 8),
-    ("chrono_flex.campaign", 8),
+    ("chrono_flex.campaign", 8), ("chrono_flex.warmup", 8),
     ("chrono_flex.cli", 9), ("chrono_flex.cli_common", 9), ("chrono_flex.cli_tools", 9),
     ("chrono_flex.__main__", 9),
 ]

@@ -62,8 +62,12 @@ def test_compiled_step_equals_the_numpy_path_at_a_fixed_step(monkeypatch):
     a = run(arm, True, monkeypatch, step=2e-3, **KW)
     b = run(arm, False, monkeypatch, step=2e-3, **KW)
     assert a.info["n_steps"] == b.info["n_steps"] == 50
-    assert agree(a.q, b.q, 1e-8) and agree(a.qd, b.qd, 1e-8)
-    assert agree(a.energy.input_work[:, None], b.energy.input_work[:, None], 1e-8)
+    # each iteration stops within Newton's tolerance (1e-8 of the velocities) from its
+    # own first iterate (the compiled one extrapolated), and the stop on the error
+    # estimated from the contraction leaves up to that tolerance: 100 times it, as the
+    # planar runs compared (tests/planar/test_chain_ga.py, AGREE)
+    assert agree(a.q, b.q, 1e-6) and agree(a.qd, b.qd, 1e-6)
+    assert agree(a.energy.input_work[:, None], b.energy.input_work[:, None], 1e-6)
     assert np.ptp(a.q[:, 0]) > 0.05 and np.ptp(a.q[:, arm.elastic_index]) > 1e-4
 
 
@@ -74,7 +78,9 @@ def test_compiled_step_control_takes_the_python_steps(monkeypatch):
     a, b = run(arm, True, monkeypatch, **KW), run(arm, False, monkeypatch, **KW)
     assert a.info["n_steps"] == b.info["n_steps"]
     assert a.info["rejected"] == b.info["rejected"]
-    assert agree(a.q, b.q, 1e-6) and agree(a.qd, b.qd, 1e-6)
+    # 100 times the Newton tolerance under the step control (1e-3 of its rtol 1e-3), as
+    # the planar runs compared (tests/planar/test_chain_ga.py, agree)
+    assert agree(a.q, b.q, 1e-4) and agree(a.qd, b.qd, 1e-4)
 
 
 @needs_numba
