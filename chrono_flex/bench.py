@@ -312,7 +312,9 @@ def bench_spatial_engine(t_end=0.5, step=1e-3, n_elements=4, repeat=3):
     ``SpatialArm.simulate``, side by side in one process, for ``t_end`` s under a torque
     pulse on both joints: at a fixed ``step`` and at the default settings
     (generalized-alpha's step control). Returns rows {"settings", "planar_s",
-    "spatial_s", "ratio" (spatial / planar), "nq" (planar, spatial), "difference" (max
+    "spatial_s", "ratio" (spatial / planar), "nq" (planar, spatial), "work" (steps,
+    evaluations of the terms, Jacobians, LU factorisations and rejected steps of each run,
+    (planar, spatial): the same motion should take the same work), "difference" (max
     |q_spatial - q_planar| of the in-plane coordinates over max |q_planar|)}."""
     import numpy as np
 
@@ -339,6 +341,8 @@ def bench_spatial_engine(t_end=0.5, step=1e-3, n_elements=4, repeat=3):
                          ratio=best["spatial"] / best["planar"], nq=(p.nq, s.nq),
                          newton=(res["planar"].info.get("newton"),
                                  res["spatial"].info.get("newton")),
+                         work={k: (res["planar"].info.get(k), res["spatial"].info.get(k))
+                               for k in ("n_steps", "nfev", "njev", "nlu", "rejected")},
                          difference=float(np.abs(qs - qp).max() / np.abs(qp).max())))
     return rows
 

@@ -235,6 +235,9 @@ def _print_spatial_engine(rows):
     for r in rows:
         print(f"  {r['settings']:14s} planar {r['planar_s']:8.3f}  spatial {r['spatial_s']:8.3f}"
               f"  ratio {r['ratio']:6.2f}  nq {r['nq']}  difference {r['difference']:.1e}")
+        if "work" in r:
+            print("  " + " " * 14 + " work (planar, spatial): "
+                  + "  ".join(f"{k} {v[0]}, {v[1]}" for k, v in r["work"].items()))
 
 
 def cmd_compile(args):
