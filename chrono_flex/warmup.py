@@ -5,8 +5,8 @@ disk cache (``__pycache__`` beside the kernel's module), so only the first run a
 installing or changing chrono_flex pays for it (a minute or two per family on one core).
 :func:`warm_up` makes that first call on tiny runs of each family of kernels, and
 :func:`warm_up_parallel` runs the families in separate processes at once, so that work
-started afterwards (several test workers, a campaign's workers) loads the cache instead
-of compiling the same kernels once in every process.
+started afterwards (a campaign's workers) loads the cache instead of compiling the same
+kernels once in every process.
 
 Families (each the smallest runs that reach its kernels):
 

@@ -27,30 +27,6 @@ from chrono_flex.chrono._detect import pychrono_status  # noqa: E402
 _STATUS = None
 
 
-def pytest_configure(config):
-    """With several xdist workers, compile the numba kernels first, one process per family
-    of kernels at once (``chrono-flex compile``): each worker then loads them from the
-    disk cache instead of compiling the same kernels again in every worker (measured: a
-    cold suite spent most of its longest tests' time compiling, in both workers)."""
-    workers = getattr(config.option, "numprocesses", None)
-    if hasattr(config, "workerinput") or not isinstance(workers, int) or workers < 2:
-        return
-    if os.environ.get("CHRONO_FLEX_KERNELS", "").strip().lower() == "numpy":
-        return
-    import sys
-    import time
-
-    from chrono_flex.warmup import warm_up_parallel
-
-    start = time.perf_counter()
-    done = warm_up_parallel(jobs=workers)
-    failed = {f: code for f, (code, _) in done.items() if code != 0}
-    sys.stderr.write(f"chrono_flex kernels compiled or loaded in "
-                     f"{time.perf_counter() - start:.0f} s"
-                     + (f" (failed, compiled where first used: {failed})" if failed else "")
-                     + "\n")
-
-
 def _status():
     global _STATUS
     if _STATUS is None:
