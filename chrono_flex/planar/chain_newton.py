@@ -120,9 +120,8 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
     finite).
 
     The Newton matrix is refactored at the first iterate of every step with the mass
-    matrix there and the kept dF/dx (it used to keep its factors while h stayed and
-    refactor with the M of the last converged step, on the bordered-banded path of the
-    last Jacobian, when h changed). A link on a
+    matrix there and the kept dF/dx (rather than the M of the last converged step). A
+    link on a
     joint without hub inertia has a nearly singular combination of coordinates (the
     joint turned one way, the elastic slopes the other: the Schur complement of M on
     the joint is a few thousandths of M_00), so M_00 changing by 3e-4 of itself over a
