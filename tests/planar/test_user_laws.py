@@ -176,6 +176,7 @@ def test_state_feedback_held_over_the_step_stays_second_order(monkeypatch):
     np.testing.assert_allclose(errs, exact_errs, rtol=0.05)
 
 
+@pytest.mark.slow
 @needs_numba
 def test_default_step_control_reaches_one_percent_on_a_bang_bang_link():
     """A bang-bang torque on a flexible link with a tip mass ([B]'s section, 4
