@@ -43,19 +43,17 @@ def frames(model, Q, QD=None):
     return pos, rot, T
 
 
-def _points(pos, rot, i, x, Nv, Nw, E, compiled=False):
+def _points(pos, rot, i, x, Nv, Nw, E):
     """Points r = p + R [x, Nv e, Nw e] of link i at the abscissae x for the elastic
-    coordinates E (nt, ne): (nt, len(x), 3) (``compiled``: by
-    :func:`chrono_flex.spatial.post_kernels.stations`)."""
-    if compiled:
-        return stations(pos[:, 0, i], rot[:, 0, i], x, E @ Nv.T, E @ Nw.T)
+    coordinates E (nt, ne): (nt, len(x), 3)."""
     s = np.stack(np.broadcast_arrays(x[None, :], E @ Nv.T, E @ Nw.T), -1)
     return pos[:, 0, i, None, :] + s @ np.swapaxes(rot[:, 0, i], 1, 2)
 
 
 def centerlines(model, Q, n_samples, pos, rot):
     """Centreline points (nt, n_links, ns, 3) and bending curvature (nt, n_links, ns) at
-    the rows of Q, the frames (pos, rot) given (:func:`frames`)."""
+    the rows of Q, the frames (pos, rot) given (:func:`frames`; compiled by
+    :func:`chrono_flex.spatial.post_kernels.stations` where numba is the backend)."""
     pts, curv = [], []
     compiled = packed_model(model) is not None
     for i in model.links:
@@ -63,8 +61,12 @@ def centerlines(model, Q, n_samples, pos, rot):
         x = np.linspace(0.0, bl.basis.length, n_samples)
         Nv, _, d2Nv, Nw, _, d2Nw, _, _ = bl.basis.values(x)
         E = Q[:, bl.elastic_index]
-        pts.append(_points(pos, rot, i, x, Nv, Nw, E, compiled))
-        curv.append(np.hypot(E @ d2Nv.T, E @ d2Nw.T))
+        if compiled:
+            p, c = stations(pos[:, 0, i], rot[:, 0, i], x, Nv, Nw, d2Nv, d2Nw, E)
+        else:
+            p, c = _points(pos, rot, i, x, Nv, Nw, E), np.hypot(E @ d2Nv.T, E @ d2Nw.T)
+        pts.append(p)
+        curv.append(c)
     return np.stack(pts, 1), np.stack(curv, 1)
 
 

@@ -1,6 +1,7 @@
 """Compiled helpers of the spatial result (:mod:`chrono_flex.spatial.post`; numba, the
 ``fast`` extra): the frames of every body at many states without their Jacobians, and
-the centreline points r = p + R [x, v, w] of a link at its stations for all samples
+the centreline points r = p + R [x, v, w] of a link at its stations and the bending
+curvature there for all samples
 (docs/spatial-link.md §1). The frames come from the kernels' own frame routines
 (:func:`chrono_flex.spatial.kernels._child_frame`, :func:`~chrono_flex.spatial.kernels._tip_frame`)
 with no Jacobian columns carried (nc = 0), so the positions and rotations are those of
@@ -49,17 +50,29 @@ def _frames_only(P, Q):
 
 
 @_jit
-def _stations(p, R, x, V, W):
-    """r = p + R [x, v, w] (nt, ns, 3) for frames p (nt, 3), R (nt, 3, 3), abscissae x
-    (ns,) and deflections V, W (nt, ns)."""
-    nt, ns = V.shape
+def _stations(p, R, x, Nv, Nw, d2Nv, d2Nw, E):
+    """(r = p + R [x, Nv e, Nw e] (nt, ns, 3), curvature sqrt((Nv'' e)^2 + (Nw'' e)^2)
+    (nt, ns)) for frames p (nt, 3), R (nt, 3, 3), abscissae x (ns,), shape values
+    (ns, ne) and elastic coordinates E (nt, ne) (plain loops: numpy's products call
+    the BLAS, whose threads wait on a busy machine)."""
+    nt, ne = E.shape
+    ns = x.shape[0]
     out = np.empty((nt, ns, 3))
+    curv = np.empty((nt, ns))
     for t in range(nt):
         for k in range(ns):
-            a, v, w = x[k], V[t, k], W[t, k]
+            v = w = cv = cw = 0.0
+            for j in range(ne):
+                e = E[t, j]
+                v += Nv[k, j] * e
+                w += Nw[k, j] * e
+                cv += d2Nv[k, j] * e
+                cw += d2Nw[k, j] * e
+            a = x[k]
             for i in range(3):
                 out[t, k, i] = p[t, i] + R[t, i, 0] * a + R[t, i, 1] * v + R[t, i, 2] * w
-    return out
+            curv[t, k] = np.sqrt(cv * cv + cw * cw)
+    return out, curv
 
 
 def frames_only(packed, Q):
@@ -67,11 +80,10 @@ def frames_only(packed, Q):
     return _frames_only(packed, np.ascontiguousarray(np.atleast_2d(Q), dtype=float))
 
 
-def stations(p, R, x, V, W):
+def stations(p, R, x, Nv, Nw, d2Nv, d2Nw, E):
     """:func:`_stations` on contiguous float arrays."""
-    c = np.ascontiguousarray
-    return _stations(c(p, dtype=float), c(R, dtype=float), c(x, dtype=float),
-                     c(V, dtype=float), c(W, dtype=float))
+    return _stations(*(np.ascontiguousarray(a, dtype=float)
+                       for a in (p, R, x, Nv, Nw, d2Nv, d2Nw, E)))
 
 
 __all__ = ["frames_only", "stations"]

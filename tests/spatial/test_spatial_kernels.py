@@ -210,9 +210,12 @@ def test_frames_alone_and_stations_equal_the_full_pass_and_numpy():
     for i in m.links:
         bl = m.layout.bodies[i]
         x = np.linspace(0.0, bl.basis.length, 6)
-        Nv, _, _, Nw, _, _, _, _ = bl.basis.values(x)
+        Nv, _, d2Nv, Nw, _, d2Nw, _, _ = bl.basis.values(x)
         E = Q[:, bl.elastic_index]
-        ref = post._points(pos, rot, i, x, Nv, Nw, E)
+        pts, curv = post_kernels.stations(pos[:, 0, i], rot[:, 0, i], x, Nv, Nw, d2Nv, d2Nw, E)
         # round-off: the same sums, numpy's products in another order
-        np.testing.assert_allclose(post._points(pos, rot, i, x, Nv, Nw, E, compiled=True),
-                                   ref, rtol=0, atol=1e-14)
+        np.testing.assert_allclose(pts, post._points(pos, rot, i, x, Nv, Nw, E), rtol=0,
+                                   atol=1e-14)
+        np.testing.assert_allclose(curv, np.hypot(E @ d2Nv.T, E @ d2Nw.T), rtol=0,
+                                   atol=1e-13)
+        assert np.abs(curv).max() > 0.1
