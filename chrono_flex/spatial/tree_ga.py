@@ -6,12 +6,17 @@ asks its model for two things only: the full pass (M, r) and the force-only pass
 (M a, r) of the chain kernel, r = h - Q_g [+ K_geo e] (:mod:`chrono_flex.planar.kernels`).
 The spatial kernels (:func:`chrono_flex.spatial.kernels._tree_terms`,
 :func:`~chrono_flex.spatial.kernels._tree_forces`) answer the same two calls for a
-tree. So the step is not written again here: :func:`specialised` takes chain_ga's
+tree. So the step is not written again here: :func:`step_class` takes chain_ga's
 compiled functions and compiles them once more with those two calls bound to the
 spatial kernels (the same source, the same operations, another model), and
 :class:`TreeStep` is :class:`~chrono_flex.planar.chain_ga.ChainStep` with its calls
-bound the same way. The Newton matrix is factored dense (a tree's elastic coordinates
-couple through M beyond a band; :func:`structure`).
+bound the same way. The Newton matrix is factored dense (:func:`structure`), by the LU
+of :func:`chrono_flex.spatial.tree_linalg._lu_factor_sparse` (the same factors, the row
+updates over the pivot rows' nonzeros: most of a tree's Newton matrix is zero). The
+bordered-banded factors of the planar chain would apply to a tree's Hermite links too
+(the tip coordinates and joints as the border), but measured on the two-link arm of
+``chrono_flex.bench.bench_spatial_engine`` (42 coordinates) they cost half as much
+again as the dense factors with the zeros skipped.
 """
 
 import hashlib
@@ -20,10 +25,10 @@ import types
 
 import numpy as np
 
-from ..planar import chain_ga
+from ..planar import chain_ga, chain_linalg
 from ..planar import kernels as planar_kernels
 from . import kernels as sk
-from . import link_coef
+from . import link_coef, tree_linalg
 
 try:
     import numba
@@ -72,11 +77,12 @@ class TreeModel:
 
 
 def _tag():
-    """A digest of the spatial kernels' source (with the per-link routine's module):
+    """A digest of the spatial kernels' source (with the per-link routine's module and
+    the LU's):
     part of the specialised functions' names, so that numba's disk cache of them is
     renewed when the kernels change (the cache checks the stamp of chain_ga's file,
     where their source lives)."""
-    src = inspect.getsource(sk) + inspect.getsource(link_coef)
+    src = inspect.getsource(sk) + inspect.getsource(link_coef) + inspect.getsource(tree_linalg)
     return hashlib.sha1(src.encode()).hexdigest()[:10]
 
 
@@ -154,6 +160,7 @@ def step_class():
     if _STEP is None:
         swaps = {id(planar_kernels._chain_terms): sk._tree_terms,
                  id(planar_kernels._chain_forces): sk._tree_forces,
+                 id(chain_linalg._lu_factor): tree_linalg._lu_factor_sparse,
                  id(chain_ga.structure): lambda model: model.structure}
         spec = _Specialiser(swaps, _tag())
         spec.swaps[id(planar_kernels)] = _kernels_module()
