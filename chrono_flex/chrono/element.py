@@ -279,6 +279,7 @@ class FlexibleLink(Welds, LoadEvaluation, CallbackState):
         self._load_pack = False        # packed again at the first ComputeQ (_pack_load)
         self._jacobian_at = None       # (state, K, R) formed in ComputeQ (compute_jacobian)
         self._jac_object = None        # the load's ChLoadJacobians (_jacobians)
+        self._views = False            # views over its storage (_load_views), made once
         self._calls = None             # its compiled calls (_compiled_load)
         self._zero_q = np.zeros(self.nq)
 
@@ -552,10 +553,16 @@ class FlexibleLink(Welds, LoadEvaluation, CallbackState):
         # Chrono instead of two per shaft and four for the parent body: the kernel reads
         # the arm's entries, the parent's first
         load = self.load
-        load.LoadGetStateBlock_x(load._x)
-        load.LoadGetStateBlock_w(load._w)
-        out = self._calls.tip(self._load_pack, np.asarray(load._x.GetVectorData(self._nx)),
-                              np.asarray(load._w.GetVectorData(self._nw)))
+        sx, sw = load.state_x, load.state_w
+        load.LoadGetStateBlock_x(sx)
+        load.LoadGetStateBlock_w(sw)
+        views = self._load_views(load, sx)
+        if views is not None:
+            x, w = views.x, views.w
+        else:
+            x = np.asarray(sx.GetVectorData(self._nx))
+            w = np.asarray(sw.GetVectorData(self._nw))
+        out = self._calls.tip(self._load_pack, x, w)
         return out[:3], out[3:7], out[7:]
 
     def _tip_motion(self):
