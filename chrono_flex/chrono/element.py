@@ -462,9 +462,19 @@ class FlexibleLink(Welds, LoadEvaluation, CallbackState):
         """
         chrono = self._chrono
         pos, quat, vel = self._tip_body_motion()
-        self.tip_body.SetPos(chrono.ChVector3d(*pos))
-        self.tip_body.SetRot(chrono.ChQuaterniond(*quat))
-        self.tip_body.SetPosDt(chrono.ChVector3d(*vel))
+        vectors = getattr(self, "_tip_vectors", None)
+        if vectors is None:
+            # kept from step to step: the body copies them (a new vector each step
+            # costs more than the body's setters)
+            vectors = self._tip_vectors = (chrono.ChVector3d(), chrono.ChQuaterniond(),
+                                           chrono.ChVector3d())
+        p, r, v = vectors
+        p.Set(*np.asarray(pos, dtype=float).tolist())
+        r.Set(*np.asarray(quat, dtype=float).tolist())
+        v.Set(*np.asarray(vel, dtype=float).tolist())
+        self.tip_body.SetPos(p)
+        self.tip_body.SetRot(r)
+        self.tip_body.SetPosDt(v)
         t = self.system.GetChTime()
         for att in self.attachments:
             att.after_step(t)
