@@ -29,7 +29,7 @@ LAYERS = [
     ("chrono_flex.planar.chain_loop", 2),
     ("chrono_flex.spatial.equations", 2), ("chrono_flex.spatial.assembly", 2),
     ("chrono_flex.spatial.kernels", 2), ("chrono_flex.spatial.link_coef", 2),
-    ("chrono_flex.spatial.tree_ga", 2), ("chrono_flex.spatial.tree_linalg", 2),
+    ("chrono_flex.spatial.tree_ga", 2),
     ("chrono_flex.stepping", 1), ("chrono_flex.integrators", 1),
     ("chrono_flex.result", 3),
     ("chrono_flex.planar", 4), ("chrono_flex.spatial", 4), ("chrono_flex.formulations", 4),
