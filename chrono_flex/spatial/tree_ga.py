@@ -6,17 +6,12 @@ asks its model for two things only: the full pass (M, r) and the force-only pass
 (M a, r) of the chain kernel, r = h - Q_g [+ K_geo e] (:mod:`chrono_flex.planar.kernels`).
 The spatial kernels (:func:`chrono_flex.spatial.kernels._tree_terms`,
 :func:`~chrono_flex.spatial.kernels._tree_forces`) answer the same two calls for a
-tree. So the step is not written again here: :func:`step_class` takes chain_ga's
+tree. So the step is not written again here: :func:`specialised` takes chain_ga's
 compiled functions and compiles them once more with those two calls bound to the
 spatial kernels (the same source, the same operations, another model), and
 :class:`TreeStep` is :class:`~chrono_flex.planar.chain_ga.ChainStep` with its calls
-bound the same way. The Newton matrix is factored dense (:func:`structure`), by the LU
-of :func:`chrono_flex.spatial.tree_linalg._lu_factor_sparse` (the same factors, the row
-updates over the pivot rows' nonzeros: most of a tree's Newton matrix is zero). The
-bordered-banded factors of the planar chain would apply to a tree's Hermite links too
-(the tip coordinates and joints as the border), but measured on the two-link arm of
-``chrono_flex.bench.bench_spatial_engine`` (42 coordinates) they cost half as much
-again as the dense factors with the zeros skipped.
+bound the same way. The Newton matrix is factored dense (a tree's elastic coordinates
+couple through M beyond a band; :func:`structure`).
 """
 
 import hashlib
@@ -25,10 +20,10 @@ import types
 
 import numpy as np
 
-from ..planar import chain_ga, chain_linalg
+from ..planar import chain_ga
 from ..planar import kernels as planar_kernels
 from . import kernels as sk
-from . import link_coef, tree_linalg
+from . import link_coef
 
 try:
     import numba
@@ -77,12 +72,11 @@ class TreeModel:
 
 
 def _tag():
-    """A digest of the spatial kernels' source (with the per-link routine's module and
-    the LU's):
+    """A digest of the spatial kernels' source (with the per-link routine's module):
     part of the specialised functions' names, so that numba's disk cache of them is
     renewed when the kernels change (the cache checks the stamp of chain_ga's file,
     where their source lives)."""
-    src = inspect.getsource(sk) + inspect.getsource(link_coef) + inspect.getsource(tree_linalg)
+    src = inspect.getsource(sk) + inspect.getsource(link_coef)
     return hashlib.sha1(src.encode()).hexdigest()[:10]
 
 
@@ -160,7 +154,6 @@ def step_class():
     if _STEP is None:
         swaps = {id(planar_kernels._chain_terms): sk._tree_terms,
                  id(planar_kernels._chain_forces): sk._tree_forces,
-                 id(chain_linalg._lu_factor): tree_linalg._lu_factor_sparse,
                  id(chain_ga.structure): lambda model: model.structure}
         spec = _Specialiser(swaps, _tag())
         spec.swaps[id(planar_kernels)] = _kernels_module()

@@ -97,30 +97,3 @@ def test_state_feedback_is_held_and_other_problems_keep_python(monkeypatch):
     motion = lambda t: (np.full(4, 0.1 * t), np.full(4, 0.1), np.zeros(4))  # noqa: E731
     res = arm.simulate(0.01, joint_motion=motion, step=1e-3, progress=False)
     assert res.info["newton"] == "python"
-
-
-@needs_numba
-def test_lu_over_the_nonzeros_gives_the_dense_factors():
-    """tree_linalg's LU (row updates over the pivot rows' nonzeros) against chain_linalg's
-    dense LU on sparse matrices that need row exchanges: the same factors and pivots,
-    exactly (the skipped updates subtract l_ik * 0; the others are the same operations in
-    the same order), and a singular matrix refused by both."""
-    from chrono_flex.planar import chain_linalg
-    from chrono_flex.spatial import tree_linalg
-
-    rng = np.random.default_rng(5)
-    for n in (7, 44):
-        A = rng.normal(size=(n, n)) * (rng.random((n, n)) < 0.2) + 0.1 * np.eye(n)
-        A1, A2 = A.copy(), A.copy()
-        p1, p2 = np.zeros(n, dtype=np.int64), np.full(n, -1, dtype=np.int64)
-        assert chain_linalg._lu_factor(A1, p1) and tree_linalg._lu_factor_sparse(A2, p2)
-        assert np.any(p1 != np.arange(n))                 # rows were exchanged
-        np.testing.assert_array_equal(p2, p1)
-        np.testing.assert_array_equal(A2, A1)
-        b = rng.normal(size=n)
-        x = chain_linalg._lu_solve(A2, p2, b)
-        # round-off of a solve with condition number below 1e4
-        np.testing.assert_allclose(A @ x, b, rtol=0, atol=1e-9 * np.abs(b).max())
-    S = np.eye(4)
-    S[2] = S[1]
-    assert not tree_linalg._lu_factor_sparse(S, np.zeros(4, dtype=np.int64))
