@@ -120,19 +120,21 @@ class CompiledPort:
         self.buffer = np.zeros(2 * self.nq + self.n)
         self.error = None
         buf, nq_ = self.buffer, self.nq
-        q_in, qd_in = buf[:nq_], buf[nq_:2 * nq_]
+        x_in = buf[:2 * nq_]
         out_at = 2 * nq_ if n == 1 else None
         isfinite = math.isfinite
 
         def call(t):
             try:
-                q, qd = q_in.copy(), qd_in.copy()
-                q.setflags(write=False)                 # as read_only
-                qd.setflags(write=False)
+                x = x_in.copy()                         # one copy; its views read-only
+                x.setflags(write=False)
+                q, qd = x[:nq_], x[nq_:]
                 out = invoke(name, fn, t, q, qd)
-                if out_at is not None and isinstance(out, float) and isfinite(out) \
-                        and abs(out) <= MAX_MAGNITUDE:
-                    buf[out_at] = out               # one valid real: checked_vector's path
+                v = float(out[0]) if out_at is not None and type(out) is np.ndarray \
+                    and out.shape == (1,) and out.dtype == np.float64 else out
+                if out_at is not None and isinstance(v, float) and isfinite(v) \
+                        and abs(v) <= MAX_MAGNITUDE:
+                    buf[out_at] = v                 # one valid real: checked_vector's path
                 else:
                     buf[2 * nq_:] = checked_vector(name, out, n, t)
                 return 0

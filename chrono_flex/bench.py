@@ -20,6 +20,7 @@ and every engine; nothing imports it.
 """
 
 import os
+import statistics
 import tempfile
 import time
 
@@ -143,25 +144,27 @@ def bench_slider_crank(t_sim=0.1, step=1e-3, jacobian="step", formulation="eleme
     its tip welded to a pin in a slider) with the rod as ``formulation`` ("element": the
     papers' element, with ``jacobian`` and K, R differenced as ``differences`` says,
     :attr:`FlexibleLink.differences <chrono_flex.chrono.element.FlexibleLink.differences>`;
-    "beam": Chrono's beams), and, for the element, its ComputeQ calls per step (None for
-    the beams)."""
+    "beam": Chrono's beams), the process's processor time per simulated second
+    (``cpu_per_sim_second``: what the run itself costs, whatever else the machine runs),
+    and, for the element, its ComputeQ calls per step (None for the beams)."""
     from .chrono import scenes
 
     t_sim, step = ck.positive("t_sim", t_sim), ck.positive("step", step)
     sc = scenes.SliderCrank(jacobian=jacobian, formulation=formulation)
     if sc.formulation == "element":
         sc.link.differences = differences
-    t0 = time.perf_counter()
+    c0, t0 = time.process_time(), time.perf_counter()
     scenes.run(sc.system, step, t_sim, lambda: 0.0)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     n_steps = int(round(t_sim / step))
     calls = sc.link.n_compute_q / n_steps if sc.formulation == "element" else None
     return dict(formulation=sc.formulation, jacobian=jacobian if calls is not None else None,
                 differences=differences if calls is not None else None,
-                wall_per_sim_second=wall / t_sim, compute_q_calls_per_step=calls)
+                wall_per_sim_second=wall / t_sim, cpu_per_sim_second=cpu / t_sim,
+                compute_q_calls_per_step=calls)
 
 
-def bench_slider_crank_formulations(t_sim=0.1, step=1e-3, repeat=3):
+def bench_slider_crank_formulations(t_sim=0.1, step=1e-3, repeat=5):
     """:func:`bench_slider_crank` side by side in one process: the element with its
     Jacobian rebuilt every step ("step") and kept while Newton converges fast ("auto"),
     each with K and R differenced on arrays (the default) and by Chrono's loop over
@@ -169,9 +172,14 @@ def bench_slider_crank_formulations(t_sim=0.1, step=1e-3, repeat=3):
     time over the beams'. The configurations run in turn, ``repeat`` rounds, and each
     keeps its best round (the machine's other work only slows a run down);
     ``round_ratios``: its wall time over the beams' in each round (the two measured a
-    few tenths of a second apart, so under the same load); ``load``: the 1-minute load
-    average at the end."""
+    few tenths of a second apart, so under the same load) and ``median_ratio`` their
+    median, which one disturbed round cannot move (the best-of ratio can: a round
+    where the beams alone were slowed); ``cpu_ratio`` and ``cpu_median_ratio``: the
+    same of the processor times (``cpu_per_sim_second``, best round), which other
+    processes on the machine change far less than the wall times; ``load_start`` and
+    ``load``: the 1-minute load average before the first round and at the end."""
     repeat = ck.positive_int("repeat", repeat)
+    load_start = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
     bench_slider_crank(2 * step, step)     # warm-up: the compiled kernels load once
     bench_slider_crank(2 * step, step, "auto")
     configs = [dict(jacobian=jac, formulation="element", differences=diff)
@@ -179,17 +187,23 @@ def bench_slider_crank_formulations(t_sim=0.1, step=1e-3, repeat=3):
     configs.append(dict(formulation="beam"))
     rows = [None] * len(configs)
     walls = [[] for _ in configs]
+    cpus = [[] for _ in configs]
     for _ in range(repeat):
         for i, cfg in enumerate(configs):
             r = bench_slider_crank(t_sim, step, **cfg)
             walls[i].append(r["wall_per_sim_second"])
+            cpus[i].append(r["cpu_per_sim_second"])
             if rows[i] is None or r["wall_per_sim_second"] < rows[i]["wall_per_sim_second"]:
                 rows[i] = r
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    for r, w in zip(rows, walls):
+    for r, w, c in zip(rows, walls, cpus):
         r["ratio"] = r["wall_per_sim_second"] / rows[-1]["wall_per_sim_second"]
         r["round_ratios"] = [a / b for a, b in zip(w, walls[-1])]
-        r["load"] = load
+        r["median_ratio"] = float(statistics.median(r["round_ratios"]))
+        r["cpu_per_sim_second"] = min(c)
+        r["cpu_ratio"] = min(c) / min(cpus[-1])
+        r["cpu_median_ratio"] = float(statistics.median([a / b for a, b in zip(c, cpus[-1])]))
+        r["load_start"], r["load"] = load_start, load
     return rows
 
 

@@ -308,16 +308,18 @@ def cmd_bench(args):
     print("Wall time per simulated second (s), flexible slider-crank (welded pin, 4 "
           "elements, 1 ms), and its ratio to Chrono's beams:")
     crank_rows = bench_slider_crank_formulations()
-    load = crank_rows[-1]["load"]
-    print("  (best of 3 rounds each" + ("" if load is None else f"; load average {load:.1f}")
-          + ")")
+    load, load0 = crank_rows[-1]["load"], crank_rows[-1]["load_start"]
+    print(f"  (best of {len(crank_rows[-1]['round_ratios'])} rounds each; then the median "
+          "of the rounds' ratios, and the processor-time ratio" +
+          ("" if load is None else f"; load average {load0:.1f} to {load:.1f}") + ")")
     for r in crank_rows:
         if r["formulation"] == "element":
             name = f"custom element, {r['jacobian']}, K by {r['differences']}"
             calls = f"   ({r['compute_q_calls_per_step']:.0f} ComputeQ calls per step)"
         else:
             name, calls = "Chrono beams", ""
-        print(f"  {name:40s} {r['wall_per_sim_second']:10.3f}  x{r['ratio']:7.2f}{calls}")
+        print(f"  {name:40s} {r['wall_per_sim_second']:10.3f}  x{r['ratio']:7.2f}  median "
+              f"x{r['median_ratio']:.2f}  cpu x{r['cpu_ratio']:.2f}{calls}")
     print("Wall time per simulated second (s), free hub with two spatial links (4 elements "
           "each, 1 ms), and its ratio to Chrono's spatial beams:")
     for r in bench_spatial_hub():

@@ -114,6 +114,37 @@ def test_errors_measure_what_the_docstring_says():
     assert not bp.meets(pend, errs)
 
 
+def test_matched_wall_interpolates_on_the_work_precision_front():
+    from chrono_flex.bench_user_laws import _format_user_laws, matched_wall
+    # synthetic points on wall = 1e-3 error^-0.5 (a second-order method's cost: error
+    # ~ h^2, wall ~ 1/h), given out of order: log-log interpolation is exact on it
+    law = lambda e: 1e-3 * e ** -0.5  # noqa: E731
+    errs = [1e-2, 1e-4, 1e-3]
+    points = [(law(e), e) for e in errs]
+    wall, how = matched_wall(points, 3e-4)
+    assert how == "interpolated" and wall == pytest.approx(law(3e-4), rel=1e-12)
+    # at a point itself, its own wall time
+    assert matched_wall(points, 1e-3)[0] == pytest.approx(law(1e-3), rel=1e-12)
+    # a dominated run (slower and less accurate than another) is not on the front: with
+    # it the answer would be a linear mix that is no longer law(3e-4)
+    assert matched_wall(points + [(10.0, 5e-4)], 3e-4)[0] == pytest.approx(law(3e-4),
+                                                                          rel=1e-12)
+    # beyond the points: extrapolated along the nearest two, and said so
+    wall, how = matched_wall(points, 1e-5)
+    assert how == "extrapolated" and wall == pytest.approx(law(1e-5), rel=1e-12)
+    assert matched_wall([(1.0, 1e-3)], 1e-3) == (None, "no front")
+    # the printed line says which (the run's wall time 0.5 x Exudyn's at its accuracy)
+    problem = bp.bang_bang_link(4, 0.5)
+    row = dict(wall=0.5 * law(3e-4), error=3e-4, n_steps=1, samples=1,
+               exudyn=[(h, w, e) for h, (w, e) in zip((4e-3, 1e-3, 2e-3), points)],
+               matched=matched_wall(points, 3e-4))
+    plain = dict(wall=1.0, error=1e-3, n_steps=1, realtime=1.0)
+    text = "\n".join(_format_user_laws({"controller": (problem, row),
+                                         "plain": (problem, plain)}))
+    assert "at matched accuracy" in text and ": 0.50 (target" in text
+    assert "cheapest within 1 %, h 0.004 s): " in text
+
+
 def test_bad_tool_is_named():
     with pytest.raises(ParameterError, match="tool"):
         bp.run_tool(bp.torque_driven_link(), "adams", 1e-3)

@@ -474,7 +474,8 @@ class Welds:
                 K[:, self._nw_arm + 6 * k + i] = -(Q(q, parent, shifted) - Q0) / h
         return K
 
-    def _refresh_weld_jacobians(self, jac, q, qd, parent, bodies, matrices=None, fd=None):
+    def _refresh_weld_jacobians(self, jac, q, qd, parent, bodies, matrices=None, fd=None,
+                                views=None):
         """Keep the welds' part of K and R right while the rest of the Jacobian is kept
         over the step (``jacobian`` "step" or N; docs/chrono.md §8).
 
@@ -487,7 +488,8 @@ class Welds:
         and from then on every Update writes K_rest + G^T K_b G at the current state
         (:func:`chrono_flex.planar.floating.attachment_jacobians`; R likewise, exact).
         """
-        # matrices, fd: the same (K, R) and K_w(x0), compiled (chrono.element_load)
+        # matrices, fd: the same (K, R) and K_w(x0), compiled (chrono.element_load);
+        # views: numpy views over the Jacobians' K and R (chrono.element_views)
         K, R = self._weld_matrices(q, parent, bodies) if matrices is None else matrices
         if self._stiff_now:
             K_w = self._weld_fd(q, qd, parent, bodies) if fd is None else fd()
@@ -501,6 +503,11 @@ class Welds:
             R_fd = np.asarray(jac.R.to_numpy(), dtype=float)
             self._weld_rest = (K_fd - K0, R_fd - R0 if R0 is not None else R_fd)
         K_rest, R_rest = self._weld_rest
+        if views is not None:
+            np.add(K_rest, K, out=views.K)
+            if R is not None:
+                np.add(R_rest, R, out=views.R)
+            return
         jac.K = self._chrono.ChMatrixDynamicd(K_rest + K)
         if R is not None:
             jac.R = self._chrono.ChMatrixDynamicd(R_rest + R)

@@ -62,10 +62,11 @@ def flexible_link_load_class(chrono):
             base = chrono.ChLoadCustomMultiple
             self._n_pos = base.LoadGetNumCoordsPosLevel(self)
             self._n_vel = base.LoadGetNumCoordsVelLevel(self)
-            # the state vectors of Update's ComputeQ, kept (see Update)
-            self._x, self._w = chrono.ChState(), chrono.ChStateDelta()
-            self._x.SetVect([0.0] * self._n_pos)
-            self._w.SetVect([0.0] * self._n_vel)
+            # the state vectors of Update's ComputeQ, kept (see Update; the link lays
+            # numpy views over them, chrono.element_views)
+            self.state_x, self.state_w = chrono.ChState(), chrono.ChStateDelta()
+            self.state_x.SetVect([0.0] * self._n_pos)
+            self.state_w.SetVect([0.0] * self._n_vel)
 
         # Every virtual method of a director is called through Python, overridden or
         # not (a method left to the base crosses back into C++). Chrono asks for the
@@ -95,9 +96,9 @@ def flexible_link_load_class(chrono):
             else:
                 # what ChLoadBase::Update does for a load that is not stiff, without its
                 # crossings back into Python (ComputeQ, IsStiff): Q at the current state
-                self.LoadGetStateBlock_x(self._x)
-                self.LoadGetStateBlock_w(self._w)
-                guarded_compute_q(self, self._x, self._w)
+                self.LoadGetStateBlock_x(self.state_x)
+                self.LoadGetStateBlock_w(self.state_w)
+                guarded_compute_q(self, self.state_x, self.state_w)
             if own_jacobian:
                 guarded_compute_jacobian(self)
 

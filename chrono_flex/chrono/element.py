@@ -279,6 +279,7 @@ class FlexibleLink(Welds, LoadEvaluation, CallbackState):
         self._load_pack = False        # packed again at the first ComputeQ (_pack_load)
         self._jacobian_at = None       # (state, K, R) formed in ComputeQ (compute_jacobian)
         self._jac_object = None        # the load's ChLoadJacobians (_jacobians)
+        self._views = False            # views over its storage (_load_views), made once
         self._calls = None             # its compiled calls (_compiled_load)
         self._zero_q = np.zeros(self.nq)
 
@@ -461,9 +462,19 @@ class FlexibleLink(Welds, LoadEvaluation, CallbackState):
         """
         chrono = self._chrono
         pos, quat, vel = self._tip_body_motion()
-        self.tip_body.SetPos(chrono.ChVector3d(*pos))
-        self.tip_body.SetRot(chrono.ChQuaterniond(*quat))
-        self.tip_body.SetPosDt(chrono.ChVector3d(*vel))
+        vectors = getattr(self, "_tip_vectors", None)
+        if vectors is None:
+            # kept from step to step: the body copies them (a new vector each step
+            # costs more than the body's setters)
+            vectors = self._tip_vectors = (chrono.ChVector3d(), chrono.ChQuaterniond(),
+                                           chrono.ChVector3d())
+        p, r, v = vectors
+        p.Set(*np.asarray(pos, dtype=float).tolist())
+        r.Set(*np.asarray(quat, dtype=float).tolist())
+        v.Set(*np.asarray(vel, dtype=float).tolist())
+        self.tip_body.SetPos(p)
+        self.tip_body.SetRot(r)
+        self.tip_body.SetPosDt(v)
         t = self.system.GetChTime()
         for att in self.attachments:
             att.after_step(t)
@@ -552,10 +563,16 @@ class FlexibleLink(Welds, LoadEvaluation, CallbackState):
         # Chrono instead of two per shaft and four for the parent body: the kernel reads
         # the arm's entries, the parent's first
         load = self.load
-        load.LoadGetStateBlock_x(load._x)
-        load.LoadGetStateBlock_w(load._w)
-        out = self._calls.tip(self._load_pack, np.asarray(load._x.GetVectorData(self._nx)),
-                              np.asarray(load._w.GetVectorData(self._nw)))
+        sx, sw = load.state_x, load.state_w
+        load.LoadGetStateBlock_x(sx)
+        load.LoadGetStateBlock_w(sw)
+        views = self._load_views(load, sx)
+        if views is not None:
+            x, w = views.x, views.w
+        else:
+            x = np.asarray(sx.GetVectorData(self._nx))
+            w = np.asarray(sw.GetVectorData(self._nw))
+        out = self._calls.tip(self._load_pack, x, w)
         return out[:3], out[3:7], out[7:]
 
     def _tip_motion(self):

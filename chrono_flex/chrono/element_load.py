@@ -13,6 +13,7 @@ import numpy as np
 
 from .._callbacks import call_vector
 from .attachment import body_state_from
+from .element_views import LoadViews
 from .system import quat_to_matrix
 
 
@@ -147,11 +148,15 @@ class LoadEvaluation:
         ``load.load_Q``, and M(x) into its Jacobians once per Update (with the welds' K
         and R kept current)."""
         self.n_compute_q += 1
-        x = np.asarray(state_x.GetVectorData(self._nx))
-        w = np.asarray(state_w.GetVectorData(self._nw))
+        views = self._load_views(load, state_x)
+        if views is not None:
+            x, w = views.x, views.w
+        else:
+            x = np.asarray(state_x.GetVectorData(self._nx))
+            w = np.asarray(state_w.GetVectorData(self._nw))
         pack = self._compiled_load()
         if pack is not None:
-            self._compute_q_compiled(load, pack, x, w)
+            self._compute_q_compiled(load, pack, x, w, views)
             return
         M, f, (q, qd, body, bodies) = self._load_terms(x, w)
         # Inject M(x) once per Update, at the unperturbed state. In an Update where Chrono
@@ -172,8 +177,28 @@ class LoadEvaluation:
                 if self.attachments and self.jacobian != "iteration":
                     self._refresh_weld_jacobians(jac, q, qd, body, bodies)
         self._last_key = key
-        self._last_state = (x, w, f)
-        load.load_Q.SetVect(f.tolist())
+        if views is not None:
+            # x, w are views, written again at the next Update
+            self._last_state = (x.copy(), w.copy(), f)
+            views.Q[:] = f
+        else:
+            self._last_state = (x, w, f)
+            load.load_Q.SetVect(f.tolist())
+
+    def _load_views(self, load, state_x):
+        """The :class:`~chrono_flex.chrono.element_views.LoadViews` of the load when
+        ``state_x`` is the load's own state vector (an Update's ComputeQ, not one of
+        Chrono's differences) and the views hold (made once the load has its Jacobians;
+        None where they cannot be made: the element copies through the bindings)."""
+        views = self._views
+        if views is False:
+            if state_x is not getattr(load, "state_x", None) or self._jacobians(load) is None:
+                return None
+            views = self._views = LoadViews.make(load, self._jacobians(load), self._nx,
+                                                 self._nw)
+        if views is None or state_x is not views.state_x or not views.valid():
+            return None
+        return views
 
     def _compiled_load(self):
         """The :class:`~chrono_flex.planar.load_kernels.LoadPack` of this load, packed once
@@ -218,9 +243,11 @@ class LoadEvaluation:
             jac = self._jac_object = load.GetJacobians()
         return jac
 
-    def _compute_q_compiled(self, load, pack, x, w):
+    def _compute_q_compiled(self, load, pack, x, w, views=None):
         """ComputeQ by one compiled call (:func:`chrono_flex.planar.load_kernels.compute_q`):
-        the same forces, M and injection policy as the array path below it."""
+        the same forces, M and injection policy as the array path below it. With the
+        load's ``views`` (:meth:`_load_views`) the call writes Q, and M when it is
+        injected, straight into Chrono's storage."""
         key = x.tobytes()
         if self._chrono_differences:
             inject = key == self._last_key and key != self._injected_key
@@ -229,8 +256,16 @@ class LoadEvaluation:
         welds = bool(inject and self.attachments and self.jacobian != "iteration")
         Q = self._joint_forces_at(x, w)
         calls = self._calls
+        direct = False
         if calls is not None:
             m_diag, M, f, K_w, R_w = self._q_out
+            if views is not None:
+                # Q into the load's vector; M into the Jacobians' when injected (M
+                # depends on x only: at an x already injected it is the same)
+                f = views.Q
+                direct = inject
+                if direct:
+                    M = views.M
             # M less the shafts' own inertia, f, the welds' K and R (when asked for)
             finite = calls.compute_q(pack, x, w, Q, self._gravity, welds, m_diag, M, f,
                                      K_w, R_w)
@@ -243,7 +278,11 @@ class LoadEvaluation:
         if inject:
             jac = self._jacobians(load)
             if jac is not None:
-                jac.M = self._chrono.ChMatrixDynamicd(M)
+                if views is not None:
+                    if not direct:
+                        views.M[:] = M
+                else:
+                    jac.M = self._chrono.ChMatrixDynamicd(M)
                 self._injected_key = key
                 if welds:
                     d = self.JACOBIAN_DELTA
@@ -260,10 +299,16 @@ class LoadEvaluation:
                                 if self._stiff_now else
                                 (K_w, R_w if self._weld_damped else None))
                     self._refresh_weld_jacobians(jac, None, None, None, None,
-                                                 matrices=matrices, fd=fd)
+                                                 matrices=matrices, fd=fd, views=views)
         self._last_key = key
-        self._last_state = (x, w, f)
-        load.load_Q.SetVect(f.tolist())
+        if views is not None:
+            # x, w are views, written again at the next Update
+            self._last_state = (x.copy(), w.copy(), f)
+            if f is not views.Q:
+                views.Q[:] = f
+        else:
+            self._last_state = (x, w, f)
+            load.load_Q.SetVect(f.tolist())
 
     def _compiled_jacobian(self, pack, x, w, Q):
         """(K, R, K_w) of the load at x, w by the compiled differences

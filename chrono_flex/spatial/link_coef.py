@@ -51,7 +51,7 @@ points. tests/spatial/test_spatial_kernels.py holds it to the numpy equations
 
 import numpy as np
 
-from ..planar.kernels import _inline
+from ..planar.kernels import _inline, _jit
 
 #: The constant matrices of a link, in this order in :func:`pack_links`' CSR arrays.
 MATRICES = ("M_vv", "M_ww", "M_vw", "M_wv", "A_vw", "K_0", "K_1", "M_ee")
@@ -136,7 +136,10 @@ def _csr_mv(ptr, col, val, k, b, ne, x, x0, scale, out):
         out[a] += scale * s
 
 
-@_inline
+# compiled once and called, not inlined: numba's typing of the passes that inlined it took
+# most of the kernels' compile time (it was typed again in every pass and in each of
+# their literal-argument variants)
+@_jit
 def _link(P, b, q, qd, g, stiff, nc_b, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r, W, cols):
     """Link b's terms at its root frame (the module docstring's M_link, r_link from the
     coefficients of :func:`pack_links`), added to r and to M (when M is nq x nq) and to

@@ -19,16 +19,19 @@ from ..result import Energy, Result
 from . import equations as mdl
 from . import kinematics as kin
 from .kernels import packed_model, tree_frames
+from .post_kernels import frames_only, stations
 
 
 def frames(model, Q, QD=None):
     """(positions (nt, 2, nb, 3), rotations (nt, 2, nb, 3, 3), kinetic energies (nt,)
     or None without QD) of the root (index 0) and attachment (1) frames of every body
-    at the rows of Q (nt, nq)."""
+    at the rows of Q (nt, nq) (compiled without QD: the frames alone,
+    :func:`chrono_flex.spatial.post_kernels.frames_only`)."""
     packed = packed_model(model)
     if packed is not None:
-        pos, rot, T = tree_frames(packed, Q, QD)
-        return pos, rot, None if QD is None else T
+        if QD is None:
+            return (*frames_only(packed, Q), None)
+        return tree_frames(packed, Q, QD)
     T = None if QD is None else np.array([mdl.kinetic_energy(model, q, qd)
                                          for q, qd in zip(Q, QD)])
     nt, nb = Q.shape[0], len(model.bodies)
@@ -49,15 +52,21 @@ def _points(pos, rot, i, x, Nv, Nw, E):
 
 def centerlines(model, Q, n_samples, pos, rot):
     """Centreline points (nt, n_links, ns, 3) and bending curvature (nt, n_links, ns) at
-    the rows of Q, the frames (pos, rot) given (:func:`frames`)."""
+    the rows of Q, the frames (pos, rot) given (:func:`frames`; compiled by
+    :func:`chrono_flex.spatial.post_kernels.stations` where numba is the backend)."""
     pts, curv = [], []
+    compiled = packed_model(model) is not None
     for i in model.links:
         bl = model.layout.bodies[i]
         x = np.linspace(0.0, bl.basis.length, n_samples)
         Nv, _, d2Nv, Nw, _, d2Nw, _, _ = bl.basis.values(x)
         E = Q[:, bl.elastic_index]
-        pts.append(_points(pos, rot, i, x, Nv, Nw, E))
-        curv.append(np.hypot(E @ d2Nv.T, E @ d2Nw.T))
+        if compiled:
+            p, c = stations(pos[:, 0, i], rot[:, 0, i], x, Nv, Nw, d2Nv, d2Nw, E)
+        else:
+            p, c = _points(pos, rot, i, x, Nv, Nw, E), np.hypot(E @ d2Nv.T, E @ d2Nw.T)
+        pts.append(p)
+        curv.append(c)
     return np.stack(pts, 1), np.stack(curv, 1)
 
 

@@ -339,7 +339,7 @@ def test_bench_reports_the_slider_cranks_wall_time():
     assert 44 < out["compute_q_calls_per_step"] < 100
     # differenced on arrays: Newton's iterations only (HHT converges in 4 or 5)
     assert bench_slider_crank(t_sim=0.005)["compute_q_calls_per_step"] < 12
-    rows = bench_slider_crank_formulations(t_sim=0.005)
+    rows = bench_slider_crank_formulations(t_sim=0.005, repeat=3)
     assert [(r["formulation"], r["jacobian"], r["differences"]) for r in rows] == [
         ("element", "step", "chrono"), ("element", "step", "arrays"),
         ("element", "auto", "chrono"), ("element", "auto", "arrays"), ("beam", None, None)]
@@ -353,3 +353,10 @@ def test_bench_reports_the_slider_cranks_wall_time():
     # and each round's ratio, over the beams' time of the same round (the beams' own: 1)
     assert all(len(r["round_ratios"]) == 3 and min(r["round_ratios"]) > 0 for r in rows)
     assert rows[-1]["round_ratios"] == [1.0, 1.0, 1.0]
+    # the verdict one disturbed round cannot move: the median of the rounds' ratios, and
+    # the processor times' ratios (the beams' own: 1)
+    for r in rows:
+        assert r["median_ratio"] == pytest.approx(sorted(r["round_ratios"])[1])
+        assert r["cpu_per_sim_second"] > 0 and r["cpu_median_ratio"] > 0
+    assert rows[-1]["median_ratio"] == rows[-1]["cpu_ratio"] == 1.0
+    assert rows[-1]["load_start"] is None or rows[-1]["load_start"] >= 0

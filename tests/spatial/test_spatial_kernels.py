@@ -187,3 +187,35 @@ def test_result_series_equal_the_equations_sample_by_sample(kernels, monkeypatch
         assert e.kinetic[k] == pytest.approx(mdl.kinetic_energy(m, Q[k], QD[k]), rel=1e-12)
         assert e.gravity[k] == pytest.approx(mdl.gravity_potential(m, Q[k]), rel=1e-12)
         assert e.elastic[k] == pytest.approx(mdl.elastic_potential(m, Q[k]), rel=1e-12)
+
+
+def test_frames_alone_and_stations_equal_the_full_pass_and_numpy():
+    """The result's compiled helpers (chrono_flex.spatial.post_kernels): the frames
+    without Jacobian columns against the frames of the full pass (kernels.tree_frames),
+    and the centreline points against post's numpy products, at random states of the
+    tree (prismatic and skew joints, offsets, rigid bodies)."""
+    from chrono_flex.spatial import post, post_kernels
+
+    arm = tree_arm()
+    m = arm.model
+    P = sk.pack(m)
+    Q = 0.3 * rng.normal(size=(5, arm.nq))
+    pos, rot = post_kernels.frames_only(P, Q)
+    pos_full, rot_full, _ = sk.tree_frames(P, Q)
+    # the same routines in the same order (only the Jacobian columns left out): the
+    # positions and rotations agree to the last bit but for the compiler's contractions
+    np.testing.assert_allclose(pos, pos_full, rtol=0, atol=1e-14)
+    np.testing.assert_allclose(rot, rot_full, rtol=0, atol=1e-14)
+    assert np.abs(pos[:, 1] - pos[:, 0]).max() > 0.1          # the frames move apart
+    for i in m.links:
+        bl = m.layout.bodies[i]
+        x = np.linspace(0.0, bl.basis.length, 6)
+        Nv, _, d2Nv, Nw, _, d2Nw, _, _ = bl.basis.values(x)
+        E = Q[:, bl.elastic_index]
+        pts, curv = post_kernels.stations(pos[:, 0, i], rot[:, 0, i], x, Nv, Nw, d2Nv, d2Nw, E)
+        # round-off: the same sums, numpy's products in another order
+        np.testing.assert_allclose(pts, post._points(pos, rot, i, x, Nv, Nw, E), rtol=0,
+                                   atol=1e-14)
+        np.testing.assert_allclose(curv, np.hypot(E @ d2Nv.T, E @ d2Nw.T), rtol=0,
+                                   atol=1e-13)
+        assert np.abs(curv).max() > 0.1

@@ -1,0 +1,89 @@
+"""Compiled helpers of the spatial result (:mod:`chrono_flex.spatial.post`; numba, the
+``fast`` extra): the frames of every body at many states without their Jacobians, and
+the centreline points r = p + R [x, v, w] of a link at its stations and the bending
+curvature there for all samples
+(docs/spatial-link.md §1). The frames come from the kernels' own frame routines
+(:func:`chrono_flex.spatial.kernels._child_frame`, :func:`~chrono_flex.spatial.kernels._tip_frame`)
+with no Jacobian columns carried (nc = 0), so the positions and rotations are those of
+:func:`chrono_flex.spatial.kernels.tree_frames` by the same operations; the numpy twins
+are :func:`chrono_flex.spatial.kinematics.tree_frames` and
+:func:`chrono_flex.spatial.post._points` (tests/spatial/test_spatial_kernels.py)."""
+
+import numpy as np
+
+from ..planar.kernels import _jit
+from .kernels import _child_frame, _tip_frame
+
+
+@_jit
+def _frames_only(P, Q):
+    """(positions (nt, 2, nb, 3), rotations (nt, 2, nb, 3, 3)) of the root (0) and
+    attachment (1) frames of every body at the rows of Q, at rest (q_d = 0): the walk of
+    :func:`chrono_flex.spatial.kernels._tree_pass` without Jacobian columns or terms."""
+    nt, nq = Q.shape
+    nb = P.parent.shape[0]
+    pos = np.zeros((nt, 2, nb, 3))
+    rot = np.zeros((nt, 2, nb, 3, 3))
+    qd = np.zeros(nq)
+    ap, aw, w = np.zeros(3), np.zeros(3), np.zeros(3)
+    Jp, Jw = np.zeros((3, nq)), np.zeros((3, nq))   # written, never read (nc = 0)
+    E = np.empty((2, 3, 3))
+    p = np.empty(3)
+    R = np.empty((3, 3))
+    for t in range(nt):
+        q = Q[t].copy()
+        for b in range(nb):
+            pa = P.parent[b]
+            for i in range(3):
+                ap[i] = aw[i] = w[i] = 0.0
+                p[i] = 0.0 if pa < 0 else pos[t, 1, pa, i]
+                for j in range(3):
+                    R[i, j] = (1.0 if i == j else 0.0) if pa < 0 else rot[t, 1, pa, i, j]
+            _child_frame(P, b, q, qd, 0, p, Jp, ap, R, Jw, aw, w, E)
+            pos[t, 0, b] = p
+            rot[t, 0, b] = R
+            if P.is_link[b] == 1:
+                _tip_frame(P, b, q, qd, 0, p, Jp, ap, R, Jw, aw, w)
+            pos[t, 1, b] = p
+            rot[t, 1, b] = R
+    return pos, rot
+
+
+@_jit
+def _stations(p, R, x, Nv, Nw, d2Nv, d2Nw, E):
+    """(r = p + R [x, Nv e, Nw e] (nt, ns, 3), curvature sqrt((Nv'' e)^2 + (Nw'' e)^2)
+    (nt, ns)) for frames p (nt, 3), R (nt, 3, 3), abscissae x (ns,), shape values
+    (ns, ne) and elastic coordinates E (nt, ne) (plain loops: numpy's products call
+    the BLAS, whose threads wait on a busy machine)."""
+    nt, ne = E.shape
+    ns = x.shape[0]
+    out = np.empty((nt, ns, 3))
+    curv = np.empty((nt, ns))
+    for t in range(nt):
+        for k in range(ns):
+            v = w = cv = cw = 0.0
+            for j in range(ne):
+                e = E[t, j]
+                v += Nv[k, j] * e
+                w += Nw[k, j] * e
+                cv += d2Nv[k, j] * e
+                cw += d2Nw[k, j] * e
+            a = x[k]
+            for i in range(3):
+                out[t, k, i] = p[t, i] + R[t, i, 0] * a + R[t, i, 1] * v + R[t, i, 2] * w
+            curv[t, k] = np.sqrt(cv * cv + cw * cw)
+    return out, curv
+
+
+def frames_only(packed, Q):
+    """:func:`_frames_only` at the rows of Q (nt, nq)."""
+    return _frames_only(packed, np.ascontiguousarray(np.atleast_2d(Q), dtype=float))
+
+
+def stations(p, R, x, Nv, Nw, d2Nv, d2Nw, E):
+    """:func:`_stations` on contiguous float arrays."""
+    return _stations(*(np.ascontiguousarray(a, dtype=float)
+                       for a in (p, R, x, Nv, Nw, d2Nv, d2Nw, E)))
+
+
+__all__ = ["frames_only", "stations"]
