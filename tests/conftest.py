@@ -34,7 +34,19 @@ def _status():
     return _STATUS
 
 
+def _start_order(item):
+    """0 for a test marked ``slow``, 1 for the rest (a stable sort keeps the order within
+    each)."""
+    return 0 if item.get_closest_marker("slow") is not None else 1
+
+
 def pytest_collection_modifyitems(config, items):
+    # Long tests first: pytest-xdist's workers take the tests in this order, and a long
+    # test taken near the end keeps one worker busy while the other has finished (the
+    # many short tests at the end then even out the two workers). A test is marked slow
+    # where it takes tens of seconds; the mark is not put on a test whose module-scoped
+    # fixture its neighbours share, which the reordering would set up twice.
+    items.sort(key=_start_order)
     marked = [item for item in items if item.get_closest_marker("pychrono") is not None]
     if not marked:
         return

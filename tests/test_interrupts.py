@@ -103,6 +103,7 @@ def test_cli_ctrl_c_in_compiled_loop_exits_130_and_writes_nothing(tmp_path, step
     assert not (tmp_path / "out").exists() or not os.listdir(tmp_path / "out")
 
 
+@pytest.mark.slow
 @compiled
 def test_api_ctrl_c_raises_keyboard_interrupt(tmp_path):
     model = long_model(tmp_path, 1e-7)

@@ -10,6 +10,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 import chrono_flex
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
@@ -46,6 +48,7 @@ def _sections(page):
             for k in range(1, len(parts) - 1, 2)}
 
 
+@pytest.mark.slow
 def test_the_site_builds_strict_and_complete(tmp_path):
     """One build (the slowest part: the quick examples run in it) checked four ways."""
     site = tmp_path / "site"

@@ -20,6 +20,7 @@ def _hold(t, eta, eta_d):
     return ARM.joint_inputs(ARM.potential_gradient(eta)[[0, 1, 2, 7]])
 
 
+@pytest.mark.slow
 def test_generalized_alpha_agrees_with_rk45_and_says_how_it_ran():
     """A torque pulse on joint 1: generalized-alpha at rtol 1e-5 and at the default
     settings against RK45 at 1e-8. Measured: 6e-6 rad in the joint angles, 3e-5 m in

@@ -199,6 +199,7 @@ def test_weak_coupling_error_shrinks_with_stiffness():
         assert e["weak_all"] < e["rigid_all"], e
 
 
+@pytest.mark.slow
 def test_weak_coupling_two_links_beats_the_rigid_model():
     """Two flexible links under gravity, both joints moved (smooth rest-to-rest, 1.5 s),
     started at rest in static equilibrium (exact: PlanarArm.static_deflection; weak: K a =

@@ -240,6 +240,7 @@ def factored(arm, banded, xn, h=1e-3):
     return st, A
 
 
+@pytest.mark.slow
 @needs_numba
 @pytest.mark.parametrize("make", [two_links_of_eight, three_joint_kinds, one_link_of_64])
 def test_the_banded_factors_solve_the_newton_matrix(make):

@@ -94,6 +94,7 @@ def test_explicit_method_on_a_stiff_model_reports_its_budget():
         arm.simulate(method="Euler", **kw)
 
 
+@pytest.mark.slow
 def test_drive_on_a_stiff_link_matches_the_drive_alone():
     from chrono_flex.drive import DriveParams, GearDrive, simulate_drive
 

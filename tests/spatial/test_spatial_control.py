@@ -47,6 +47,7 @@ def law(arm, **kw):
     return PID(2.0, kw.pop("ki", 0.0), 0.3, setpoint=r, sensor=Encoder(arm, 2**40), **kw)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["pd", "pid-states", "sampled"])
 def test_the_same_controller_on_the_planar_arm_and_its_z_axis_tree(kind):
     kws = {"pd": lambda a: dict(rate_sensor=Tachometer(a)),
