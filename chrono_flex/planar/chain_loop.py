@@ -330,6 +330,9 @@ def ga_sampled(P, K, D, g, stiff, Q, jidx, tau, t, targets, X, x, y, acc, y_last
     nj = jidx.shape[0]
     no_taus = np.zeros((0, nj))
     no_par = np.zeros(0)
+    # a typed zero, not the literal 0: numba compiles a callee once more for each
+    # literal argument value (here the whole step below ga_advance), see kernels._jit
+    zero = np.int64(0)
     steps = rejected = retries = 0
     reached = 0
     taken = 0
@@ -359,11 +362,11 @@ def ga_sampled(P, K, D, g, stiff, Q, jidx, tau, t, targets, X, x, y, acc, y_last
         is_output = t_out <= t_event + 1e-12 * max(1.0, abs(t_event))
         t_target = t_out if is_output else t_event
         (status, t, x, y, acc, y_last, t_last, h_next, q_scale, n, r,
-         f) = ga_advance(P, K, D, g, stiff, Q, jidx, tau, no_taus, 0, 0, tau, no_par, t,
+         f) = ga_advance(P, K, D, g, stiff, Q, jidx, tau, no_taus, zero, zero, tau, no_par, t,
                          t_target, x, y, acc, y_last, t_last, step,
                          adaptive, h_next, q_scale, err_rtol, max_step, am, af, gamma,
                          beta, rtol, atol, max_iters, JF, Mj, A, piv, S, state, counts,
-                         max_steps - steps - rejected - retries, 0, buf, no_par)
+                         max_steps - steps - rejected - retries, zero, buf, no_par)
         steps += n
         rejected += r
         retries += f

@@ -67,13 +67,14 @@ def _factor(P, K, D, g, stiff, Q, jidx, tau, xn, nq, h, beta, gamma, c_new, fres
     if fresh:
         M0 = kernels._chain_terms(P, xn[:nq], xn[nq:2 * nq], g, stiff)[0]
         no_a = np.zeros(0)
-        _, F0, _ = _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq, no_a, S)
+        _, F0, _ = _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq, no_a, S, np.bool_(False))
         counts[0] += 1
         xp = xn.copy()
         for j in range(2 * nq):                  # F does not depend on W_in, W_diss
             e = 1.49e-8 * max(1.0, abs(xn[j]))
             xp[j] = xn[j] + e
-            _, Fp, _ = _forcing(P, K, D, g, stiff, Q, jidx, tau, xp, nq, no_a, S)
+            _, Fp, _ = _forcing(P, K, D, g, stiff, Q, jidx, tau, xp, nq, no_a, S,
+                                 np.bool_(False))
             counts[0] += 1
             for i in range(m):
                 JF[i, j] = (Fp[i] - F0[i]) / e
@@ -156,7 +157,7 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
         if fresh:
             _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
             ok = _factor(P, K, D, g, stiff, Q, jidx, tau, xn, nq, h, beta, gamma, c_new,
-                         True, JF, Mj, A, piv, S, counts)
+                         np.bool_(True), JF, Mj, A, piv, S, counts)
             state[0] = 1.0
             state[1] = h
         if not ok:
@@ -178,7 +179,7 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
                 Mj[:, :] = M
                 state[1] = h
                 if not _factor(P, K, D, g, stiff, Q, jidx, tau, xn, nq, h, beta, gamma,
-                               c_new, False, JF, Mj, A, piv, S, counts):
+                               c_new, np.bool_(False), JF, Mj, A, piv, S, counts):
                     state[0] = 0.0
                     return NON_FINITE, xn, y, acc_new
             r = y - F

@@ -32,7 +32,12 @@ except ImportError:                      # pragma: no cover - exercised without 
 
 
 def _jit(fn):
-    """numba.njit (compiled on first call, cached on disk) where numba is present."""
+    """numba.njit (compiled on first call, cached on disk) where numba is present.
+
+    A compiled function called from another with a literal argument (``f(x, 0)``,
+    ``f(x, True)``) is compiled once more for that value, and with it everything it
+    calls; callers pass ``np.int64(0)``, ``np.bool_(True)`` instead, which share the
+    compiled code of the runtime-typed call."""
     return fn if numba is None else numba.njit(cache=True)(fn)
 
 
@@ -509,7 +514,7 @@ def chain_terms(packed, q, qd, g, stiff):
 def _kinetic_energies(P, Q, QD, g):
     out = np.empty(Q.shape[0])
     for k in range(Q.shape[0]):
-        Mqd, _ = _chain_forces(P, Q[k], QD[k], g, False, QD[k])
+        Mqd, _ = _chain_forces(P, Q[k], QD[k], g, np.bool_(False), QD[k])
         s = 0.0
         for j in range(Mqd.shape[0]):
             s += QD[k, j] * Mqd[j]
@@ -531,8 +536,8 @@ def _gravity_stiffness(P, q, g, h):
     for k in range(nq):
         qp[k] = q[k] + h
         qm[k] = q[k] - h
-        _, rp = _chain_forces(P, qp, zero, g, False, no_a)
-        _, rm = _chain_forces(P, qm, zero, g, False, no_a)
+        _, rp = _chain_forces(P, qp, zero, g, np.bool_(False), no_a)
+        _, rm = _chain_forces(P, qm, zero, g, np.bool_(False), no_a)
         for i in range(nq):
             out[i, k] = ((-rp[i]) - (-rm[i])) / (2 * h)
         qp[k] = q[k]

@@ -167,7 +167,8 @@ def _forces(L, x, w, Q, g, full):
         qd_ext[i] = w[6 + i]
     for i in range(N_BODY):
         qd_ext[nq + i] = w[i]
-    M_ext, r, _, _, _ = _tree_pass_on(L, q_ext, qd_ext, g, False, full, True, x[0:3].copy(),
+    M_ext, r, _, _, _ = _tree_pass_on(L, q_ext, qd_ext, g, np.bool_(False), full, np.bool_(True),
+                                      x[0:3].copy(),
                                       A, w[3:6].copy())
     # Chrono's order: the body's six rows and columns first, then the arm's
     f = np.empty(n)
@@ -188,7 +189,7 @@ def _forces(L, x, w, Q, g, full):
 
 @_jit
 def _compute_q(L, x, w, Q, g):
-    M, f = _forces(L, x, w, Q, g, True)
+    M, f = _forces(L, x, w, Q, g, np.bool_(True))
     finite = True
     for i in range(f.shape[0]):
         if not np.isfinite(f[i]):
@@ -200,18 +201,18 @@ def _compute_q(L, x, w, Q, g):
 def _jacobian(L, x, w, Q, g, d):
     """(K, R) by one-sided differences of step d around x, w, as Chrono's
     ComputeJacobian (the force-only pass at each of the 2n states)."""
-    f0 = _forces(L, x, w, Q, g, False)[1]
+    f0 = _forces(L, x, w, Q, g, np.bool_(False))[1]
     n = f0.shape[0]
     K = np.empty((n, n))
     R = np.empty((n, n))
     for i in range(n):
-        fi = _forces(L, _increment(L, x, i, d), w, Q, g, False)[1]
+        fi = _forces(L, _increment(L, x, i, d), w, Q, g, np.bool_(False))[1]
         for k in range(n):
             K[k, i] = (f0[k] - fi[k]) / d
     for i in range(n):
         wi = w.copy()
         wi[i] += d
-        fi = _forces(L, x, wi, Q, g, False)[1]
+        fi = _forces(L, x, wi, Q, g, np.bool_(False))[1]
         for k in range(n):
             R[k, i] = (f0[k] - fi[k]) / d
     return K, R
@@ -235,7 +236,8 @@ def _tip_motion(L, x, w, b):
         pB, A, om = x[0:3].copy(), _quat_matrix(x, 3), w[3:6].copy()
     else:
         pB, A, om = np.zeros(3), np.eye(3), np.zeros(3)
-    _, _, fp, fR, fJp = _tree_pass_on(L, q_ext, qd_ext, np.zeros(3), False, False, False,
+    _, _, fp, fR, fJp = _tree_pass_on(L, q_ext, qd_ext, np.zeros(3), np.bool_(False),
+                                      np.bool_(False), np.bool_(False),
                                       pB, A, om)
     return fp[1, b].copy(), fR[1, b].copy(), _mv(fJp[1, b], qd_ext)
 
