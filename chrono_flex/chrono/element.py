@@ -566,12 +566,7 @@ class FlexibleLink(Welds, LoadEvaluation, CallbackState):
         sx, sw = load.state_x, load.state_w
         load.LoadGetStateBlock_x(sx)
         load.LoadGetStateBlock_w(sw)
-        views = self._load_views(load, sx)
-        if views is not None:
-            x, w = views.x, views.w
-        else:
-            x = np.asarray(sx.GetVectorData(self._nx))
-            w = np.asarray(sw.GetVectorData(self._nw))
+        x, w, _ = self._state_arrays(load, sx, sw)
         out = self._calls.tip(self._load_pack, x, w)
         return out[:3], out[3:7], out[7:]
 

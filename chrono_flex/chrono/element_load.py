@@ -148,12 +148,7 @@ class LoadEvaluation:
         ``load.load_Q``, and M(x) into its Jacobians once per Update (with the welds' K
         and R kept current)."""
         self.n_compute_q += 1
-        views = self._load_views(load, state_x)
-        if views is not None:
-            x, w = views.x, views.w
-        else:
-            x = np.asarray(state_x.GetVectorData(self._nx))
-            w = np.asarray(state_w.GetVectorData(self._nw))
+        x, w, views = self._state_arrays(load, state_x, state_w)
         pack = self._compiled_load()
         if pack is not None:
             self._compute_q_compiled(load, pack, x, w, views)
@@ -184,6 +179,15 @@ class LoadEvaluation:
         else:
             self._last_state = (x, w, f)
             load.load_Q.SetVect(f.tolist())
+
+    def _state_arrays(self, load, state_x, state_w):
+        """(x, w, views) of Chrono's state vectors: the views' arrays over their storage
+        where :meth:`_load_views` has them (views None otherwise), else copies."""
+        views = self._load_views(load, state_x)
+        if views is not None:
+            return views.x, views.w, views
+        return (np.asarray(state_x.GetVectorData(self._nx)),
+                np.asarray(state_w.GetVectorData(self._nw)), None)
 
     def _load_views(self, load, state_x):
         """The :class:`~chrono_flex.chrono.element_views.LoadViews` of the load when
