@@ -82,8 +82,9 @@ def user_laws(quick=False, tools=(), repeat=2):
       Exudyn's wall time at the reference run's own tip error (``matched``: (wall,
       how), :func:`matched_wall` on Exudyn's runs; the honest comparison: a tool is as
       fast as its cost at the accuracy delivered), and to Exudyn's cheapest run within
-      1 % of the tip's range (the target alone; it compares runs of different
-      accuracies: the reference run may be more accurate than that Exudyn run);
+      1 % of the tip's range (printed for comparison with earlier figures; it compares
+      runs of different accuracies: the reference run may be more accurate than that
+      Exudyn run);
     * ``plain``: Bien's link with 8 elements over 10 s (quick 1 s) with a plain Python
       torque f(t, q, qd) (the bang-bang value; the engine cannot know it reads no
       state) at the default settings, against generalized-alpha at a fixed 1e-4 s with
