@@ -133,15 +133,6 @@ class GeneralizedAlpha(LandingStepper):
     #: called from the compiled loop").
     NEWTON_RTOL, NEWTON_FRACTION = 1e-8, 1e-3
 
-    #: The step control lands on a target (an output or sample time) with one step when
-    #: the remainder after the proposed step h is below this fraction of h: one step of
-    #: up to (1 + LANDING_STRETCH) h. The proposal aims at 0.9^3 = 0.73 of the
-    #: tolerance and the local error grows as h^3: 1.05 h expects 0.84, which leaves
-    #: room for the estimate's swing from step to step, where the 1.25 h allowed before
-    #: expected 1.42, a step the control's own model rejects (docs/performance.md,
-    #: "Landing on the samples").
-    LANDING_STRETCH = 0.05
-
     def __init__(self, rhs, jac, t0, x0, n2, step, rho_inf=0.8, family="chung-hulbert",
                  rtol=None, atol=None, max_iters=8, max_nfev=None, max_halvings=4,
                  error_rtol=None, max_step=np.inf, forcing=None, step_solver=None,
@@ -484,8 +475,8 @@ class GeneralizedAlpha(LandingStepper):
         while True:
             remaining = t_target - self.t
             h = min(self.h_next, remaining)
-            if remaining - h < self.LANDING_STRETCH * h:  # no sliver before the target:
-                # one step to it, up to 1.05 h; after a rejection (which asked for less
+            if remaining - h < 0.25 * h:                 # no sliver before the target:
+                # one step to it, up to 1.25 h; after a rejection (which asked for less
                 # than the remainder) two equal ones, so the step does shrink
                 h = 0.5 * remaining if retry and remaining > self.h_next else remaining
             landing = h < self.h_next
