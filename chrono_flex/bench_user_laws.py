@@ -7,6 +7,7 @@ import math
 import os
 import time
 
+from . import _checks as ck
 from . import inputs, scenarios
 from .bench_tools import (DT_OUT, FULL, QUICK, Problem, Trajectory, errors,
                           run_tool)
@@ -96,6 +97,7 @@ def user_laws(quick=False, tools=(), repeat=3):
       is within 6e-4 of the tip's range of 5e-5 s); wall time, times faster than
       real time, tip error / range.
     """
+    repeat = ck.positive_int("repeat", repeat)
     bb = inputs.bang_bang(*BANG_BANG)
     out = {}
     p = bang_bang_link(4, 0.5 if quick else 3.0)
