@@ -126,12 +126,16 @@ class GeneralizedAlpha(LandingStepper):
 
     #: The Newton tolerance (``rtol``; ``atol`` 1e-2 of it) under a fixed step, and its
     #: floor under the step control, which asks for :attr:`NEWTON_FRACTION` of its own
-    #: tolerance: the iteration's error then stays three digits below the local error
-    #: each step is allowed, where 1e-8 of the velocities against a step tolerance of
-    #: 1e-3 spent a third of the evaluations on digits the step does not have (and its
-    #: stalls at round-off rebuilt the Jacobian; docs/performance.md, "User laws
-    #: called from the compiled loop").
-    NEWTON_RTOL, NEWTON_FRACTION = 1e-8, 1e-3
+    #: tolerance: the stopping rule of Radau (Hairer & Wanner, Solving ODEs II, 2nd ed.
+    #: 1996, §IV.8: the iteration's error a fraction of 1e-2 to 1e-1 of the local error
+    #: allowed; their code's default min(0.03, sqrt(rtol))). The Newton tolerance weighs
+    #: the velocities, the step control the positions, which an error in the velocities
+    #: moves by h beta / gamma (about h / 2) of it: the iteration's error in the
+    #: positions stays further below. 1e-8 against a step tolerance of 1e-3 spent a
+    #: third of the evaluations on digits the step does not have, 1e-6 a quarter
+    #: (docs/performance.md, "User laws called from the compiled loop", "The Newton
+    #: tolerance of the step control").
+    NEWTON_RTOL, NEWTON_FRACTION = 1e-8, 3e-2
 
     def __init__(self, rhs, jac, t0, x0, n2, step, rho_inf=0.8, family="chung-hulbert",
                  rtol=None, atol=None, max_iters=8, max_nfev=None, max_halvings=4,
