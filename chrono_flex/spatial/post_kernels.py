@@ -39,11 +39,13 @@ def _frames_only(P, Q):
                 p[i] = 0.0 if pa < 0 else pos[t, 1, pa, i]
                 for j in range(3):
                     R[i, j] = (1.0 if i == j else 0.0) if pa < 0 else rot[t, 1, pa, i, j]
-            _child_frame(P, b, q, qd, 0, p, Jp, ap, R, Jw, aw, w, E)
+            _child_frame(P.offset[b], P.jkind[b], P.jidx[b], P.axis[b], P.mount[b], q, qd,
+                         0, p, Jp, ap, R, Jw, aw, w, E)
             pos[t, 0, b] = p
             rot[t, 0, b] = R
             if P.is_link[b] == 1:
-                _tip_frame(P, b, q, qd, 0, p, Jp, ap, R, Jw, aw, w)
+                _tip_frame(P.tn[b], P.tcol[b], P.tN[b], P.length[b], q, qd, 0, p, Jp, ap, R,
+                           Jw, aw, w)
             pos[t, 1, b] = p
             rot[t, 1, b] = R
     return pos, rot
