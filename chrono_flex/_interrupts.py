@@ -4,7 +4,9 @@ While a run goes on (:func:`watching`), Ctrl-C is recorded as well as raised, an
 raised while compiled code runs (:func:`compiled_call`): an exception raised inside a
 compiled function's call machinery is not safe there. Engines whose work runs compiled
 return to Python after a bounded amount of it and call :func:`checkpoint`, which raises
-the recorded interrupt, or the budget error once the run's wall time is spent.
+the recorded interrupt, or the budget error once the run's wall time is spent, and
+otherwise passes the simulated time to the run's progress report (so that a run whose
+outputs are far apart still reports while it works towards the next one).
 """
 
 from contextlib import contextmanager
@@ -20,12 +22,14 @@ class _Interrupts:
     """The state of the Ctrl-C handler of the runs in progress (:func:`watching`):
     ``armed`` while it is installed, ``pending`` once a Ctrl-C came and was not yet
     raised by :func:`checkpoint`, ``shield`` while compiled code runs; ``deadlines``
-    the wall-clock deadlines (perf_counter) and budgets of the runs, innermost last."""
+    the wall-clock deadlines (perf_counter) and budgets of the runs, innermost last, and
+    ``reports`` their progress reports (callable(t) or None), in the same order."""
 
     armed = False
     pending = False
     shield = False
     deadlines = []
+    reports = []
 
 
 _INT = _Interrupts()
@@ -38,11 +42,14 @@ def _on_sigint(signum, frame):
 
 
 @contextmanager
-def watching(max_wall_time):
-    """Within the block: the wall-time deadline of a run, and (in the main thread, when
-    Ctrl-C has Python's default handler) the handler that records interrupts."""
+def watching(max_wall_time, progress=None):
+    """Within the block: the wall-time deadline of a run, its progress report
+    (callable(t), called by :func:`checkpoint`; it limits its own rate), and (in the main
+    thread, when Ctrl-C has Python's default handler) the handler that records
+    interrupts."""
     _INT.deadlines.append(None if max_wall_time is None
                           else (time.perf_counter() + max_wall_time, max_wall_time))
+    _INT.reports.append(progress)
     install = (not _INT.armed and threading.current_thread() is threading.main_thread()
                and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
     if install:
@@ -59,6 +66,7 @@ def watching(max_wall_time):
         raise
     finally:
         _INT.deadlines.pop()
+        _INT.reports.pop()
         if install:
             signal.signal(signal.SIGINT, signal.default_int_handler)
             _INT.armed = _INT.pending = False
@@ -79,7 +87,8 @@ def watched(fn):
 def checkpoint(t):
     """Between bounded pieces of an engine's work (compiled step loops): raise
     KeyboardInterrupt when Ctrl-C came, and :class:`~chrono_flex.errors.BudgetExceeded`
-    at time ``t`` when the wall-time budget of the run in progress is spent."""
+    at time ``t`` when the wall-time budget of the run in progress is spent; otherwise
+    report simulated time ``t`` to the run's progress report, if it has one."""
     if _INT.pending:
         _INT.pending = False
         raise KeyboardInterrupt
@@ -87,6 +96,8 @@ def checkpoint(t):
             and time.perf_counter() > _INT.deadlines[-1][0]:
         raise BudgetExceeded(f"the run used up its wall-time budget of max_wall_time = "
                              f"{_INT.deadlines[-1][1]:g} s", t)
+    if _INT.reports and _INT.reports[-1] is not None:
+        _INT.reports[-1](t)
 
 
 #: The compiled functions :func:`compiled_call` has seen compiled (their first call done).

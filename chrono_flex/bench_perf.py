@@ -266,7 +266,7 @@ def perf_benchmark(quick=False, tools=None, repeat=1, log=None):
     if "chrono" in tools and "chrono-beam" in tools:
         ratio = chrono_ratio(*(((4, 8), 0.05) if quick else ()), repeat=repeat)
     version = exudyn_available()[1] if "exudyn" in tools else None
-    laws = user_laws(quick, tools, repeat=max(repeat, 2))
+    laws = user_laws(quick, tools, repeat=max(repeat, 3))
     return dict(problems=reports, scaling=scaling, ratio=ratio, real_time=realtime,
                 skipped=skipped, tools=tools, quick=quick, exudyn_version=version,
                 user_laws=laws)

@@ -4,8 +4,10 @@ Python torque f(t, q, qd) in times faster than real time."""
 
 import bisect
 import math
+import os
 import time
 
+from . import _checks as ck
 from . import inputs, scenarios
 from .bench_tools import (DT_OUT, FULL, QUICK, Problem, Trajectory, errors,
                           run_tool)
@@ -68,7 +70,7 @@ def _default_run(problem, torque):
     return Trajectory.of(res), time.perf_counter() - start, res.info
 
 
-def user_laws(quick=False, tools=(), repeat=2):
+def user_laws(quick=False, tools=(), repeat=3):
     """The two user-law lines; returns a dict:
 
     * ``controller``: the bang-bang link (:func:`bang_bang_link`, 4 elements, 3 s; quick
@@ -78,6 +80,9 @@ def user_laws(quick=False, tools=(), repeat=2):
       (when "exudyn" is in ``tools``) with the same torque as its Python load user
       function, at the steps of :data:`FULL` ["P1"] (quick: :data:`QUICK`); each
       against its own converged run (Radau rtol 1e-9; Exudyn at 1e-5 s, quick 1e-4).
+      Wall times: the best of ``repeat`` rounds, each round one run of ours and one of
+      Exudyn at every step, in turn (after an untimed round), so that both sides see
+      the same machine (``load``: the load average after them).
       Two ratios of the reference run's wall time to Exudyn's: at matched accuracy,
       Exudyn's wall time at the reference run's own tip error (``matched``: (wall,
       how), :func:`matched_wall` on Exudyn's runs; the honest comparison: a tool is as
@@ -92,22 +97,30 @@ def user_laws(quick=False, tools=(), repeat=2):
       is within 6e-4 of the tip's range of 5e-5 s); wall time, times faster than
       real time, tip error / range.
     """
+    repeat = ck.positive_int("repeat", repeat)
     bb = inputs.bang_bang(*BANG_BANG)
     out = {}
     p = bang_bang_link(4, 0.5 if quick else 3.0)
     law = inputs.sampled(lambda t, q, qd: bb(t), CONTROLLER_PERIOD)
     ref = run_tool(p, "radau", 1e-9)[0]
-    runs = [_default_run(p, law) for _ in range(repeat)]
-    traj, info = runs[0][0], runs[0][2]
-    row = dict(wall=min(r[1] for r in runs), error=errors(p, traj, ref)["tip"],
-               n_steps=info["n_steps"], samples=info["n_samples_taken"], exudyn=[])
-    if "exudyn" in tools:
-        table = (QUICK if quick else FULL)["P1"]
+    table = (QUICK if quick else FULL)["P1"]
+    steps = table["exudyn"] if "exudyn" in tools else ()
+    # one untimed round (the trajectories), then ``repeat`` rounds each running ours and
+    # Exudyn at every step in turn: a swing of the machine's speed then falls on both
+    # sides' runs alike, and the best of each compares like with like
+    traj, _, info = _default_run(p, law)
+    exu = {h: run_tool(p, "exudyn", h)[0] for h in steps}
+    walls, exu_walls = [], {h: [] for h in steps}
+    for _ in range(repeat):
+        walls.append(_default_run(p, law)[1])
+        for h in steps:
+            exu_walls[h].append(run_tool(p, "exudyn", h)[1])
+    row = dict(wall=min(walls), error=errors(p, traj, ref)["tip"], repeat=repeat,
+               load=os.getloadavg()[0], n_steps=info["n_steps"],
+               samples=info["n_samples_taken"], exudyn=[])
+    if steps:
         fine = run_tool(p, "exudyn", table["converged"]["exudyn"])[0]
-        for h in table["exudyn"]:
-            tr, wall = run_tool(p, "exudyn", h)
-            wall = min([wall] + [run_tool(p, "exudyn", h)[1] for _ in range(repeat - 1)])
-            row["exudyn"].append((h, wall, errors(p, tr, fine)["tip"]))
+        row["exudyn"] = [(h, min(exu_walls[h]), errors(p, exu[h], fine)["tip"]) for h in steps]
         row["matched"] = matched_wall([r[1:] for r in row["exudyn"]], row["error"])
     out["controller"] = (p, row)
     p = bang_bang_link(8, 1.0 if quick else 10.0)
@@ -125,6 +138,9 @@ def _format_user_laws(laws):
     p, row = laws["controller"]
     lines.append(f"{p.key}: {p.title}, {p.t_end:g} s, {p.n_elements} elements; torque a "
                  f"Python controller sampled at {1 / CONTROLLER_PERIOD:g} Hz")
+    if "repeat" in row:
+        lines.append(f"  wall times: best of {row['repeat']} rounds, ours and Exudyn's runs "
+                     f"in turn; load average {row['load']:.1f}")
     lines.append(f"  reference engine, default settings: {row['wall']:.3f} s "
                  f"({p.t_end / row['wall']:.1f} times faster than real time), tip err / "
                  f"range {row['error']:.2e}, {row['n_steps']} steps, {row['samples']} "

@@ -246,10 +246,12 @@ def cmd_compile(args):
     families = FAMILIES if args.family == "all" else (args.family,)
     done = warm_up_parallel(ck.positive_int("--jobs", args.jobs), families)
     for family in families:
-        code, wall = done[family]
+        code, wall, error = done[family]
         print(f"{family}: {'compiled or loaded' if code == 0 else f'FAILED (exit {code})'}"
               f" in {wall:.1f} s")
-    return 0 if all(code == 0 for code, _ in done.values()) else 1
+        if code != 0:
+            print(error, file=sys.stderr)
+    return 0 if all(code == 0 for code, _, _ in done.values()) else 1
 
 
 def cmd_bench(args):

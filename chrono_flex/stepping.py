@@ -322,7 +322,7 @@ def run(stepper, t_out, *, max_deflection_ratio=0.5, on_output=None, progress=No
                                       or not isinstance(max_wall_time, (int, float, np.number))
                                       or not max_wall_time > 0):
         raise ParameterError("max_wall_time", max_wall_time, "must be > 0 seconds (or None)")
-    with watching(max_wall_time):
+    with watching(max_wall_time, progress):
         return _run(stepper, t_out, max_deflection_ratio, on_output, progress)
 
 

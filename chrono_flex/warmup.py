@@ -20,6 +20,7 @@ Families (each the smallest runs that reach its kernels):
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 from . import inputs, scenarios
@@ -80,8 +81,10 @@ def warm_up(family):
 
 def warm_up_parallel(jobs=2, families=FAMILIES):
     """:func:`warm_up` of each of ``families`` in its own process, at most ``jobs`` at a
-    time; returns {family: (exit code, wall s)}. A family that fails is reported by its
-    exit code, not raised: the kernels are then compiled where they are first used."""
+    time; returns {family: (exit code, wall s, error output)}, the error output being
+    the end of what a failed family's process wrote to stderr ("" when it succeeded). A
+    family that fails is reported, not raised: the kernels are then compiled where they
+    are first used."""
     if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
         raise ParameterError("jobs", jobs, "must be an integer of at least 1")
     for f in families:
@@ -91,15 +94,20 @@ def warm_up_parallel(jobs=2, families=FAMILIES):
     while queue or running:
         while queue and len(running) < jobs:
             f = queue.pop(0)
+            # stderr to a file, not a pipe: a pipe nobody reads while polling can fill
+            err = tempfile.TemporaryFile(mode="w+")
             running[f] = (subprocess.Popen([sys.executable, "-c",
                                             f"from chrono_flex.warmup import warm_up; "
                                             f"warm_up({f!r})"],
-                                           stdout=subprocess.DEVNULL,
-                                           stderr=subprocess.DEVNULL, env=dict(os.environ)),
-                          time.perf_counter())
-        for f, (p, start) in list(running.items()):
+                                           stdout=subprocess.DEVNULL, stderr=err,
+                                           env=dict(os.environ)),
+                          time.perf_counter(), err)
+        for f, (p, start, err) in list(running.items()):
             if p.poll() is not None:
-                out[f] = (p.returncode, time.perf_counter() - start)
+                err.seek(0)
+                tail = err.read()[-3000:] if p.returncode != 0 else ""
+                err.close()
+                out[f] = (p.returncode, time.perf_counter() - start, tail)
                 del running[f]
         time.sleep(0.05)
     return out

@@ -176,3 +176,28 @@ def test_compilation_is_announced_and_left_out_of_the_time_left(monkeypatch):
     assert "about 9 s left" in p.line(1.0, clock[0])
     numba.njit(lambda x: x - 1.0)(1.0)                    # a second compilation: no notice
     assert out.getvalue().count(stepping.COMPILE_NOTICE) == 1
+
+
+def test_a_compiled_run_reports_between_outputs_far_apart():
+    """A compiled run whose only output is its end still reports while it works: each
+    pause of the compiled loop (:func:`chrono_flex._interrupts.checkpoint`) passes the
+    simulated time to the report. The model file's pendulum at a 1 us fixed step for
+    0.05 s (50,000 steps): the compiled calls start at 64 steps and double, so the run
+    pauses several times before its one output whatever the machine's speed."""
+    import pathlib
+
+    from chrono_flex.planar import chain_ga
+    from chrono_flex.planar.model_file import read_model
+
+    if not chain_ga.available():
+        pytest.skip("the compiled step needs numba as the kernel backend")
+    model = pathlib.Path(__file__).resolve().parents[1] / "examples" / "models" / \
+        "kozlowski-1link.toml"
+    m = read_model(model)
+    kw = m.simulate_kwargs()
+    kw.update(t_end=0.05, dt_out=0.05, method="generalized_alpha", step=1e-6)
+    log = io.StringIO()
+    m.arm.simulate(**kw, progress=Progress(0.05, "reference", True, every=0.0, stream=log))
+    times = [float(line.split("t = ")[1].split(" /")[0])
+             for line in log.getvalue().splitlines() if "t = " in line]
+    assert any(0.0 < t < 0.05 for t in times), log.getvalue()

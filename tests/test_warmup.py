@@ -29,3 +29,14 @@ def test_compile_runs_a_family_in_its_own_process_and_says_so(capsys, monkeypatc
     out = capsys.readouterr().out
     assert out.startswith("planar: compiled or loaded in ") and "FAILED" not in out
     assert set(FAMILIES) == {"planar", "spatial"}
+
+
+def test_a_family_that_fails_says_why_and_the_command_fails(capsys, monkeypatch):
+    """A family whose process fails (here: a kernel backend that does not exist, which the
+    child rejects naming the variable) makes the command exit 1 and print the child's
+    error, so a set-up script stops with the reason instead of a bare exit code."""
+    monkeypatch.setenv("CHRONO_FLEX_KERNELS", "bogus")
+    assert main(["compile", "planar", "--jobs", "1"]) == 1
+    out, err = capsys.readouterr()
+    assert out.startswith("planar: FAILED (exit 1)")
+    assert "CHRONO_FLEX_KERNELS" in err and "'bogus'" in err
