@@ -45,33 +45,58 @@ def _inline(fn):
 
 
 Packed = namedtuple("Packed", "nq parent jkind jidx offset axis mount is_link e0 ne length "
-                              "tlo tNv tNw tdNv tdNw tNphi lsc lvec cptr ccol cval nemax "
+                              "tn tcol tN ncol0 ncol1 fcol "
+                              "lsc lvec cptr ccol cval nemax "
                               "item_body item_tip item_rot item_mass item_I g_model")
 
-#: Columns of one point's shape values: the ten dofs of its element.
+#: The most columns of a link's tip values (the nonzero ones: the dofs of its last node,
+#: at most its last element's ten).
 WIDTH = 10
 
 
-def _sparse(rows):
-    """Per row of the equally shaped dense ``rows`` (npts, n): the first column of the
-    nonzero range of any of them and their values over :data:`WIDTH` columns from it."""
-    nz = np.zeros(rows[0].shape, dtype=bool)
+def _tip_columns(rows):
+    """The columns where any of the equally shaped rows (1, n) (a link's tip values) is
+    nonzero, and the values of each there, (WIDTH,) zero-padded."""
+    nz = np.zeros(rows[0].shape[1], dtype=bool)
     for A in rows:
-        nz |= A != 0.0
-    lo = np.where(nz.any(axis=1), nz.argmax(axis=1), 0)
-    lo = np.minimum(lo, max(rows[0].shape[1] - WIDTH, 0)).astype(np.int64)
-    hi = np.where(nz.any(axis=1), nz.shape[1] - nz[:, ::-1].argmax(axis=1), 0)
-    if np.any(hi - lo > WIDTH):
-        raise ParameterError("basis", int((hi - lo).max()), f"a point's shape functions span "
-                             f"more than {WIDTH} columns")
+        nz |= A[0] != 0.0
+    cols = np.nonzero(nz)[0]
+    if cols.size > WIDTH:
+        raise ParameterError("basis", int(cols.size), f"a link's tip values span more than "
+                             f"{WIDTH} columns")
     out = []
     for A in rows:
-        V = np.zeros((A.shape[0], WIDTH))
-        for p in range(A.shape[0]):
-            seg = A[p, lo[p]:lo[p] + WIDTH]
-            V[p, :seg.size] = seg
+        V = np.zeros(WIDTH)
+        V[:cols.size] = A[0, cols]
         out.append(V)
-    return lo, out
+    return cols, out
+
+
+def frame_columns(model, tcols):
+    """The columns of q that the frame Jacobians of each body can fill, as (ncol0 (nb,),
+    ncol1 (nb,), fcol (nb, nmax)): the body's root frame depends on the columns of its
+    parent's attachment frame and its own joint (ncol0 of them), its attachment frame
+    (a link's tip) on those and the link's tip coordinates ``tcols[b]`` (ncol1); fcol[b]
+    lists them in that order, so that a child's list begins with its parent's and a
+    frame's Jacobians are kept as these columns only (:func:`_tree_pass`)."""
+    lay = model.layout.bodies
+    lists = []
+    ncol0 = np.zeros(len(lay), dtype=np.int64)
+    ncol1 = np.zeros(len(lay), dtype=np.int64)
+    for b, bl in enumerate(lay):
+        if bl.parent >= b:
+            raise ParameterError("parents", bl.parent, f"body {b}'s parent must come before it")
+        cols = [] if bl.parent < 0 else list(lists[bl.parent])
+        if bl.joint_index is not None:
+            cols.append(int(bl.joint_index))
+        ncol0[b] = len(cols)
+        cols += [int(c) for c in tcols[b]]
+        ncol1[b] = len(cols)
+        lists.append(cols)
+    fcol = np.zeros((len(lay), max(int(ncol1.max(initial=0)), 1)), dtype=np.int64)
+    for b, cols in enumerate(lists):
+        fcol[b, :len(cols)] = cols
+    return ncol0, ncol1, fcol
 
 
 def pack(model):
@@ -81,15 +106,19 @@ def pack(model):
         raise ParameterError("model", "extended", "must be the reduced model (links clamped)")
     lay = model.layout.bodies
     nb = len(lay)
-    tlo = np.zeros(nb, dtype=np.int64)
-    tN = [np.zeros((nb, WIDTH)) for _ in range(5)]
+    tn = np.zeros(nb, dtype=np.int64)
+    tcol = np.zeros((nb, WIDTH), dtype=np.int64)
+    tN = np.zeros((nb, 5, WIDTH))
+    tcols = []
     for i, bl in enumerate(lay):
+        cols = np.zeros(0, dtype=np.int64)
         if bl.is_link:
             Nv, dNv, _, Nw, dNw, _, Nphi, _ = bl.basis.tip_values
-            lo, vals = _sparse((Nv, Nw, dNv, dNw, Nphi))
-            tlo[i] = lo[0]
-            for A, V in zip(tN, vals):
-                A[i] = V[0]
+            cols, vals = _tip_columns((Nv, Nw, dNv, dNw, Nphi))
+            cols = np.asarray(bl.elastic_index)[cols]
+            tn[i], tcol[i, :cols.size] = cols.size, cols
+            tN[i] = vals
+        tcols.append(cols)
     lsc, lvec, cptr, ccol, cval, nemax = pack_links(model)
     its = model.items
     item_I = np.zeros((len(its), 3, 3))
@@ -110,7 +139,7 @@ def pack(model):
                  dtype=np.int64),
         np.array([bl.elastic_index.size for bl in lay], dtype=np.int64),
         np.array([bl.basis.length if bl.is_link else 0.0 for bl in lay]),
-        tlo, *tN, lsc, lvec, cptr, ccol, cval, nemax,
+        tn, tcol, tN, *frame_columns(model, tcols), lsc, lvec, cptr, ccol, cval, nemax,
         np.array([it.body for it in its], dtype=np.int64),
         np.array([it.where != "root" for it in its], dtype=np.int64),
         np.array([it.kind == "rotor" for it in its], dtype=np.int64),
@@ -143,7 +172,7 @@ def _tdot(R, v, i):
 
 @_inline
 def _cross_columns(J, v, out, scale, nc):
-    """out[:, k] += scale * (J[:, k] x v) for the columns k < nc (J, out (3, nq))."""
+    """out[:, k] += scale * (J[:, k] x v) for the columns k < nc (J, out (3, n))."""
     for k in range(nc):
         j0, j1, j2 = J[0, k], J[1, k], J[2, k]
         if j0 == 0.0 and j1 == 0.0 and j2 == 0.0:
@@ -165,12 +194,15 @@ def _times(R, E, T):
 
 
 @_inline
-def _child_frame(P, b, q, qd, nc, p, Jp, ap, R, Jw, aw, w, E):
-    """The parent's attachment frame (p, Jp, ap, R, Jw, aw, w; copies, columns below nc)
-    made body b's root frame in place (:func:`chrono_flex.spatial.kinematics.child_frame`:
-    the shift by the joint's offset, then the revolute, prismatic or fixed joint); E a
-    (2, 3, 3) scratch."""
-    off = P.offset[b]
+def _child_frame(off, kind, j, a, mount, q, qd, nc, p, Jp, ap, R, Jw, aw, w, E):
+    """The parent's attachment frame (p, Jp, ap, R, Jw, aw, w; copies, Jacobians over
+    the nc columns of :func:`frame_columns`) made body b's root frame in place
+    (:func:`chrono_flex.spatial.kinematics.child_frame`: the shift by the joint's offset,
+    then the revolute (``kind`` 0), prismatic (1) or fixed joint (2) of coordinate j and
+    axis a, whose column is the next, nc, and the joint's ``mount`` rotation; the
+    body's arrays of :func:`pack` passed one by one, not the packed tuple, as in the
+    other routines here: every array passed costs its reference counts); E a (2, 3, 3)
+    scratch."""
     if off[0] != 0.0 or off[1] != 0.0 or off[2] != 0.0:
         o0 = R[0, 0] * off[0] + R[0, 1] * off[1] + R[0, 2] * off[2]
         o1 = R[1, 0] * off[0] + R[1, 1] * off[1] + R[1, 2] * off[2]
@@ -181,14 +213,14 @@ def _child_frame(P, b, q, qd, nc, p, Jp, ap, R, Jw, aw, w, E):
         ap[0] += aw[1] * o2 - aw[2] * o1 + w[1] * x2 - w[2] * x1
         ap[1] += aw[2] * o0 - aw[0] * o2 + w[2] * x0 - w[0] * x2
         ap[2] += aw[0] * o1 - aw[1] * o0 + w[0] * x1 - w[1] * x0
-    kind, j, a = P.jkind[b], P.jidx[b], P.axis[b]
     u0 = R[0, 0] * a[0] + R[0, 1] * a[1] + R[0, 2] * a[2]
     u1 = R[1, 0] * a[0] + R[1, 1] * a[1] + R[1, 2] * a[2]
     u2 = R[2, 0] * a[0] + R[2, 1] * a[1] + R[2, 2] * a[2]
     wu0, wu1, wu2 = w[1] * u2 - w[2] * u1, w[2] * u0 - w[0] * u2, w[0] * u1 - w[1] * u0
     if kind == 0:
         d = qd[j]
-        Jw[0, j], Jw[1, j], Jw[2, j] = Jw[0, j] + u0, Jw[1, j] + u1, Jw[2, j] + u2
+        Jw[0, nc], Jw[1, nc], Jw[2, nc] = u0, u1, u2
+        Jp[0, nc] = Jp[1, nc] = Jp[2, nc] = 0.0
         aw[0], aw[1], aw[2] = aw[0] + wu0 * d, aw[1] + wu1 * d, aw[2] + wu2 * d
         w[0], w[1], w[2] = w[0] + u0 * d, w[1] + u1 * d, w[2] + u2 * d
         # R <- R Rot(a, t) mount, Rot = (1 - c) a a^T + s [a]x + c I (params.rotation)
@@ -207,38 +239,37 @@ def _child_frame(P, b, q, qd, nc, p, Jp, ap, R, Jw, aw, w, E):
     elif kind == 1:
         d, dd = q[j], qd[j]
         _cross_columns(Jw, (u0, u1, u2), Jp, d, nc)
-        Jp[0, j], Jp[1, j], Jp[2, j] = Jp[0, j] + u0, Jp[1, j] + u1, Jp[2, j] + u2
+        Jp[0, nc], Jp[1, nc], Jp[2, nc] = u0, u1, u2
+        Jw[0, nc] = Jw[1, nc] = Jw[2, nc] = 0.0
         ap[0] += d * (aw[1] * u2 - aw[2] * u1 + w[1] * wu2 - w[2] * wu1) + 2.0 * dd * wu0
         ap[1] += d * (aw[2] * u0 - aw[0] * u2 + w[2] * wu0 - w[0] * wu2) + 2.0 * dd * wu1
         ap[2] += d * (aw[0] * u1 - aw[1] * u0 + w[0] * wu1 - w[1] * wu0) + 2.0 * dd * wu2
         p[0], p[1], p[2] = p[0] + d * u0, p[1] + d * u1, p[2] + d * u2
-    _times(R, P.mount[b], E[1])
+    _times(R, mount, E[1])
 
 
 @_inline
-def _tip_frame(P, b, q, qd, nc, p, Jp, ap, R, Jw, aw, w):
-    """Link b's root frame made its deformed tip frame in place (Jacobian columns below
-    nc; :func:`chrono_flex.spatial.kinematics.station_frame` at x = L), in scalars: s =
-    R [L, v, w], s_d = R [0, v_d, w_d], the tip rotation R T(theta) (T's columns: the
-    rates' axes) and R Rz Ry Rx."""
-    e0, lo = P.e0[b], P.tlo[b]
+def _tip_frame(tn, tcol, tN, L, q, qd, nc, p, Jp, ap, R, Jw, aw, w):
+    """A link's root frame made its deformed tip frame in place (Jacobians over the nc
+    columns of the root frame, the link's tn tip coordinates tcol the next ones, tN
+    their values of Nv, Nw, Nv', Nw', Nphi at x = L, the link's length;
+    :func:`chrono_flex.spatial.kinematics.station_frame` at x = L), in scalars: s = R [L,
+    v, w], s_d = R [0, v_d, w_d], the tip rotation R T(theta) (T's columns: the rates'
+    axes) and R Rz Ry Rx."""
     vL = wL = vd = wd = 0.0
     th0 = th1 = th2 = thd0 = thd1 = thd2 = 0.0
-    for k in range(WIDTH):
-        i = e0 + lo + k
-        if i >= e0 + P.ne[b]:
-            break
-        vL += P.tNv[b, k] * q[i]
-        wL += P.tNw[b, k] * q[i]
-        vd += P.tNv[b, k] * qd[i]
-        wd += P.tNw[b, k] * qd[i]
-        th0 += P.tdNv[b, k] * q[i]
-        th1 -= P.tdNw[b, k] * q[i]
-        th2 += P.tNphi[b, k] * q[i]
-        thd0 += P.tdNv[b, k] * qd[i]
-        thd1 -= P.tdNw[b, k] * qd[i]
-        thd2 += P.tNphi[b, k] * qd[i]
-    L = P.length[b]
+    for k in range(tn):
+        i = tcol[k]
+        vL += tN[0, k] * q[i]
+        wL += tN[1, k] * q[i]
+        vd += tN[0, k] * qd[i]
+        wd += tN[1, k] * qd[i]
+        th0 += tN[2, k] * q[i]
+        th1 -= tN[3, k] * q[i]
+        th2 += tN[4, k] * q[i]
+        thd0 += tN[2, k] * qd[i]
+        thd1 -= tN[3, k] * qd[i]
+        thd2 += tN[4, k] * qd[i]
     s0 = R[0, 0] * L + R[0, 1] * vL + R[0, 2] * wL
     s1 = R[1, 0] * L + R[1, 1] * vL + R[1, 2] * wL
     s2 = R[2, 0] * L + R[2, 1] * vL + R[2, 2] * wL
@@ -265,12 +296,9 @@ def _tip_frame(P, b, q, qd, nc, p, Jp, ap, R, Jw, aw, w):
         rt0 = R[r, 2]
         rt1 = -sa * R[r, 0] + ca * R[r, 1]
         rt2 = ca * cb * R[r, 0] + sa * cb * R[r, 1] - sb * R[r, 2]
-        for k in range(WIDTH):
-            i = e0 + lo + k
-            if i >= e0 + P.ne[b]:
-                break
-            Jp[r, i] += R[r, 1] * P.tNv[b, k] + R[r, 2] * P.tNw[b, k]
-            Jw[r, i] += rt0 * P.tdNv[b, k] - rt1 * P.tdNw[b, k] + rt2 * P.tNphi[b, k]
+        for k in range(tn):
+            Jp[r, nc + k] = R[r, 1] * tN[0, k] + R[r, 2] * tN[1, k]
+            Jw[r, nc + k] = rt0 * tN[2, k] - rt1 * tN[3, k] + rt2 * tN[4, k]
         wr = rt0 * thd0 + rt1 * thd1 + rt2 * thd2
         if r == 0:
             wr0 = wr
@@ -298,20 +326,20 @@ def _tip_frame(P, b, q, qd, nc, p, Jp, ap, R, Jw, aw, w):
 
 
 @_inline
-def _item(P, t, nc_b, Jp, ap, R, Jw, aw, w, g, M, a_in, Ma, r, W, cols):
-    """A lumped item on its frame (equations.terms): a mass m (M += m Jp^T Jp, r += m
-    Jp^T (ap - g)) or a rotor I = R I_0 R^T (M += Jw^T I Jw, r += Jw^T (I aw + w x I w)),
-    over the nonzero columns (below nc_b) of its Jacobian J; W, cols: :func:`_scratch`."""
+def _item(rot, I0, mt, nc_b, fcol, Jp, ap, R, Jw, aw, w, g, M, a_in, Ma, r, W, cols):
+    """A lumped item on its frame (equations.terms): a mass mt (M += mt Jp^T Jp, r += mt
+    Jp^T (ap - g)) or (``rot``) a rotor I = R I0 R^T (M += Jw^T I Jw, r += Jw^T (I aw + w
+    x I w)),
+    over the nonzero ones of its Jacobian J's nc_b columns (those of q: fcol); W, cols:
+    :func:`_scratch`."""
     nq = r.shape[0]
     full = M.shape[0] == nq
     prod = a_in.shape[0] == nq
-    rot = P.item_rot[t] == 1
     J = Jw if rot else Jp
     IJ, I, acc = W[1], W[2], W[5]
     for i in range(9):
         I[i // 3, i % 3] = 0.0
     if rot:
-        I0 = P.item_I[t]
         for i in range(3):
             for j in range(3):
                 s = 0.0
@@ -328,25 +356,26 @@ def _item(P, t, nc_b, Jp, ap, R, Jw, aw, w, g, M, a_in, Ma, r, W, cols):
         acc[1] += w[2] * Iw0 - w[0] * Iw2
         acc[2] += w[0] * Iw1 - w[1] * Iw0
     else:
-        mt = P.item_mass[t]
         for i in range(3):
             I[i, i] = mt
             acc[i] = mt * (ap[i] - g[i])
-    nc = 0
+    nc = 0                         # the nonzero columns: J's in JJ, their q's in cols
+    JJ = W[0]
     for k in range(nc_b):
         if J[0, k] != 0.0 or J[1, k] != 0.0 or J[2, k] != 0.0:
-            cols[nc] = k
+            JJ[0, nc], JJ[1, nc], JJ[2, nc] = J[0, k], J[1, k], J[2, k]
+            cols[nc] = fcol[k]
             nc += 1
     for n in range(nc):
-        k = cols[n]
         for i in range(3):
-            IJ[i, n] = I[i, 0] * J[0, k] + I[i, 1] * J[1, k] + I[i, 2] * J[2, k]
-        r[k] += J[0, k] * acc[0] + J[1, k] * acc[1] + J[2, k] * acc[2]
+            IJ[i, n] = I[i, 0] * JJ[0, n] + I[i, 1] * JJ[1, n] + I[i, 2] * JJ[2, n]
+        r[cols[n]] += JJ[0, n] * acc[0] + JJ[1, n] * acc[1] + JJ[2, n] * acc[2]
     if full:
         for n1 in range(nc):
             k = cols[n1]
             for n2 in range(nc):
-                M[k, cols[n2]] += J[0, k] * IJ[0, n2] + J[1, k] * IJ[1, n2] + J[2, k] * IJ[2, n2]
+                M[k, cols[n2]] += (JJ[0, n1] * IJ[0, n2] + JJ[1, n1] * IJ[1, n2]
+                                   + JJ[2, n1] * IJ[2, n2])
     if prod:
         v0 = v1 = v2 = 0.0
         for n in range(nc):
@@ -355,8 +384,7 @@ def _item(P, t, nc_b, Jp, ap, R, Jw, aw, w, g, M, a_in, Ma, r, W, cols):
             v1 += IJ[1, n] * x
             v2 += IJ[2, n] * x
         for n in range(nc):
-            k = cols[n]
-            Ma[k] += J[0, k] * v0 + J[1, k] * v1 + J[2, k] * v2
+            Ma[cols[n]] += JJ[0, n] * v0 + JJ[1, n] * v1 + JJ[2, n] * v2
 
 
 @_inline
@@ -386,7 +414,8 @@ def _tree_pass(P, q, qd, g, stiff, full, a_in, terms):
     """(M or an empty matrix, M a_in or zeros, r, positions (2, nb, 3), rotations (2, nb,
     3, 3)) of the tree at (q, q_d): the frames from the base to the leaves (root: 0,
     attachment: 1), each link's :func:`_link` and the lumped items (when ``terms``).
-    A body's frames depend on its and its ancestors' coordinates only (columns < ncol)."""
+    A frame's Jacobians are kept over the columns its body's frames can fill (its
+    ancestors' joints and tip coordinates, :func:`frame_columns`), not all nq."""
     nq = P.nq
     nb = P.parent.shape[0]
     M = np.zeros((nq, nq)) if full else np.zeros((0, 0))
@@ -394,38 +423,40 @@ def _tree_pass(P, q, qd, g, stiff, full, a_in, terms):
     r = np.zeros(nq)
     # the root (0) and attachment (1) frame of every body, built in place (views of
     # these arrays: no per-body temporaries)
+    nf = P.fcol.shape[1]
     fp, fap = np.zeros((2, nb, 3)), np.zeros((2, nb, 3))
     faw, fw = np.zeros((2, nb, 3)), np.zeros((2, nb, 3))
-    fJp, fJw = np.zeros((2, nb, 3, nq)), np.zeros((2, nb, 3, nq))
+    fJp, fJw = np.zeros((2, nb, 3, nf)), np.zeros((2, nb, 3, nf))
     fR = np.zeros((2, nb, 3, 3))
     E = np.empty((2, 3, 3))
-    ncol = np.zeros(nb, dtype=np.int64)
     cols = np.empty(nq, dtype=np.int64)
     W = _scratch(nq, P.nemax)
     for b in range(nb):
         pa = P.parent[b]
-        nc = 0 if pa < 0 else ncol[pa]
-        nc = max(nc, P.jidx[b] + 1, P.e0[b] + P.ne[b])
-        ncol[b] = nc
         if pa < 0:
             for i in range(3):
                 fR[0, b, i, i] = 1.0
         else:
-            _copy_frame(fp, fap, faw, fw, fJp, fJw, fR, 1, pa, 0, b, ncol[pa])
-        _child_frame(P, b, q, qd, nc, fp[0, b], fJp[0, b], fap[0, b], fR[0, b], fJw[0, b],
-                     faw[0, b], fw[0, b], E)
+            _copy_frame(fp, fap, faw, fw, fJp, fJw, fR, 1, pa, 0, b, P.ncol1[pa])
+        _child_frame(P.offset[b], P.jkind[b], P.jidx[b], P.axis[b], P.mount[b], q, qd,
+                     0 if pa < 0 else P.ncol1[pa], fp[0, b], fJp[0, b], fap[0, b], fR[0, b],
+                     fJw[0, b], faw[0, b], fw[0, b], E)
+        nc = P.ncol0[b]
         _copy_frame(fp, fap, faw, fw, fJp, fJw, fR, 0, b, 1, b, nc)
         if P.is_link[b] == 1:
             p, ap, aw, w = fp[1, b], fap[1, b], faw[1, b], fw[1, b]
             Jp, Jw, R = fJp[1, b], fJw[1, b], fR[1, b]
             if terms:
-                _link(P, b, q, qd, g, stiff, nc, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r, W,
+                _link(P.e0[b], P.ne[b], P.lsc[b], P.lvec[b], P.cptr, P.ccol, P.cval, b, q,
+                      qd, g, stiff, nc, P.fcol[b], Jp, ap, R, Jw, aw, w, M, a_in, Ma, r, W,
                       cols)
-            _tip_frame(P, b, q, qd, nc, p, Jp, ap, R, Jw, aw, w)
+            _tip_frame(P.tn[b], P.tcol[b], P.tN[b], P.length[b], q, qd, nc, p, Jp, ap, R,
+                       Jw, aw, w)
     for t in range(P.item_body.shape[0] if terms else 0):
         f, b = P.item_tip[t], P.item_body[t]
-        _item(P, t, ncol[b], fJp[f, b], fap[f, b], fR[f, b], fJw[f, b], faw[f, b], fw[f, b],
-              g, M, a_in, Ma, r, W, cols)
+        _item(P.item_rot[t] == 1, P.item_I[t], P.item_mass[t],
+              P.ncol0[b] if f == 0 else P.ncol1[b], P.fcol[b], fJp[f, b], fap[f, b],
+              fR[f, b], fJw[f, b], faw[f, b], fw[f, b], g, M, a_in, Ma, r, W, cols)
     return M, Ma, r, fp, fR
 
 
@@ -501,4 +532,4 @@ def tree_frames(packed, Q, QD=None):
     return _tree_frames(packed, Q, QD)
 
 
-__all__ = ["pack", "packed_model", "tree_forces", "tree_frames", "tree_terms"]
+__all__ = ["frame_columns", "pack", "packed_model", "tree_forces", "tree_frames", "tree_terms"]

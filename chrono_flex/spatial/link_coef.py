@@ -140,28 +140,31 @@ def _csr_mv(ptr, col, val, k, b, ne, x, x0, scale, out):
 # most of the kernels' compile time (it was typed again in every pass and in each of
 # their literal-argument variants)
 @_jit
-def _link(P, b, q, qd, g, stiff, nc_b, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r, W, cols):
+def _link(e0, ne, lsc, lvec, cptr, ccol, cval, b, q, qd, g, stiff, nc_b, fcol, Jp, ap, R,
+          Jw, aw, w, M, a_in, Ma, r, W, cols):
     """Link b's terms at its root frame (the module docstring's M_link, r_link from the
-    coefficients of :func:`pack_links`), added to r and to M (when M is nq x nq) and to
-    Ma = M a_in (when a_in has nq entries); the frame's Jacobians in their first nc_b
-    columns; W, cols: :func:`chrono_flex.spatial.kernels._scratch`."""
+    coefficients of :func:`pack_links`: its scalars lsc and vectors lvec, all links'
+    matrices cptr, ccol, cval; its elastic coordinates e0 to e0 + ne), added to r and
+    to M (when M is nq x nq) and to
+    Ma = M a_in (when a_in has nq entries); the frame's Jacobians over nc_b columns, those
+    of q listed in fcol (:func:`chrono_flex.spatial.kernels.frame_columns`); W, cols:
+    :func:`chrono_flex.spatial.kernels._scratch`."""
     nq = q.shape[0]
-    e0, ne = P.e0[b], P.ne[b]
     full = M.shape[0] == nq
     prod = a_in.shape[0] == nq
     U, CU, C, G, fe, F, ua, v6, Z = W
-    nc = 0                         # U = [R^T Jp; R^T Jw], its nonzero columns in cols
-    for k in range(nc_b):
-        if e0 <= k < e0 + ne:      # the root frame does not move with the link's own E
+    nc = 0                         # U = [R^T Jp; R^T Jw] over its nonzero columns, their
+    for k in range(nc_b):          # q's in cols
+        if e0 <= fcol[k] < e0 + ne:    # the root frame does not move with the link's own E
             continue
         nz = False
         for i in range(3):
             up = R[0, i] * Jp[0, k] + R[1, i] * Jp[1, k] + R[2, i] * Jp[2, k]
             uw = R[0, i] * Jw[0, k] + R[1, i] * Jw[1, k] + R[2, i] * Jw[2, k]
-            U[i, k], U[3 + i, k] = up, uw
+            U[i, nc], U[3 + i, nc] = up, uw
             nz = nz or up != 0.0 or uw != 0.0
         if nz:
-            cols[nc] = k
+            cols[nc] = fcol[k]
             nc += 1
     A0 = R[0, 0] * (ap[0] - g[0]) + R[1, 0] * (ap[1] - g[1]) + R[2, 0] * (ap[2] - g[2])
     A1 = R[0, 1] * (ap[0] - g[0]) + R[1, 1] * (ap[1] - g[1]) + R[2, 1] * (ap[2] - g[2])
@@ -177,11 +180,11 @@ def _link(P, b, q, qd, g, stiff, nc_b, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r, W, 
     zv, zw, tvw, twv = Z[0], Z[1], Z[2], Z[3]
     for a in range(ne):
         zv[a] = zw[a] = tvw[a] = twv[a] = 0.0
-    _csr_mv(P.cptr, P.ccol, P.cval, MVV, b, ne, q, e0, 1.0, zv)
-    _csr_mv(P.cptr, P.ccol, P.cval, MWW, b, ne, q, e0, 1.0, zw)
-    _csr_mv(P.cptr, P.ccol, P.cval, MVW, b, ne, q, e0, 1.0, tvw)
-    _csr_mv(P.cptr, P.ccol, P.cval, MWV, b, ne, q, e0, 1.0, twv)
-    nv, nw, nvx, nwx, nph = P.lvec[b, 0], P.lvec[b, 1], P.lvec[b, 2], P.lvec[b, 3], P.lvec[b, 4]
+    _csr_mv(cptr, ccol, cval, MVV, b, ne, q, e0, 1.0, zv)
+    _csr_mv(cptr, ccol, cval, MWW, b, ne, q, e0, 1.0, zw)
+    _csr_mv(cptr, ccol, cval, MVW, b, ne, q, e0, 1.0, tvw)
+    _csr_mv(cptr, ccol, cval, MWV, b, ne, q, e0, 1.0, twv)
+    nv, nw, nvx, nwx, nph = lvec[0], lvec[1], lvec[2], lvec[3], lvec[4]
     ev = ew = evd = ewd = exv = exw = xvd = xwd = phd = 0.0
     vv = ww = vw = vvd = wwd = wvd = vwd = 0.0
     for a in range(ne):
@@ -202,9 +205,9 @@ def _link(P, b, q, qd, g, stiff, nc_b, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r, W, 
         wwd += zw[a] * ed
         wvd += tvw[a] * ed             # sum rho_A w v_d
         vwd += twv[a] * ed             # sum rho_A v w_d
-    m, Ip = P.lsc[b, 0], P.lsc[b, 3]
-    c0, c1, c2 = P.lsc[b, 1], ev, ew
-    J00, J11, J22 = vv + ww, P.lsc[b, 2] + ww, P.lsc[b, 2] + vv
+    m, Ip = lsc[0], lsc[3]
+    c0, c1, c2 = lsc[1], ev, ew
+    J00, J11, J22 = vv + ww, lsc[2] + ww, lsc[2] + vv
     J01, J02, J12 = -exv, -exw, -vw
     # F = sum rho_A [d; s x d]: d = A + aw x s + w x (w x s) + 2 w x s_d
     x0, x1, x2 = w1 * c2 - w2 * c1, w2 * c0 - w0 * c2, w0 * c1 - w1 * c0        # w x c
@@ -241,14 +244,14 @@ def _link(P, b, q, qd, g, stiff, nc_b, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r, W, 
         G[3, a] = twv[a] - tvw[a] + nph[a]
         G[4, a] = -nwx[a]
         G[5, a] = nvx[a]
-    _csr_mv(P.cptr, P.ccol, P.cval, AVW, b, ne, qd, e0, -2.0 * w0, fe)
+    _csr_mv(cptr, ccol, cval, AVW, b, ne, qd, e0, -2.0 * w0, fe)
     if stiff:                      # N(x) = (g_x - a_x) (m_0 + m_out) + w_perp^2 (...)
-        _csr_mv(P.cptr, P.ccol, P.cval, K0, b, ne, q, e0, -A0, fe)
-        _csr_mv(P.cptr, P.ccol, P.cval, K1, b, ne, q, e0, w1 * w1 + w2 * w2, fe)
+        _csr_mv(cptr, ccol, cval, K0, b, ne, q, e0, -A0, fe)
+        _csr_mv(cptr, ccol, cval, K1, b, ne, q, e0, w1 * w1 + w2 * w2, fe)
     if full or prod:              # the constant elastic block M_ee
         for a in range(ne):
-            for t in range(P.cptr[MEE, b, a], P.cptr[MEE, b, a + 1]):
-                c, mab = P.ccol[MEE, b, t], P.cval[MEE, b, t]
+            for t in range(cptr[MEE, b, a], cptr[MEE, b, a + 1]):
+                c, mab = ccol[MEE, b, t], cval[MEE, b, t]
                 if full:
                     M[e0 + a, e0 + c] += mab
                 if prod:
@@ -265,40 +268,37 @@ def _link(P, b, q, qd, g, stiff, nc_b, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r, W, 
     C[3, 4], C[3, 5], C[4, 5] = J01, J02, J12
     C[4, 3], C[5, 3], C[5, 4] = J01, J02, J12
     for n in range(nc):
-        k = cols[n]
-        r[k] += (U[0, k] * F[0] + U[1, k] * F[1] + U[2, k] * F[2] + U[3, k] * F[3]
-                 + U[4, k] * F[4] + U[5, k] * F[5])
+        r[cols[n]] += (U[0, n] * F[0] + U[1, n] * F[1] + U[2, n] * F[2] + U[3, n] * F[3]
+                       + U[4, n] * F[4] + U[5, n] * F[5])
     for a in range(ne):
         r[e0 + a] += fe[a]
     if full:
         for n in range(nc):
-            k = cols[n]
             for i in range(6):
                 s = 0.0
                 for j in range(6):
-                    s += C[i, j] * U[j, k]
-                CU[i, k] = s
+                    s += C[i, j] * U[j, n]
+                CU[i, n] = s
         for n1 in range(nc):
             k1 = cols[n1]
             for n2 in range(nc):
-                k2 = cols[n2]
                 s = 0.0
                 for i in range(6):
-                    s += U[i, k1] * CU[i, k2]
-                M[k1, k2] += s
+                    s += U[i, n1] * CU[i, n2]
+                M[k1, cols[n2]] += s
             for a in range(ne):
                 s = 0.0
                 for i in range(6):
-                    s += U[i, k1] * G[i, a]
+                    s += U[i, n1] * G[i, a]
                 M[k1, e0 + a] += s
                 M[e0 + a, k1] += s
     if prod:
         for i in range(6):
             ua[i] = 0.0
         for n in range(nc):
-            k = cols[n]
+            x = a_in[cols[n]]
             for i in range(6):
-                ua[i] += U[i, k] * a_in[k]
+                ua[i] += U[i, n] * x
         for i in range(6):
             s = 0.0
             for j in range(6):
@@ -309,7 +309,7 @@ def _link(P, b, q, qd, g, stiff, nc_b, Jp, ap, R, Jw, aw, w, M, a_in, Ma, r, W, 
         for n in range(nc):
             k = cols[n]
             for i in range(6):
-                Ma[k] += U[i, k] * v6[i]
+                Ma[k] += U[i, n] * v6[i]
         for a in range(ne):
             s = 0.0
             for i in range(6):

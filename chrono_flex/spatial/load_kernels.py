@@ -63,7 +63,8 @@ def pack_load(model, origin, rotation, moving):
 @_jit
 def _tree_pass_on(L, q, qd, g, stiff, full, terms, pB, A, om):
     """(M or an empty matrix, r, positions (2, nb, 3), rotations (2, nb, 3, 3) and
-    position Jacobians (2, nb, 3, n) of the root (0) and attachment (1) frames) of the
+    position Jacobians (2, nb, 3, nf) of the root (0) and attachment (1) frames, their
+    columns of q (nb, nf)) of the
     tree hung on a moving body (without ``terms`` the frames only): the pass of
     :func:`chrono_flex.spatial.kernels._tree_pass` (frames from the base to the leaves,
     each link's ``_link``, the lumped items) from the base frame of
@@ -85,18 +86,27 @@ def _tree_pass_on(L, q, qd, g, stiff, full, terms, pB, A, om):
     b_ap = _mv(A, sk._cross(om, sk._cross(om, o)))
     b_R = sk._mm(A, L.Pax)
     b_w = _mv(A, om)
-    b_Jp = np.zeros((3, n))
-    b_Jw = np.zeros((3, n))
+    # the frames' Jacobians over the body's six columns, then each body's own
+    # (:func:`chrono_flex.spatial.kernels.frame_columns`)
+    nf = N_BODY + P.fcol.shape[1]
+    fcol = np.empty((nb, nf), dtype=np.int64)
+    for b in range(nb):
+        for k in range(N_BODY):
+            fcol[b, k] = nq + k
+        for k in range(nf - N_BODY):
+            fcol[b, N_BODY + k] = P.fcol[b, k]
+    b_Jp = np.zeros((3, N_BODY))
+    b_Jw = np.zeros((3, N_BODY))
     So = np.array(((0.0, -o[2], o[1]), (o[2], 0.0, -o[0]), (-o[1], o[0], 0.0)))
     ASo = sk._mm(A, So)
     for i in range(3):
-        b_Jp[i, nq + i] = 1.0
+        b_Jp[i, i] = 1.0
         for j in range(3):
-            b_Jp[i, nq + 3 + j] = -ASo[i, j]
-            b_Jw[i, nq + 3 + j] = A[i, j]
+            b_Jp[i, 3 + j] = -ASo[i, j]
+            b_Jw[i, 3 + j] = A[i, j]
     fp, fap = np.zeros((2, nb, 3)), np.zeros((2, nb, 3))
     faw, fw = np.zeros((2, nb, 3)), np.zeros((2, nb, 3))
-    fJp, fJw = np.zeros((2, nb, 3, n)), np.zeros((2, nb, 3, n))
+    fJp, fJw = np.zeros((2, nb, 3, nf)), np.zeros((2, nb, 3, nf))
     fR = np.zeros((2, nb, 3, 3))
     E, W, cols = np.empty((2, 3, 3)), sk._scratch(n, P.nemax), np.empty(n, np.int64)
     for b in range(nb):
@@ -108,26 +118,32 @@ def _tree_pass_on(L, q, qd, g, stiff, full, terms, pB, A, om):
                 fw[0, b, i] = b_w[i]
                 for j in range(3):
                     fR[0, b, i, j] = b_R[i, j]
-                for k in range(n):
+                for k in range(N_BODY):
                     fJp[0, b, i, k] = b_Jp[i, k]
                     fJw[0, b, i, k] = b_Jw[i, k]
         else:
-            sk._copy_frame(fp, fap, faw, fw, fJp, fJw, fR, 1, pa, 0, b, n)
-        sk._child_frame(P, b, q, qd, n, fp[0, b], fJp[0, b], fap[0, b], fR[0, b], fJw[0, b],
-                        faw[0, b], fw[0, b], E)
-        sk._copy_frame(fp, fap, faw, fw, fJp, fJw, fR, 0, b, 1, b, n)
+            sk._copy_frame(fp, fap, faw, fw, fJp, fJw, fR, 1, pa, 0, b, N_BODY + P.ncol1[pa])
+        sk._child_frame(P.offset[b], P.jkind[b], P.jidx[b], P.axis[b], P.mount[b], q, qd,
+                        N_BODY + (0 if pa < 0 else P.ncol1[pa]), fp[0, b], fJp[0, b],
+                        fap[0, b], fR[0, b], fJw[0, b], faw[0, b], fw[0, b], E)
+        nc = N_BODY + P.ncol0[b]
+        sk._copy_frame(fp, fap, faw, fw, fJp, fJw, fR, 0, b, 1, b, nc)
         if P.is_link[b] == 1:
             p, ap, aw, w = fp[1, b], fap[1, b], faw[1, b], fw[1, b]
             Jp, Jw, R = fJp[1, b], fJw[1, b], fR[1, b]
             if terms:
-                sk._link(P, b, q, qd, g, stiff, n, Jp, ap, R, Jw, aw, w, M, no_a, Ma, r, W,
+                sk._link(P.e0[b], P.ne[b], P.lsc[b], P.lvec[b], P.cptr, P.ccol, P.cval, b,
+                         q, qd, g, stiff, nc, fcol[b], Jp, ap, R, Jw, aw, w, M, no_a, Ma, r, W,
                          cols)
-            sk._tip_frame(P, b, q, qd, n, p, Jp, ap, R, Jw, aw, w)
+            sk._tip_frame(P.tn[b], P.tcol[b], P.tN[b], P.length[b], q, qd, nc, p, Jp, ap, R,
+                          Jw, aw, w)
     for t in range(P.item_body.shape[0] if terms else 0):
         f, b = P.item_tip[t], P.item_body[t]
-        sk._item(P, t, n, fJp[f, b], fap[f, b], fR[f, b], fJw[f, b], faw[f, b], fw[f, b], g,
-                 M, no_a, Ma, r, W, cols)
-    return M, r, fp, fR, fJp
+        sk._item(P.item_rot[t] == 1, P.item_I[t], P.item_mass[t],
+                 N_BODY + (P.ncol0[b] if f == 0 else P.ncol1[b]), fcol[b], fJp[f, b],
+                 fap[f, b], fR[f, b], fJw[f, b], faw[f, b], fw[f, b], g, M, no_a, Ma, r, W,
+                 cols)
+    return M, r, fp, fR, fJp, fcol
 
 
 @_jit
@@ -167,7 +183,7 @@ def _forces(L, x, w, Q, g, full):
         qd_ext[i] = w[6 + i]
     for i in range(N_BODY):
         qd_ext[nq + i] = w[i]
-    M_ext, r, _, _, _ = _tree_pass_on(L, q_ext, qd_ext, g, np.bool_(False), full, np.bool_(True),
+    M_ext, r, _, _, _, _ = _tree_pass_on(L, q_ext, qd_ext, g, np.bool_(False), full, np.bool_(True),
                                       x[0:3].copy(),
                                       A, w[3:6].copy())
     # Chrono's order: the body's six rows and columns first, then the arm's
@@ -236,10 +252,13 @@ def _tip_motion(L, x, w, b):
         pB, A, om = x[0:3].copy(), _quat_matrix(x, 3), w[3:6].copy()
     else:
         pB, A, om = np.zeros(3), np.eye(3), np.zeros(3)
-    _, _, fp, fR, fJp = _tree_pass_on(L, q_ext, qd_ext, np.zeros(3), np.bool_(False),
-                                      np.bool_(False), np.bool_(False),
-                                      pB, A, om)
-    return fp[1, b].copy(), fR[1, b].copy(), _mv(fJp[1, b], qd_ext)
+    _, _, fp, fR, fJp, fcol = _tree_pass_on(L, q_ext, qd_ext, np.zeros(3), np.bool_(False),
+                                            np.bool_(False), np.bool_(False), pB, A, om)
+    v = np.zeros(3)
+    for k in range(N_BODY + L.P.ncol1[b]):
+        for i in range(3):
+            v[i] += fJp[1, b, i, k] * qd_ext[fcol[b, k]]
+    return fp[1, b].copy(), fR[1, b].copy(), v
 
 
 def _f(v):

@@ -19,7 +19,7 @@ from ..result import Energy, Result
 from . import equations as mdl
 from . import kinematics as kin
 from .kernels import packed_model, tree_frames
-from .post_kernels import frames_only, stations
+from .post_kernels import frames_only, quadratic_forms, stations
 
 
 def frames(model, Q, QD=None):
@@ -119,7 +119,8 @@ def spatial_result(arm, t, Q, QD, torques, w_in, w_diss, n_samples, info=None, e
     m = arm.model
     nt = t.size
     pos, rot, kin_e = frames(m, Q, QD)
-    el_e = 0.5 * np.einsum("ti,ij,tj->t", Q, m.K, Q)
+    el_e = 0.5 * (quadratic_forms(Q, m.K) if packed_model(m) is not None
+                  else np.einsum("ti,ij,tj->t", Q, m.K, Q))
     gr_e = gravity_potentials(m, Q, pos, rot)
     tip = pos[:, 1, m.links[-1]].copy()
     vwp = tip_coordinates(m, Q).reshape(nt, len(m.links), 3)

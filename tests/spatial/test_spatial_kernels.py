@@ -219,3 +219,52 @@ def test_frames_alone_and_stations_equal_the_full_pass_and_numpy():
         np.testing.assert_allclose(curv, np.hypot(E @ d2Nv.T, E @ d2Nw.T), rtol=0,
                                    atol=1e-13)
         assert np.abs(curv).max() > 0.1
+
+
+def test_frame_columns_list_what_the_frames_fill():
+    """Each body's frame Jacobians are kept over fixed columns (kernels.frame_columns): a
+    child's list begins with its parent's attachment frame's, then its joint, then a
+    link's tip coordinates; every column the numpy frames move with is listed (a column
+    left out would drop its terms), and every listed one is a coordinate of the body or
+    of an ancestor (a tip value that is round-off rather than zero, as a node before
+    the last one's at x = L, keeps its column: the numpy frames use it too)."""
+    from chrono_flex.spatial import kinematics as kin
+    for arm in (tree_arm(), chain_arm(), planar_case_arm()):
+        m = arm.model
+        P = sk.pack(m)
+        lay = m.layout.bodies
+        own = []
+        for b, bl in enumerate(lay):
+            cols = list(P.fcol[b, :P.ncol1[b]])
+            mine = set(int(i) for i in bl.elastic_index)
+            if bl.joint_index is not None:
+                mine.add(int(bl.joint_index))
+            if bl.parent >= 0:
+                n = P.ncol1[bl.parent]
+                assert cols[:n] == list(P.fcol[bl.parent, :n])
+                mine |= own[bl.parent]
+            own.append(mine)
+            assert len(set(cols)) == len(cols) and set(cols) <= mine
+        # the frames by differences of the numpy frames: a step of 1e-6 in a column
+        # the frames depend on moves them by far more than 1e-9
+        q = rng.normal(size=m.nq) * 0.1
+        base = kin.tree_frames(m.layout, q)[1]
+        for j in range(m.nq):
+            dq = q.copy()
+            dq[j] += 1e-6
+            moved = kin.tree_frames(m.layout, dq)[1]
+            for b in range(len(lay)):
+                d = max(np.abs(moved[b].p - base[b].p).max(),
+                        np.abs(moved[b].R - base[b].R).max())
+                assert d <= 1e-9 or j in P.fcol[b, :P.ncol1[b]], (b, j, d)
+
+
+def test_quadratic_forms_equal_einsum():
+    """The compiled elastic energies' q^T K q (post_kernels.quadratic_forms, over the
+    rows' nonzero ranges) equal numpy's einsum to round-off (1e-13 of the largest
+    value: sums of a few dozen products in another order)."""
+    from chrono_flex.spatial.post_kernels import quadratic_forms
+    m = tree_arm().model
+    Q = rng.normal(size=(7, m.nq))
+    ref = np.einsum("ti,ij,tj->t", Q, m.K, Q)
+    assert np.abs(quadratic_forms(Q, m.K) - ref).max() <= 1e-13 * np.abs(ref).max()
