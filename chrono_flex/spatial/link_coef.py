@@ -140,19 +140,25 @@ def _csr_mv(ptr, col, val, k, b, ne, x, x0, scale, out):
 # most of the kernels' compile time (it was typed again in every pass and in each of
 # their literal-argument variants)
 @_jit
-def _link(e0, ne, lsc, lvec, cptr, ccol, cval, b, q, qd, g, stiff, nc_b, fcol, Jp, ap, R,
-          Jw, aw, w, M, a_in, Ma, r, W, cols):
+def _link(e0, ne, lsc, lvec, cptr, ccol, cval, b, q, qd, g, stiff, nc_b, fcol, Fb, M,
+          a_in, Ma, r, W, cols):
     """Link b's terms at its root frame (the module docstring's M_link, r_link from the
     coefficients of :func:`pack_links`: its scalars lsc and vectors lvec, all links'
     matrices cptr, ccol, cval; its elastic coordinates e0 to e0 + ne), added to r and
     to M (when M is nq x nq) and to
-    Ma = M a_in (when a_in has nq entries); the frame's Jacobians over nc_b columns, those
-    of q listed in fcol (:func:`chrono_flex.spatial.kernels.frame_columns`); W, cols:
+    Ma = M a_in (when a_in has nq entries); the root frame Fb one array (3, 7 + 2 nf) of
+    :func:`chrono_flex.spatial.kernels._frame_array` (one argument: each array passed
+    costs reference counts), its Jacobians over nc_b columns, those of q listed in fcol
+    (:func:`chrono_flex.spatial.kernels.frame_columns`); W, cols:
     :func:`chrono_flex.spatial.kernels._scratch`."""
+    nf = (Fb.shape[1] - 7) // 2
+    ap, aw, w, R = Fb[:, 1], Fb[:, 2], Fb[:, 3], Fb[:, 4:7]
+    Jp, Jw = Fb[:, 7:7 + nf], Fb[:, 7 + nf:7 + 2 * nf]
     nq = q.shape[0]
     full = M.shape[0] == nq
     prod = a_in.shape[0] == nq
-    U, CU, C, G, fe, F, ua, v6, Z = W
+    U, CU, C, G, Z = W[0:6], W[6:12], W[12:18], W[18:24], W[28:32]
+    fe, F, ua, v6 = W[24], W[25], W[26], W[27]
     nc = 0                         # U = [R^T Jp; R^T Jw] over its nonzero columns, their
     for k in range(nc_b):          # q's in cols
         if e0 <= fcol[k] < e0 + ne:    # the root frame does not move with the link's own E
