@@ -427,8 +427,9 @@ def _frame_views(Fb):
 @_inline
 def _scratch(nq, nemax):
     """The work array of :func:`_link` and :func:`_item`, one (32, max(nq, nemax, 6))
-    array (one argument, one reference count, in place of nine): rows 0-5 U, 6-11 CU,
-    12-17 C (first six columns), 18-23 G, 24 f_e, 25 F, 26 u a, 27 v, 28-31 Z."""
+    array (one argument, one reference count, in place of nine; read by index, no views):
+    rows 0-5 U, 6-11 C U, 12-17 C (first six columns), 18-23 G, 24 f_e, 26 U a_in,
+    27 (C U + G E) a_in, 28-31 M_vv E, M_ww E, M_vw E, M_wv E (link_coef._link)."""
     return np.empty((32, max(nq, nemax, 6)))
 
 
