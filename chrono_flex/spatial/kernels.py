@@ -331,12 +331,13 @@ def _item(rot, I0, mt, nc_b, fcol, Jp, ap, R, Jw, aw, w, g, M, a_in, Ma, r, W, c
     Jp^T (ap - g)) or (``rot``) a rotor I = R I0 R^T (M += Jw^T I Jw, r += Jw^T (I aw + w
     x I w)),
     over the nonzero ones of its Jacobian J's nc_b columns (those of q: fcol); W, cols:
-    :func:`_scratch`."""
+    :func:`_scratch` (rows 0-2 the nonzero columns of J, 6-8 I J, 12-14 I, 25 the
+    acceleration term)."""
     nq = r.shape[0]
     full = M.shape[0] == nq
     prod = a_in.shape[0] == nq
     J = Jw if rot else Jp
-    IJ, I, acc = W[1], W[2], W[5]
+    IJ, I, acc = W[6:9], W[12:15], W[25]
     for i in range(9):
         I[i // 3, i % 3] = 0.0
     if rot:
@@ -360,7 +361,7 @@ def _item(rot, I0, mt, nc_b, fcol, Jp, ap, R, Jw, aw, w, g, M, a_in, Ma, r, W, c
             I[i, i] = mt
             acc[i] = mt * (ap[i] - g[i])
     nc = 0                         # the nonzero columns: J's in JJ, their q's in cols
-    JJ = W[0]
+    JJ = W[0:3]
     for k in range(nc_b):
         if J[0, k] != 0.0 or J[1, k] != 0.0 or J[2, k] != 0.0:
             JJ[0, nc], JJ[1, nc], JJ[2, nc] = J[0, k], J[1, k], J[2, k]
@@ -387,26 +388,49 @@ def _item(rot, I0, mt, nc_b, fcol, Jp, ap, R, Jw, aw, w, g, M, a_in, Ma, r, W, c
             Ma[cols[n]] += JJ[0, n] * v0 + JJ[1, n] * v1 + JJ[2, n] * v2
 
 
+#: The columns of a frame's (3, 7 + 2 nf) array (:func:`_frame_array`): position,
+#: acceleration terms ap and aw, angular velocity, rotation (three), then the Jacobians
+#: Jp and Jw (nf each).
+FP, FAP, FAW, FW, FR, FJ = 0, 1, 2, 3, 4, 7
+
+
+@_jit
+def _frame_array(nb, nf):
+    """The root (0) and attachment (1) frames of nb bodies, one (2, nb, 3, 7 + 2 nf)
+    array (columns: :data:`FJ`): a frame passed as one argument, its parts views taken
+    where they are read (every array passed costs its reference counts)."""
+    return np.zeros((2, nb, 3, FJ + 2 * nf))
+
+
 @_inline
-def _copy_frame(fp, fap, faw, fw, fJp, fJw, fR, f0, b0, f1, b1, nc):
-    """Frame (f0, b0) copied to (f1, b1), the Jacobians' first nc columns."""
+def _copy_frame(Fr, f0, b0, f1, b1, nc):
+    """Frame (f0, b0) of Fr (:func:`_frame_array`) copied to (f1, b1), the Jacobians'
+    first nc columns."""
+    nf = (Fr.shape[3] - FJ) // 2
     for i in range(3):
-        fp[f1, b1, i] = fp[f0, b0, i]
-        fap[f1, b1, i] = fap[f0, b0, i]
-        faw[f1, b1, i] = faw[f0, b0, i]
-        fw[f1, b1, i] = fw[f0, b0, i]
-        for j in range(3):
-            fR[f1, b1, i, j] = fR[f0, b0, i, j]
+        for j in range(FJ):
+            Fr[f1, b1, i, j] = Fr[f0, b0, i, j]
         for k in range(nc):
-            fJp[f1, b1, i, k] = fJp[f0, b0, i, k]
-            fJw[f1, b1, i, k] = fJw[f0, b0, i, k]
+            Fr[f1, b1, i, FJ + k] = Fr[f0, b0, i, FJ + k]
+            Fr[f1, b1, i, FJ + nf + k] = Fr[f0, b0, i, FJ + nf + k]
+
+
+@_inline
+def _frame_views(Fb):
+    """(p, Jp, ap, R, Jw, aw, w): views of one frame Fb (3, 7 + 2 nf) of
+    :func:`_frame_array`."""
+    nf = (Fb.shape[1] - FJ) // 2
+    return (Fb[:, FP], Fb[:, FJ:FJ + nf], Fb[:, FAP], Fb[:, FR:FR + 3],
+            Fb[:, FJ + nf:FJ + 2 * nf], Fb[:, FAW], Fb[:, FW])
 
 
 @_inline
 def _scratch(nq, nemax):
-    """Work arrays of :func:`_link`, :func:`_item`: U, CU, C, G, f_e, F, u a, v, Z."""
-    return (np.empty((6, nq)), np.empty((6, nq)), np.empty((6, 6)), np.empty((6, nemax)),
-            np.empty(nemax), np.empty(6), np.empty(6), np.empty(6), np.empty((4, nemax)))
+    """The work array of :func:`_link` and :func:`_item`, one (32, max(nq, nemax, 6))
+    array (one argument, one reference count, in place of nine; read by index, no views):
+    rows 0-5 U, 6-11 C U, 12-17 C (first six columns), 18-23 G, 24 f_e, 26 U a_in,
+    27 (C U + G E) a_in, 28-31 M_vv E, M_ww E, M_vw E, M_wv E (link_coef._link)."""
+    return np.empty((32, max(nq, nemax, 6)))
 
 
 @_inline
@@ -423,11 +447,7 @@ def _tree_pass(P, q, qd, g, stiff, full, a_in, terms):
     r = np.zeros(nq)
     # the root (0) and attachment (1) frame of every body, built in place (views of
     # these arrays: no per-body temporaries)
-    nf = P.fcol.shape[1]
-    fp, fap = np.zeros((2, nb, 3)), np.zeros((2, nb, 3))
-    faw, fw = np.zeros((2, nb, 3)), np.zeros((2, nb, 3))
-    fJp, fJw = np.zeros((2, nb, 3, nf)), np.zeros((2, nb, 3, nf))
-    fR = np.zeros((2, nb, 3, 3))
+    Fr = _frame_array(nb, P.fcol.shape[1])
     E = np.empty((2, 3, 3))
     cols = np.empty(nq, dtype=np.int64)
     W = _scratch(nq, P.nemax)
@@ -435,42 +455,41 @@ def _tree_pass(P, q, qd, g, stiff, full, a_in, terms):
         pa = P.parent[b]
         if pa < 0:
             for i in range(3):
-                fR[0, b, i, i] = 1.0
+                Fr[0, b, i, FR + i] = 1.0
         else:
-            _copy_frame(fp, fap, faw, fw, fJp, fJw, fR, 1, pa, 0, b, P.ncol1[pa])
+            _copy_frame(Fr, 1, pa, 0, b, P.ncol1[pa])
+        p, Jp, ap, R, Jw, aw, w = _frame_views(Fr[0, b])
         _child_frame(P.offset[b], P.jkind[b], P.jidx[b], P.axis[b], P.mount[b], q, qd,
-                     0 if pa < 0 else P.ncol1[pa], fp[0, b], fJp[0, b], fap[0, b], fR[0, b],
-                     fJw[0, b], faw[0, b], fw[0, b], E)
+                     0 if pa < 0 else P.ncol1[pa], p, Jp, ap, R, Jw, aw, w, E)
         nc = P.ncol0[b]
-        _copy_frame(fp, fap, faw, fw, fJp, fJw, fR, 0, b, 1, b, nc)
+        _copy_frame(Fr, 0, b, 1, b, nc)
         if P.is_link[b] == 1:
-            p, ap, aw, w = fp[1, b], fap[1, b], faw[1, b], fw[1, b]
-            Jp, Jw, R = fJp[1, b], fJw[1, b], fR[1, b]
             if terms:
                 _link(P.e0[b], P.ne[b], P.lsc[b], P.lvec[b], P.cptr, P.ccol, P.cval, b, q,
-                      qd, g, stiff, nc, P.fcol[b], Jp, ap, R, Jw, aw, w, M, a_in, Ma, r, W,
-                      cols)
+                      qd, g, stiff, nc, P.fcol[b], Fr[1, b], M, a_in, Ma, r, W, cols)
+            p, Jp, ap, R, Jw, aw, w = _frame_views(Fr[1, b])
             _tip_frame(P.tn[b], P.tcol[b], P.tN[b], P.length[b], q, qd, nc, p, Jp, ap, R,
                        Jw, aw, w)
     for t in range(P.item_body.shape[0] if terms else 0):
         f, b = P.item_tip[t], P.item_body[t]
+        p, Jp, ap, R, Jw, aw, w = _frame_views(Fr[f, b])
         _item(P.item_rot[t] == 1, P.item_I[t], P.item_mass[t],
-              P.ncol0[b] if f == 0 else P.ncol1[b], P.fcol[b], fJp[f, b], fap[f, b],
-              fR[f, b], fJw[f, b], faw[f, b], fw[f, b], g, M, a_in, Ma, r, W, cols)
-    return M, Ma, r, fp, fR
+              P.ncol0[b] if f == 0 else P.ncol1[b], P.fcol[b], Jp, ap, R, Jw, aw, w, g, M,
+              a_in, Ma, r, W, cols)
+    return M, Ma, r, Fr
 
 
 @_jit
 def _tree_terms(P, q, qd, g, stiff):
     """(M, r) at (q, q_d): the full pass (the signature of the planar chain kernel)."""
-    M, _, r, _, _ = _tree_pass(P, q, qd, g, stiff, True, np.zeros(0), True)
+    M, _, r, _ = _tree_pass(P, q, qd, g, stiff, True, np.zeros(0), True)
     return M, r
 
 
 @_jit
 def _tree_forces(P, q, qd, g, stiff, a_in):
     """(M a_in, r) at (q, q_d) without forming M (zeros for M a_in when a_in is empty)."""
-    _, Ma, r, _, _ = _tree_pass(P, q, qd, g, stiff, False, a_in, True)
+    _, Ma, r, _ = _tree_pass(P, q, qd, g, stiff, False, a_in, True)
     return Ma, r
 
 
@@ -512,9 +531,9 @@ def _tree_frames(P, Q, QD):
     for t in range(nt):
         kinetic = QD.shape[0] == nt
         qd = QD[t].copy() if kinetic else np.zeros(nq)
-        _, Mqd, _, fp, fR = _tree_pass(P, Q[t].copy(), qd, no_g, False, False,
-                                       qd if kinetic else np.zeros(0), kinetic)
-        pos[t], rot[t] = fp, fR
+        _, Mqd, _, Fr = _tree_pass(P, Q[t].copy(), qd, no_g, False, False,
+                                   qd if kinetic else np.zeros(0), kinetic)
+        pos[t], rot[t] = Fr[:, :, :, FP], Fr[:, :, :, FR:FR + 3]
         s = 0.0
         for j in range(nq if kinetic else 0):
             s += qd[j] * Mqd[j]

@@ -126,64 +126,66 @@ def pack_links(model):
 
 
 @_inline
-def _csr_mv(ptr, col, val, k, b, ne, x, x0, scale, out):
-    """out[a] += scale sum_c A[a, c] x[x0 + c] over the rows a < ne of matrix k of link
-    b (:func:`pack_links`' compressed rows)."""
+def _csr_mv(ptr, col, val, k, b, ne, x, x0, scale, out, row):
+    """out[row, a] += scale sum_c A[a, c] x[x0 + c] over the rows a < ne of matrix k of
+    link b (:func:`pack_links`' compressed rows)."""
     for a in range(ne):
         s = 0.0
         for t in range(ptr[k, b, a], ptr[k, b, a + 1]):
             s += val[k, b, t] * x[x0 + col[k, b, t]]
-        out[a] += scale * s
+        out[row, a] += scale * s
 
 
 # compiled once and called, not inlined: numba's typing of the passes that inlined it took
 # most of the kernels' compile time (it was typed again in every pass and in each of
 # their literal-argument variants)
 @_jit
-def _link(e0, ne, lsc, lvec, cptr, ccol, cval, b, q, qd, g, stiff, nc_b, fcol, Jp, ap, R,
-          Jw, aw, w, M, a_in, Ma, r, W, cols):
+def _link(e0, ne, lsc, lvec, cptr, ccol, cval, b, q, qd, g, stiff, nc_b, fcol, Fb, M,
+          a_in, Ma, r, W, cols):
     """Link b's terms at its root frame (the module docstring's M_link, r_link from the
     coefficients of :func:`pack_links`: its scalars lsc and vectors lvec, all links'
     matrices cptr, ccol, cval; its elastic coordinates e0 to e0 + ne), added to r and
     to M (when M is nq x nq) and to
-    Ma = M a_in (when a_in has nq entries); the frame's Jacobians over nc_b columns, those
-    of q listed in fcol (:func:`chrono_flex.spatial.kernels.frame_columns`); W, cols:
+    Ma = M a_in (when a_in has nq entries); the root frame Fb one array (3, 7 + 2 nf) of
+    :func:`chrono_flex.spatial.kernels._frame_array` (one argument: each array passed
+    costs reference counts), its Jacobians over nc_b columns, those of q listed in fcol
+    (:func:`chrono_flex.spatial.kernels.frame_columns`); W, cols:
     :func:`chrono_flex.spatial.kernels._scratch`."""
+    nf = (Fb.shape[1] - 7) // 2
     nq = q.shape[0]
     full = M.shape[0] == nq
     prod = a_in.shape[0] == nq
-    U, CU, C, G, fe, F, ua, v6, Z = W
     nc = 0                         # U = [R^T Jp; R^T Jw] over its nonzero columns, their
     for k in range(nc_b):          # q's in cols
         if e0 <= fcol[k] < e0 + ne:    # the root frame does not move with the link's own E
             continue
         nz = False
         for i in range(3):
-            up = R[0, i] * Jp[0, k] + R[1, i] * Jp[1, k] + R[2, i] * Jp[2, k]
-            uw = R[0, i] * Jw[0, k] + R[1, i] * Jw[1, k] + R[2, i] * Jw[2, k]
-            U[i, nc], U[3 + i, nc] = up, uw
+            up = (Fb[0, 4 + i] * Fb[0, 7 + k] + Fb[1, 4 + i] * Fb[1, 7 + k]
+                  + Fb[2, 4 + i] * Fb[2, 7 + k])
+            uw = (Fb[0, 4 + i] * Fb[0, 7 + nf + k] + Fb[1, 4 + i] * Fb[1, 7 + nf + k]
+                  + Fb[2, 4 + i] * Fb[2, 7 + nf + k])
+            W[i, nc], W[3 + i, nc] = up, uw
             nz = nz or up != 0.0 or uw != 0.0
         if nz:
             cols[nc] = fcol[k]
             nc += 1
-    A0 = R[0, 0] * (ap[0] - g[0]) + R[1, 0] * (ap[1] - g[1]) + R[2, 0] * (ap[2] - g[2])
-    A1 = R[0, 1] * (ap[0] - g[0]) + R[1, 1] * (ap[1] - g[1]) + R[2, 1] * (ap[2] - g[2])
-    A2 = R[0, 2] * (ap[0] - g[0]) + R[1, 2] * (ap[1] - g[1]) + R[2, 2] * (ap[2] - g[2])
-    aw0 = R[0, 0] * aw[0] + R[1, 0] * aw[1] + R[2, 0] * aw[2]
-    aw1 = R[0, 1] * aw[0] + R[1, 1] * aw[1] + R[2, 1] * aw[2]
-    aw2 = R[0, 2] * aw[0] + R[1, 2] * aw[1] + R[2, 2] * aw[2]
-    w0 = R[0, 0] * w[0] + R[1, 0] * w[1] + R[2, 0] * w[2]
-    w1 = R[0, 1] * w[0] + R[1, 1] * w[1] + R[2, 1] * w[2]
-    w2 = R[0, 2] * w[0] + R[1, 2] * w[1] + R[2, 2] * w[2]
+    # R^T (ap - g), R^T aw, R^T w: the frame's terms in the link's axes (Fb's columns 1
+    # to 3, R in 4 to 6)
+    A0 = A1 = A2 = aw0 = aw1 = aw2 = w0 = w1 = w2 = 0.0
+    for i in range(3):
+        d, x, y = Fb[i, 1] - g[i], Fb[i, 2], Fb[i, 3]
+        A0, aw0, w0 = A0 + Fb[i, 4] * d, aw0 + Fb[i, 4] * x, w0 + Fb[i, 4] * y
+        A1, aw1, w1 = A1 + Fb[i, 5] * d, aw1 + Fb[i, 5] * x, w1 + Fb[i, 5] * y
+        A2, aw2, w2 = A2 + Fb[i, 6] * d, aw2 + Fb[i, 6] * x, w2 + Fb[i, 6] * y
     # the products of the constant matrices with E (z_v = M_vv E, z_w, t_vw = M_vw E,
     # t_wv = M_wv E)
-    zv, zw, tvw, twv = Z[0], Z[1], Z[2], Z[3]
     for a in range(ne):
-        zv[a] = zw[a] = tvw[a] = twv[a] = 0.0
-    _csr_mv(cptr, ccol, cval, MVV, b, ne, q, e0, 1.0, zv)
-    _csr_mv(cptr, ccol, cval, MWW, b, ne, q, e0, 1.0, zw)
-    _csr_mv(cptr, ccol, cval, MVW, b, ne, q, e0, 1.0, tvw)
-    _csr_mv(cptr, ccol, cval, MWV, b, ne, q, e0, 1.0, twv)
+        W[28, a] = W[29, a] = W[30, a] = W[31, a] = 0.0
+    _csr_mv(cptr, ccol, cval, MVV, b, ne, q, e0, 1.0, W, 28)
+    _csr_mv(cptr, ccol, cval, MWW, b, ne, q, e0, 1.0, W, 29)
+    _csr_mv(cptr, ccol, cval, MVW, b, ne, q, e0, 1.0, W, 30)
+    _csr_mv(cptr, ccol, cval, MWV, b, ne, q, e0, 1.0, W, 31)
     nv, nw, nvx, nwx, nph = lvec[0], lvec[1], lvec[2], lvec[3], lvec[4]
     ev = ew = evd = ewd = exv = exw = xvd = xwd = phd = 0.0
     vv = ww = vw = vvd = wwd = wvd = vwd = 0.0
@@ -198,22 +200,22 @@ def _link(e0, ne, lsc, lvec, cptr, ccol, cval, b, q, qd, g, stiff, nc_b, fcol, J
         xvd += nvx[a] * ed
         xwd += nwx[a] * ed
         phd += nph[a] * ed             # sum rho_Ip phi_d
-        vv += zv[a] * e                # sum rho_A v v
-        ww += zw[a] * e
-        vw += tvw[a] * e               # sum rho_A v w
-        vvd += zv[a] * ed              # sum rho_A v v_d
-        wwd += zw[a] * ed
-        wvd += tvw[a] * ed             # sum rho_A w v_d
-        vwd += twv[a] * ed             # sum rho_A v w_d
+        vv += W[28, a] * e                # sum rho_A v v
+        ww += W[29, a] * e
+        vw += W[30, a] * e               # sum rho_A v w
+        vvd += W[28, a] * ed              # sum rho_A v v_d
+        wwd += W[29, a] * ed
+        wvd += W[30, a] * ed             # sum rho_A w v_d
+        vwd += W[31, a] * ed             # sum rho_A v w_d
     m, Ip = lsc[0], lsc[3]
     c0, c1, c2 = lsc[1], ev, ew
     J00, J11, J22 = vv + ww, lsc[2] + ww, lsc[2] + vv
     J01, J02, J12 = -exv, -exw, -vw
     # F = sum rho_A [d; s x d]: d = A + aw x s + w x (w x s) + 2 w x s_d
     x0, x1, x2 = w1 * c2 - w2 * c1, w2 * c0 - w0 * c2, w0 * c1 - w1 * c0        # w x c
-    F[0] = m * A0 + aw1 * c2 - aw2 * c1 + w1 * x2 - w2 * x1 + 2.0 * (w1 * ewd - w2 * evd)
-    F[1] = m * A1 + aw2 * c0 - aw0 * c2 + w2 * x0 - w0 * x2 - 2.0 * w0 * ewd
-    F[2] = m * A2 + aw0 * c1 - aw1 * c0 + w0 * x1 - w1 * x0 + 2.0 * w0 * evd
+    F0 = m * A0 + aw1 * c2 - aw2 * c1 + w1 * x2 - w2 * x1 + 2.0 * (w1 * ewd - w2 * evd)
+    F1 = m * A1 + aw2 * c0 - aw0 * c2 + w2 * x0 - w0 * x2 - 2.0 * w0 * ewd
+    F2 = m * A2 + aw0 * c1 - aw1 * c0 + w0 * x1 - w1 * x0 + 2.0 * w0 * evd
     # J_s w, then c x A + J_s aw + w x J_s w + 2 (w (s . s_d) - s_d (s . w)) summed
     j0 = J00 * w0 + J01 * w1 + J02 * w2
     j1 = J01 * w0 + J11 * w1 + J12 * w2
@@ -221,33 +223,33 @@ def _link(e0, ne, lsc, lvec, cptr, ccol, cval, b, q, qd, g, stiff, nc_b, fcol, J
     ssd = vvd + wwd
     q1 = w0 * xvd + w1 * vvd + w2 * wvd
     q2 = w0 * xwd + w1 * vwd + w2 * wwd
-    F[3] = (c1 * A2 - c2 * A1 + J00 * aw0 + J01 * aw1 + J02 * aw2 + w1 * j2 - w2 * j1
+    F3 = (c1 * A2 - c2 * A1 + J00 * aw0 + J01 * aw1 + J02 * aw2 + w1 * j2 - w2 * j1
             + 2.0 * w0 * ssd)
-    F[4] = (c2 * A0 - c0 * A2 + J01 * aw0 + J11 * aw1 + J12 * aw2 + w2 * j0 - w0 * j2
+    F4 = (c2 * A0 - c0 * A2 + J01 * aw0 + J11 * aw1 + J12 * aw2 + w2 * j0 - w0 * j2
             + 2.0 * (w1 * ssd - q1))
-    F[5] = (c0 * A1 - c1 * A0 + J02 * aw0 + J12 * aw1 + J22 * aw2 + w0 * j1 - w1 * j0
+    F5 = (c0 * A1 - c1 * A0 + J02 * aw0 + J12 * aw1 + J22 * aw2 + w0 * j1 - w1 * j0
             + 2.0 * (w2 * ssd - q2))
     # the sections' spin: h += Ip (t . aw) j_t + S Jw^T (w x t), t = R e_x
     S = Ip * w0 + phd
-    F[3] += Ip * aw0
-    F[4] += S * w2
-    F[5] -= S * w1
+    F3 += Ip * aw0
+    F4 += S * w2
+    F5 -= S * w1
     # f_e and G (module docstring)
     By, Cy, Dy = aw2 + w0 * w1, -(w0 * w0 + w2 * w2), w1 * w2 - aw0
     Bz, Cz, Dz = w0 * w2 - aw1, aw0 + w1 * w2, -(w0 * w0 + w1 * w1)
     for a in range(ne):
-        fe[a] = (A1 * nv[a] + By * nvx[a] + Cy * zv[a] + Dy * tvw[a] + A2 * nw[a]
-                 + Bz * nwx[a] + Cz * twv[a] + Dz * zw[a] + aw0 * nph[a])
-        G[0, a] = 0.0
-        G[1, a] = nv[a]
-        G[2, a] = nw[a]
-        G[3, a] = twv[a] - tvw[a] + nph[a]
-        G[4, a] = -nwx[a]
-        G[5, a] = nvx[a]
-    _csr_mv(cptr, ccol, cval, AVW, b, ne, qd, e0, -2.0 * w0, fe)
+        W[24, a] = (A1 * nv[a] + By * nvx[a] + Cy * W[28, a] + Dy * W[30, a] + A2 * nw[a]
+                 + Bz * nwx[a] + Cz * W[31, a] + Dz * W[29, a] + aw0 * nph[a])
+        W[18, a] = 0.0
+        W[19, a] = nv[a]
+        W[20, a] = nw[a]
+        W[21, a] = W[31, a] - W[30, a] + nph[a]
+        W[22, a] = -nwx[a]
+        W[23, a] = nvx[a]
+    _csr_mv(cptr, ccol, cval, AVW, b, ne, qd, e0, -2.0 * w0, W, 24)
     if stiff:                      # N(x) = (g_x - a_x) (m_0 + m_out) + w_perp^2 (...)
-        _csr_mv(cptr, ccol, cval, K0, b, ne, q, e0, -A0, fe)
-        _csr_mv(cptr, ccol, cval, K1, b, ne, q, e0, w1 * w1 + w2 * w2, fe)
+        _csr_mv(cptr, ccol, cval, K0, b, ne, q, e0, -A0, W, 24)
+        _csr_mv(cptr, ccol, cval, K1, b, ne, q, e0, w1 * w1 + w2 * w2, W, 24)
     if full or prod:              # the constant elastic block M_ee
         for a in range(ne):
             for t in range(cptr[MEE, b, a], cptr[MEE, b, a + 1]):
@@ -259,61 +261,61 @@ def _link(e0, ne, lsc, lvec, cptr, ccol, cval, b, q, qd, g, stiff, nc_b, fcol, J
     # C = [[m I, -[c]x], [[c]x, J + I_p e_x e_x^T]]
     for i in range(6):
         for j in range(6):
-            C[i, j] = 0.0
+            W[12 + i, j] = 0.0
     for i in range(3):
-        C[i, i] = m
-    C[0, 4], C[0, 5], C[1, 3], C[1, 5], C[2, 3], C[2, 4] = c2, -c1, -c2, c0, c1, -c0
-    C[4, 0], C[5, 0], C[3, 1], C[5, 1], C[3, 2], C[4, 2] = c2, -c1, -c2, c0, c1, -c0
-    C[3, 3], C[4, 4], C[5, 5] = J00 + Ip, J11, J22
-    C[3, 4], C[3, 5], C[4, 5] = J01, J02, J12
-    C[4, 3], C[5, 3], C[5, 4] = J01, J02, J12
+        W[12 + i, i] = m
+    W[12, 4], W[12, 5], W[13, 3], W[13, 5], W[14, 3], W[14, 4] = c2, -c1, -c2, c0, c1, -c0
+    W[16, 0], W[17, 0], W[15, 1], W[17, 1], W[15, 2], W[16, 2] = c2, -c1, -c2, c0, c1, -c0
+    W[15, 3], W[16, 4], W[17, 5] = J00 + Ip, J11, J22
+    W[15, 4], W[15, 5], W[16, 5] = J01, J02, J12
+    W[16, 3], W[17, 3], W[17, 4] = J01, J02, J12
     for n in range(nc):
-        r[cols[n]] += (U[0, n] * F[0] + U[1, n] * F[1] + U[2, n] * F[2] + U[3, n] * F[3]
-                       + U[4, n] * F[4] + U[5, n] * F[5])
+        r[cols[n]] += (W[0, n] * F0 + W[1, n] * F1 + W[2, n] * F2 + W[3, n] * F3
+                       + W[4, n] * F4 + W[5, n] * F5)
     for a in range(ne):
-        r[e0 + a] += fe[a]
+        r[e0 + a] += W[24, a]
     if full:
         for n in range(nc):
             for i in range(6):
                 s = 0.0
                 for j in range(6):
-                    s += C[i, j] * U[j, n]
-                CU[i, n] = s
+                    s += W[12 + i, j] * W[j, n]
+                W[6 + i, n] = s
         for n1 in range(nc):
             k1 = cols[n1]
             for n2 in range(nc):
                 s = 0.0
                 for i in range(6):
-                    s += U[i, n1] * CU[i, n2]
+                    s += W[i, n1] * W[6 + i, n2]
                 M[k1, cols[n2]] += s
             for a in range(ne):
                 s = 0.0
                 for i in range(6):
-                    s += U[i, n1] * G[i, a]
+                    s += W[i, n1] * W[18 + i, a]
                 M[k1, e0 + a] += s
                 M[e0 + a, k1] += s
     if prod:
         for i in range(6):
-            ua[i] = 0.0
+            W[26, i] = 0.0
         for n in range(nc):
             x = a_in[cols[n]]
             for i in range(6):
-                ua[i] += U[i, n] * x
+                W[26, i] += W[i, n] * x
         for i in range(6):
             s = 0.0
             for j in range(6):
-                s += C[i, j] * ua[j]
+                s += W[12 + i, j] * W[26, j]
             for a in range(ne):
-                s += G[i, a] * a_in[e0 + a]
-            v6[i] = s
+                s += W[18 + i, a] * a_in[e0 + a]
+            W[27, i] = s
         for n in range(nc):
             k = cols[n]
             for i in range(6):
-                Ma[k] += U[i, n] * v6[i]
+                Ma[k] += W[i, n] * W[27, i]
         for a in range(ne):
             s = 0.0
             for i in range(6):
-                s += G[i, a] * ua[i]
+                s += W[18 + i, a] * W[26, i]
             Ma[e0 + a] += s
 
 

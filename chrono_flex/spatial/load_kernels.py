@@ -62,9 +62,9 @@ def pack_load(model, origin, rotation, moving):
 
 @_jit
 def _tree_pass_on(L, q, qd, g, stiff, full, terms, pB, A, om):
-    """(M or an empty matrix, r, positions (2, nb, 3), rotations (2, nb, 3, 3) and
-    position Jacobians (2, nb, 3, nf) of the root (0) and attachment (1) frames, their
-    columns of q (nb, nf)) of the
+    """(M or an empty matrix, r, the root (0) and attachment (1) frames (2, nb, 3, 7 + 2
+    nf) of :func:`chrono_flex.spatial.kernels._frame_array`, their Jacobians' columns of
+    q (nb, nf)) of the
     tree hung on a moving body (without ``terms`` the frames only): the pass of
     :func:`chrono_flex.spatial.kernels._tree_pass` (frames from the base to the leaves,
     each link's ``_link``, the lumped items) from the base frame of
@@ -104,46 +104,42 @@ def _tree_pass_on(L, q, qd, g, stiff, full, terms, pB, A, om):
         for j in range(3):
             b_Jp[i, 3 + j] = -ASo[i, j]
             b_Jw[i, 3 + j] = A[i, j]
-    fp, fap = np.zeros((2, nb, 3)), np.zeros((2, nb, 3))
-    faw, fw = np.zeros((2, nb, 3)), np.zeros((2, nb, 3))
-    fJp, fJw = np.zeros((2, nb, 3, nf)), np.zeros((2, nb, 3, nf))
-    fR = np.zeros((2, nb, 3, 3))
+    Fr = sk._frame_array(nb, nf)
+    FJ = sk.FJ
     E, W, cols = np.empty((2, 3, 3)), sk._scratch(n, P.nemax), np.empty(n, np.int64)
     for b in range(nb):
         pa = P.parent[b]
         if pa < 0:
             for i in range(3):
-                fp[0, b, i] = b_p[i]
-                fap[0, b, i] = b_ap[i]
-                fw[0, b, i] = b_w[i]
+                Fr[0, b, i, sk.FP] = b_p[i]
+                Fr[0, b, i, sk.FAP] = b_ap[i]
+                Fr[0, b, i, sk.FW] = b_w[i]
                 for j in range(3):
-                    fR[0, b, i, j] = b_R[i, j]
+                    Fr[0, b, i, sk.FR + j] = b_R[i, j]
                 for k in range(N_BODY):
-                    fJp[0, b, i, k] = b_Jp[i, k]
-                    fJw[0, b, i, k] = b_Jw[i, k]
+                    Fr[0, b, i, FJ + k] = b_Jp[i, k]
+                    Fr[0, b, i, FJ + nf + k] = b_Jw[i, k]
         else:
-            sk._copy_frame(fp, fap, faw, fw, fJp, fJw, fR, 1, pa, 0, b, N_BODY + P.ncol1[pa])
+            sk._copy_frame(Fr, 1, pa, 0, b, N_BODY + P.ncol1[pa])
+        p, Jp, ap, R, Jw, aw, w = sk._frame_views(Fr[0, b])
         sk._child_frame(P.offset[b], P.jkind[b], P.jidx[b], P.axis[b], P.mount[b], q, qd,
-                        N_BODY + (0 if pa < 0 else P.ncol1[pa]), fp[0, b], fJp[0, b],
-                        fap[0, b], fR[0, b], fJw[0, b], faw[0, b], fw[0, b], E)
+                        N_BODY + (0 if pa < 0 else P.ncol1[pa]), p, Jp, ap, R, Jw, aw, w, E)
         nc = N_BODY + P.ncol0[b]
-        sk._copy_frame(fp, fap, faw, fw, fJp, fJw, fR, 0, b, 1, b, nc)
+        sk._copy_frame(Fr, 0, b, 1, b, nc)
         if P.is_link[b] == 1:
-            p, ap, aw, w = fp[1, b], fap[1, b], faw[1, b], fw[1, b]
-            Jp, Jw, R = fJp[1, b], fJw[1, b], fR[1, b]
             if terms:
                 sk._link(P.e0[b], P.ne[b], P.lsc[b], P.lvec[b], P.cptr, P.ccol, P.cval, b,
-                         q, qd, g, stiff, nc, fcol[b], Jp, ap, R, Jw, aw, w, M, no_a, Ma, r, W,
-                         cols)
+                         q, qd, g, stiff, nc, fcol[b], Fr[1, b], M, no_a, Ma, r, W, cols)
+            p, Jp, ap, R, Jw, aw, w = sk._frame_views(Fr[1, b])
             sk._tip_frame(P.tn[b], P.tcol[b], P.tN[b], P.length[b], q, qd, nc, p, Jp, ap, R,
                           Jw, aw, w)
     for t in range(P.item_body.shape[0] if terms else 0):
         f, b = P.item_tip[t], P.item_body[t]
+        p, Jp, ap, R, Jw, aw, w = sk._frame_views(Fr[f, b])
         sk._item(P.item_rot[t] == 1, P.item_I[t], P.item_mass[t],
-                 N_BODY + (P.ncol0[b] if f == 0 else P.ncol1[b]), fcol[b], fJp[f, b],
-                 fap[f, b], fR[f, b], fJw[f, b], faw[f, b], fw[f, b], g, M, no_a, Ma, r, W,
-                 cols)
-    return M, r, fp, fR, fJp, fcol
+                 N_BODY + (P.ncol0[b] if f == 0 else P.ncol1[b]), fcol[b], Jp, ap, R, Jw,
+                 aw, w, g, M, no_a, Ma, r, W, cols)
+    return M, r, Fr, fcol
 
 
 @_jit
@@ -183,7 +179,7 @@ def _forces(L, x, w, Q, g, full):
         qd_ext[i] = w[6 + i]
     for i in range(N_BODY):
         qd_ext[nq + i] = w[i]
-    M_ext, r, _, _, _, _ = _tree_pass_on(L, q_ext, qd_ext, g, np.bool_(False), full, np.bool_(True),
+    M_ext, r, _, _ = _tree_pass_on(L, q_ext, qd_ext, g, np.bool_(False), full, np.bool_(True),
                                       x[0:3].copy(),
                                       A, w[3:6].copy())
     # Chrono's order: the body's six rows and columns first, then the arm's
@@ -252,13 +248,13 @@ def _tip_motion(L, x, w, b):
         pB, A, om = x[0:3].copy(), _quat_matrix(x, 3), w[3:6].copy()
     else:
         pB, A, om = np.zeros(3), np.eye(3), np.zeros(3)
-    _, _, fp, fR, fJp, fcol = _tree_pass_on(L, q_ext, qd_ext, np.zeros(3), np.bool_(False),
-                                            np.bool_(False), np.bool_(False), pB, A, om)
+    _, _, Fr, fcol = _tree_pass_on(L, q_ext, qd_ext, np.zeros(3), np.bool_(False),
+                                   np.bool_(False), np.bool_(False), pB, A, om)
     v = np.zeros(3)
     for k in range(N_BODY + L.P.ncol1[b]):
         for i in range(3):
-            v[i] += fJp[1, b, i, k] * qd_ext[fcol[b, k]]
-    return fp[1, b].copy(), fR[1, b].copy(), v
+            v[i] += Fr[1, b, i, sk.FJ + k] * qd_ext[fcol[b, k]]
+    return Fr[1, b, :, sk.FP].copy(), Fr[1, b, :, sk.FR:sk.FR + 3].copy(), v
 
 
 def _f(v):
