@@ -34,7 +34,7 @@ import numpy as np
 
 from ..errors import ParameterError
 from ..planar.kernels import _jit, backend, numba
-from .link_coef import _link, pack_links
+from .link_coef import FAP, FAW, FJ, FP, FR, FW, WORK_ROWS, _link, pack_links
 
 def _inline(fn):
     """:func:`chrono_flex.planar.kernels._jit`, the function inlined where it is called:
@@ -388,12 +388,6 @@ def _item(rot, I0, mt, nc_b, fcol, Jp, ap, R, Jw, aw, w, g, M, a_in, Ma, r, W, c
             Ma[cols[n]] += JJ[0, n] * v0 + JJ[1, n] * v1 + JJ[2, n] * v2
 
 
-#: The columns of a frame's (3, 7 + 2 nf) array (:func:`_frame_array`): position,
-#: acceleration terms ap and aw, angular velocity, rotation (three), then the Jacobians
-#: Jp and Jw (nf each).
-FP, FAP, FAW, FW, FR, FJ = 0, 1, 2, 3, 4, 7
-
-
 @_jit
 def _frame_array(nb, nf):
     """The root (0) and attachment (1) frames of nb bodies, one (2, nb, 3, 7 + 2 nf)
@@ -426,11 +420,11 @@ def _frame_views(Fb):
 
 @_inline
 def _scratch(nq, nemax):
-    """The work array of :func:`_link` and :func:`_item`, one (32, max(nq, nemax, 6))
-    array (one argument, one reference count, in place of nine; read by index, no views):
-    rows 0-5 U, 6-11 C U, 12-17 C (first six columns), 18-23 G, 24 f_e, 26 U a_in,
-    27 (C U + G E) a_in, 28-31 M_vv E, M_ww E, M_vw E, M_wv E (link_coef._link)."""
-    return np.empty((32, max(nq, nemax, 6)))
+    """The work array of :func:`_link` and :func:`_item`, one (WORK_ROWS, max(nq, nemax,
+    6)) array (one argument, one reference count, in place of nine; read by index, no
+    views), its rows named in :mod:`chrono_flex.spatial.link_coef` (U, C U, C, G, f_e,
+    ...)."""
+    return np.empty((WORK_ROWS, max(nq, nemax, 6)))
 
 
 @_inline

@@ -139,6 +139,19 @@ def _csr_mv(ptr, col, val, k, b, ne, x, x0, scale, out, row):
 # compiled once and called, not inlined: numba's typing of the passes that inlined it took
 # most of the kernels' compile time (it was typed again in every pass and in each of
 # their literal-argument variants)
+#: The columns of a frame's (3, 7 + 2 nf) array (kernels._frame_array): position,
+#: acceleration terms ap and aw, angular velocity, rotation (three columns), then the
+#: Jacobians Jp and Jw (nf columns each).
+FP, FAP, FAW, FW, FR, FJ = 0, 1, 2, 3, 4, 7
+
+#: The rows of the work array of :func:`_link` (kernels._scratch): U = [R^T Jp; R^T Jw]
+#: over its nonzero columns (rows 0-5), C U (CU..CU+5), C (C..C+5, first six columns),
+#: G (G..G+5), f_e (FE), U a_in (UA), (C U + G E) a_in (V6), and the products of the
+#: constant matrices with E: M_vv E (ZV), M_ww E (ZW), M_vw E (TVW), M_wv E (TWV).
+CU, C, G, FE, UA, V6, ZV, ZW, TVW, TWV = 6, 12, 18, 24, 26, 27, 28, 29, 30, 31
+WORK_ROWS = 32
+
+
 @_jit
 def _link(e0, ne, lsc, lvec, cptr, ccol, cval, b, q, qd, g, stiff, nc_b, fcol, Fb, M,
           a_in, Ma, r, W, cols):
@@ -151,7 +164,7 @@ def _link(e0, ne, lsc, lvec, cptr, ccol, cval, b, q, qd, g, stiff, nc_b, fcol, F
     costs reference counts), its Jacobians over nc_b columns, those of q listed in fcol
     (:func:`chrono_flex.spatial.kernels.frame_columns`); W, cols:
     :func:`chrono_flex.spatial.kernels._scratch`."""
-    nf = (Fb.shape[1] - 7) // 2
+    nf = (Fb.shape[1] - FJ) // 2
     nq = q.shape[0]
     full = M.shape[0] == nq
     prod = a_in.shape[0] == nq
@@ -161,31 +174,30 @@ def _link(e0, ne, lsc, lvec, cptr, ccol, cval, b, q, qd, g, stiff, nc_b, fcol, F
             continue
         nz = False
         for i in range(3):
-            up = (Fb[0, 4 + i] * Fb[0, 7 + k] + Fb[1, 4 + i] * Fb[1, 7 + k]
-                  + Fb[2, 4 + i] * Fb[2, 7 + k])
-            uw = (Fb[0, 4 + i] * Fb[0, 7 + nf + k] + Fb[1, 4 + i] * Fb[1, 7 + nf + k]
-                  + Fb[2, 4 + i] * Fb[2, 7 + nf + k])
+            up = (Fb[0, FR + i] * Fb[0, FJ + k] + Fb[1, FR + i] * Fb[1, FJ + k]
+                  + Fb[2, FR + i] * Fb[2, FJ + k])
+            uw = (Fb[0, FR + i] * Fb[0, FJ + nf + k] + Fb[1, FR + i] * Fb[1, FJ + nf + k]
+                  + Fb[2, FR + i] * Fb[2, FJ + nf + k])
             W[i, nc], W[3 + i, nc] = up, uw
             nz = nz or up != 0.0 or uw != 0.0
         if nz:
             cols[nc] = fcol[k]
             nc += 1
-    # R^T (ap - g), R^T aw, R^T w: the frame's terms in the link's axes (Fb's columns 1
-    # to 3, R in 4 to 6)
+    # R^T (ap - g), R^T aw, R^T w: the frame's terms in the link's axes
     A0 = A1 = A2 = aw0 = aw1 = aw2 = w0 = w1 = w2 = 0.0
     for i in range(3):
-        d, x, y = Fb[i, 1] - g[i], Fb[i, 2], Fb[i, 3]
-        A0, aw0, w0 = A0 + Fb[i, 4] * d, aw0 + Fb[i, 4] * x, w0 + Fb[i, 4] * y
-        A1, aw1, w1 = A1 + Fb[i, 5] * d, aw1 + Fb[i, 5] * x, w1 + Fb[i, 5] * y
-        A2, aw2, w2 = A2 + Fb[i, 6] * d, aw2 + Fb[i, 6] * x, w2 + Fb[i, 6] * y
+        d, x, y = Fb[i, FAP] - g[i], Fb[i, FAW], Fb[i, FW]
+        A0, aw0, w0 = A0 + Fb[i, FR] * d, aw0 + Fb[i, FR] * x, w0 + Fb[i, FR] * y
+        A1, aw1, w1 = A1 + Fb[i, FR + 1] * d, aw1 + Fb[i, FR + 1] * x, w1 + Fb[i, FR + 1] * y
+        A2, aw2, w2 = A2 + Fb[i, FR + 2] * d, aw2 + Fb[i, FR + 2] * x, w2 + Fb[i, FR + 2] * y
     # the products of the constant matrices with E (z_v = M_vv E, z_w, t_vw = M_vw E,
     # t_wv = M_wv E)
     for a in range(ne):
-        W[28, a] = W[29, a] = W[30, a] = W[31, a] = 0.0
-    _csr_mv(cptr, ccol, cval, MVV, b, ne, q, e0, 1.0, W, 28)
-    _csr_mv(cptr, ccol, cval, MWW, b, ne, q, e0, 1.0, W, 29)
-    _csr_mv(cptr, ccol, cval, MVW, b, ne, q, e0, 1.0, W, 30)
-    _csr_mv(cptr, ccol, cval, MWV, b, ne, q, e0, 1.0, W, 31)
+        W[ZV, a] = W[ZW, a] = W[TVW, a] = W[TWV, a] = 0.0
+    _csr_mv(cptr, ccol, cval, MVV, b, ne, q, e0, 1.0, W, ZV)
+    _csr_mv(cptr, ccol, cval, MWW, b, ne, q, e0, 1.0, W, ZW)
+    _csr_mv(cptr, ccol, cval, MVW, b, ne, q, e0, 1.0, W, TVW)
+    _csr_mv(cptr, ccol, cval, MWV, b, ne, q, e0, 1.0, W, TWV)
     nv, nw, nvx, nwx, nph = lvec[0], lvec[1], lvec[2], lvec[3], lvec[4]
     ev = ew = evd = ewd = exv = exw = xvd = xwd = phd = 0.0
     vv = ww = vw = vvd = wwd = wvd = vwd = 0.0
@@ -200,13 +212,13 @@ def _link(e0, ne, lsc, lvec, cptr, ccol, cval, b, q, qd, g, stiff, nc_b, fcol, F
         xvd += nvx[a] * ed
         xwd += nwx[a] * ed
         phd += nph[a] * ed             # sum rho_Ip phi_d
-        vv += W[28, a] * e                # sum rho_A v v
-        ww += W[29, a] * e
-        vw += W[30, a] * e               # sum rho_A v w
-        vvd += W[28, a] * ed              # sum rho_A v v_d
-        wwd += W[29, a] * ed
-        wvd += W[30, a] * ed             # sum rho_A w v_d
-        vwd += W[31, a] * ed             # sum rho_A v w_d
+        vv += W[ZV, a] * e             # sum rho_A v v
+        ww += W[ZW, a] * e
+        vw += W[TVW, a] * e            # sum rho_A v w
+        vvd += W[ZV, a] * ed           # sum rho_A v v_d
+        wwd += W[ZW, a] * ed
+        wvd += W[TVW, a] * ed          # sum rho_A w v_d
+        vwd += W[TWV, a] * ed          # sum rho_A v w_d
     m, Ip = lsc[0], lsc[3]
     c0, c1, c2 = lsc[1], ev, ew
     J00, J11, J22 = vv + ww, lsc[2] + ww, lsc[2] + vv
@@ -238,18 +250,18 @@ def _link(e0, ne, lsc, lvec, cptr, ccol, cval, b, q, qd, g, stiff, nc_b, fcol, F
     By, Cy, Dy = aw2 + w0 * w1, -(w0 * w0 + w2 * w2), w1 * w2 - aw0
     Bz, Cz, Dz = w0 * w2 - aw1, aw0 + w1 * w2, -(w0 * w0 + w1 * w1)
     for a in range(ne):
-        W[24, a] = (A1 * nv[a] + By * nvx[a] + Cy * W[28, a] + Dy * W[30, a] + A2 * nw[a]
-                 + Bz * nwx[a] + Cz * W[31, a] + Dz * W[29, a] + aw0 * nph[a])
-        W[18, a] = 0.0
-        W[19, a] = nv[a]
-        W[20, a] = nw[a]
-        W[21, a] = W[31, a] - W[30, a] + nph[a]
-        W[22, a] = -nwx[a]
-        W[23, a] = nvx[a]
-    _csr_mv(cptr, ccol, cval, AVW, b, ne, qd, e0, -2.0 * w0, W, 24)
+        W[FE, a] = (A1 * nv[a] + By * nvx[a] + Cy * W[ZV, a] + Dy * W[TVW, a] + A2 * nw[a]
+                    + Bz * nwx[a] + Cz * W[TWV, a] + Dz * W[ZW, a] + aw0 * nph[a])
+        W[G, a] = 0.0
+        W[G + 1, a] = nv[a]
+        W[G + 2, a] = nw[a]
+        W[G + 3, a] = W[TWV, a] - W[TVW, a] + nph[a]
+        W[G + 4, a] = -nwx[a]
+        W[G + 5, a] = nvx[a]
+    _csr_mv(cptr, ccol, cval, AVW, b, ne, qd, e0, -2.0 * w0, W, FE)
     if stiff:                      # N(x) = (g_x - a_x) (m_0 + m_out) + w_perp^2 (...)
-        _csr_mv(cptr, ccol, cval, K0, b, ne, q, e0, -A0, W, 24)
-        _csr_mv(cptr, ccol, cval, K1, b, ne, q, e0, w1 * w1 + w2 * w2, W, 24)
+        _csr_mv(cptr, ccol, cval, K0, b, ne, q, e0, -A0, W, FE)
+        _csr_mv(cptr, ccol, cval, K1, b, ne, q, e0, w1 * w1 + w2 * w2, W, FE)
     if full or prod:              # the constant elastic block M_ee
         for a in range(ne):
             for t in range(cptr[MEE, b, a], cptr[MEE, b, a + 1]):
@@ -261,61 +273,63 @@ def _link(e0, ne, lsc, lvec, cptr, ccol, cval, b, q, qd, g, stiff, nc_b, fcol, F
     # C = [[m I, -[c]x], [[c]x, J + I_p e_x e_x^T]]
     for i in range(6):
         for j in range(6):
-            W[12 + i, j] = 0.0
+            W[C + i, j] = 0.0
     for i in range(3):
-        W[12 + i, i] = m
-    W[12, 4], W[12, 5], W[13, 3], W[13, 5], W[14, 3], W[14, 4] = c2, -c1, -c2, c0, c1, -c0
-    W[16, 0], W[17, 0], W[15, 1], W[17, 1], W[15, 2], W[16, 2] = c2, -c1, -c2, c0, c1, -c0
-    W[15, 3], W[16, 4], W[17, 5] = J00 + Ip, J11, J22
-    W[15, 4], W[15, 5], W[16, 5] = J01, J02, J12
-    W[16, 3], W[17, 3], W[17, 4] = J01, J02, J12
+        W[C + i, i] = m
+    W[C, 4], W[C, 5], W[C + 1, 3] = c2, -c1, -c2
+    W[C + 1, 5], W[C + 2, 3], W[C + 2, 4] = c0, c1, -c0
+    W[C + 4, 0], W[C + 5, 0], W[C + 3, 1] = c2, -c1, -c2
+    W[C + 5, 1], W[C + 3, 2], W[C + 4, 2] = c0, c1, -c0
+    W[C + 3, 3], W[C + 4, 4], W[C + 5, 5] = J00 + Ip, J11, J22
+    W[C + 3, 4], W[C + 3, 5], W[C + 4, 5] = J01, J02, J12
+    W[C + 4, 3], W[C + 5, 3], W[C + 5, 4] = J01, J02, J12
     for n in range(nc):
         r[cols[n]] += (W[0, n] * F0 + W[1, n] * F1 + W[2, n] * F2 + W[3, n] * F3
                        + W[4, n] * F4 + W[5, n] * F5)
     for a in range(ne):
-        r[e0 + a] += W[24, a]
+        r[e0 + a] += W[FE, a]
     if full:
         for n in range(nc):
             for i in range(6):
                 s = 0.0
                 for j in range(6):
-                    s += W[12 + i, j] * W[j, n]
-                W[6 + i, n] = s
+                    s += W[C + i, j] * W[j, n]
+                W[CU + i, n] = s
         for n1 in range(nc):
             k1 = cols[n1]
             for n2 in range(nc):
                 s = 0.0
                 for i in range(6):
-                    s += W[i, n1] * W[6 + i, n2]
+                    s += W[i, n1] * W[CU + i, n2]
                 M[k1, cols[n2]] += s
             for a in range(ne):
                 s = 0.0
                 for i in range(6):
-                    s += W[i, n1] * W[18 + i, a]
+                    s += W[i, n1] * W[G + i, a]
                 M[k1, e0 + a] += s
                 M[e0 + a, k1] += s
     if prod:
         for i in range(6):
-            W[26, i] = 0.0
+            W[UA, i] = 0.0
         for n in range(nc):
             x = a_in[cols[n]]
             for i in range(6):
-                W[26, i] += W[i, n] * x
+                W[UA, i] += W[i, n] * x
         for i in range(6):
             s = 0.0
             for j in range(6):
-                s += W[12 + i, j] * W[26, j]
+                s += W[C + i, j] * W[UA, j]
             for a in range(ne):
-                s += W[18 + i, a] * a_in[e0 + a]
-            W[27, i] = s
+                s += W[G + i, a] * a_in[e0 + a]
+            W[V6, i] = s
         for n in range(nc):
             k = cols[n]
             for i in range(6):
-                Ma[k] += W[i, n] * W[27, i]
+                Ma[k] += W[i, n] * W[V6, i]
         for a in range(ne):
             s = 0.0
             for i in range(6):
-                s += W[18 + i, a] * W[26, i]
+                s += W[G + i, a] * W[UA, i]
             Ma[e0 + a] += s
 
 
