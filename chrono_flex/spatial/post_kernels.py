@@ -52,19 +52,22 @@ def _frames_only(P, Q):
 
 
 @_jit
-def _stations(p, R, x, Nv, Nw, d2Nv, d2Nw, E):
+def _stations(p, R, x, Nv, Nw, d2Nv, d2Nw, E, nz, cols):
     """(r = p + R [x, Nv e, Nw e] (nt, ns, 3), curvature sqrt((Nv'' e)^2 + (Nw'' e)^2)
     (nt, ns)) for frames p (nt, 3), R (nt, 3, 3), abscissae x (ns,), shape values
-    (ns, ne) and elastic coordinates E (nt, ne) (plain loops: numpy's products call
-    the BLAS, whose threads wait on a busy machine)."""
-    nt, ne = E.shape
+    (ns, ne) and elastic coordinates E (nt, ne), the sums over the nz[k] columns
+    cols[k] where station k's shape values are not all zero (the others add exact
+    zeros; an element's shape functions vanish off its nodes) (plain loops: numpy's
+    products call the BLAS, whose threads wait on a busy machine)."""
+    nt = E.shape[0]
     ns = x.shape[0]
     out = np.empty((nt, ns, 3))
     curv = np.empty((nt, ns))
     for t in range(nt):
         for k in range(ns):
             v = w = cv = cw = 0.0
-            for j in range(ne):
+            for c in range(nz[k]):
+                j = cols[k, c]
                 e = E[t, j]
                 v += Nv[k, j] * e
                 w += Nw[k, j] * e
@@ -109,9 +112,15 @@ def frames_only(packed, Q):
 
 
 def stations(p, R, x, Nv, Nw, d2Nv, d2Nw, E):
-    """:func:`_stations` on contiguous float arrays."""
-    return _stations(*(np.ascontiguousarray(a, dtype=float)
-                       for a in (p, R, x, Nv, Nw, d2Nv, d2Nw, E)))
+    """:func:`_stations` on contiguous float arrays, over the columns where each
+    station's shape values are not all zero."""
+    arrays = [np.ascontiguousarray(a, dtype=float) for a in (p, R, x, Nv, Nw, d2Nv, d2Nw, E)]
+    used = (arrays[3] != 0) | (arrays[4] != 0) | (arrays[5] != 0) | (arrays[6] != 0)
+    nz = used.sum(axis=1).astype(np.int64)
+    cols = np.zeros((used.shape[0], max(int(nz.max(initial=0)), 1)), dtype=np.int64)
+    for k, row in enumerate(used):
+        cols[k, :nz[k]] = np.nonzero(row)[0]
+    return _stations(*arrays, nz, cols)
 
 
 __all__ = ["frames_only", "quadratic_forms", "stations"]
