@@ -52,31 +52,38 @@ def _frames_only(P, Q):
 
 
 @_jit
-def _stations(p, R, x, Nv, Nw, d2Nv, d2Nw, E, nz, cols):
+def _stations(p, R, x, Nv, Nw, d2Nv, d2Nw, ET, nz, cols):
     """(r = p + R [x, Nv e, Nw e] (nt, ns, 3), curvature sqrt((Nv'' e)^2 + (Nw'' e)^2)
     (nt, ns)) for frames p (nt, 3), R (nt, 3, 3), abscissae x (ns,), shape values
-    (ns, ne) and elastic coordinates E (nt, ne), the sums over the nz[k] columns
-    cols[k] where station k's shape values are not all zero (the others add exact
-    zeros; an element's shape functions vanish off its nodes) (plain loops: numpy's
-    products call the BLAS, whose threads wait on a busy machine)."""
-    nt = E.shape[0]
+    (ns, ne) and elastic coordinates ET (ne, nt) (a column per sample), the sums over
+    the nz[k] columns cols[k] where station k's shape values are not all zero (the
+    others add exact zeros; an element's shape functions vanish off its nodes). The
+    samples are the inner loop (each sum in the same order, the samples side by side);
+    plain loops: numpy's products call the BLAS, whose threads wait on a busy machine."""
+    nt = ET.shape[1]
     ns = x.shape[0]
     out = np.empty((nt, ns, 3))
     curv = np.empty((nt, ns))
-    for t in range(nt):
-        for k in range(ns):
-            v = w = cv = cw = 0.0
-            for c in range(nz[k]):
-                j = cols[k, c]
-                e = E[t, j]
-                v += Nv[k, j] * e
-                w += Nw[k, j] * e
-                cv += d2Nv[k, j] * e
-                cw += d2Nw[k, j] * e
-            a = x[k]
+    v, w, cv, cw = np.empty(nt), np.empty(nt), np.empty(nt), np.empty(nt)
+    for k in range(ns):
+        v[:] = 0.0
+        w[:] = 0.0
+        cv[:] = 0.0
+        cw[:] = 0.0
+        for c in range(nz[k]):
+            j = cols[k, c]
+            a0, a1, a2, a3 = Nv[k, j], Nw[k, j], d2Nv[k, j], d2Nw[k, j]
+            for t in range(nt):
+                e = ET[j, t]
+                v[t] += a0 * e
+                w[t] += a1 * e
+                cv[t] += a2 * e
+                cw[t] += a3 * e
+        a = x[k]
+        for t in range(nt):
             for i in range(3):
-                out[t, k, i] = p[t, i] + R[t, i, 0] * a + R[t, i, 1] * v + R[t, i, 2] * w
-            curv[t, k] = np.sqrt(cv * cv + cw * cw)
+                out[t, k, i] = p[t, i] + R[t, i, 0] * a + R[t, i, 1] * v[t] + R[t, i, 2] * w[t]
+            curv[t, k] = np.sqrt(cv[t] * cv[t] + cw[t] * cw[t])
     return out, curv
 
 
@@ -111,16 +118,26 @@ def frames_only(packed, Q):
     return _frames_only(packed, np.ascontiguousarray(np.atleast_2d(Q), dtype=float))
 
 
-def stations(p, R, x, Nv, Nw, d2Nv, d2Nw, E):
-    """:func:`_stations` on contiguous float arrays, over the columns where each
-    station's shape values are not all zero."""
-    arrays = [np.ascontiguousarray(a, dtype=float) for a in (p, R, x, Nv, Nw, d2Nv, d2Nw, E)]
-    used = (arrays[3] != 0) | (arrays[4] != 0) | (arrays[5] != 0) | (arrays[6] != 0)
+def station_shapes(x, Nv, Nw, d2Nv, d2Nw):
+    """The shape values of stations at abscissae x as contiguous float arrays, with the
+    columns where each station's are not all zero: (x, Nv, Nw, d2Nv, d2Nw, nz (ns,),
+    cols (ns, max nz)), the last arguments of :func:`stations`."""
+    arrays = [np.ascontiguousarray(a, dtype=float) for a in (x, Nv, Nw, d2Nv, d2Nw)]
+    used = (arrays[1] != 0) | (arrays[2] != 0) | (arrays[3] != 0) | (arrays[4] != 0)
     nz = used.sum(axis=1).astype(np.int64)
     cols = np.zeros((used.shape[0], max(int(nz.max(initial=0)), 1)), dtype=np.int64)
     for k, row in enumerate(used):
         cols[k, :nz[k]] = np.nonzero(row)[0]
-    return _stations(*arrays, nz, cols)
+    return (*arrays, nz, cols)
 
 
-__all__ = ["frames_only", "quadratic_forms", "stations"]
+def stations(p, R, E, shapes):
+    """:func:`_stations` for frames p (nt, 3), R (nt, 3, 3) and elastic coordinates E
+    (nt, ne), the stations' ``shapes`` of :func:`station_shapes`."""
+    x, Nv, Nw, d2Nv, d2Nw, nz, cols = shapes
+    return _stations(np.ascontiguousarray(p, dtype=float), np.ascontiguousarray(R, dtype=float),
+                     x, Nv, Nw, d2Nv, d2Nw, np.ascontiguousarray(np.transpose(E), dtype=float),
+                     nz, cols)
+
+
+__all__ = ["frames_only", "quadratic_forms", "station_shapes", "stations"]
