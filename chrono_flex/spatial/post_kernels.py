@@ -13,6 +13,7 @@ import numpy as np
 
 from ..planar.kernels import _jit, row_ranges
 from .kernels import _child_frame, _tip_frame
+from .link_coef import FAP, FAW, FJ, FP, FR, FW
 
 
 @_jit
@@ -25,29 +26,30 @@ def _frames_only(P, Q):
     pos = np.zeros((nt, 2, nb, 3))
     rot = np.zeros((nt, 2, nb, 3, 3))
     qd = np.zeros(nq)
-    ap, aw, w = np.zeros(3), np.zeros(3), np.zeros(3)
-    Jp, Jw = np.zeros((3, nq)), np.zeros((3, nq))   # written, never read (nc = 0)
+    # a frame whose Jacobian columns are written, never read (nc = 0)
+    F = np.zeros((3, FJ + 2 * nq))
     E = np.empty((2, 3, 3))
-    p = np.empty(3)
-    R = np.empty((3, 3))
     for t in range(nt):
         q = Q[t].copy()
         for b in range(nb):
             pa = P.parent[b]
             for i in range(3):
-                ap[i] = aw[i] = w[i] = 0.0
-                p[i] = 0.0 if pa < 0 else pos[t, 1, pa, i]
+                F[i, FAP] = F[i, FAW] = F[i, FW] = 0.0
+                F[i, FP] = 0.0 if pa < 0 else pos[t, 1, pa, i]
                 for j in range(3):
-                    R[i, j] = (1.0 if i == j else 0.0) if pa < 0 else rot[t, 1, pa, i, j]
+                    F[i, FR + j] = (1.0 if i == j else 0.0) if pa < 0 else rot[t, 1, pa, i, j]
             _child_frame(P.offset[b], P.jkind[b], P.jidx[b], P.axis[b], P.mount[b], q, qd,
-                         0, p, Jp, ap, R, Jw, aw, w, E)
-            pos[t, 0, b] = p
-            rot[t, 0, b] = R
+                         0, F, E)
+            for i in range(3):
+                pos[t, 0, b, i] = F[i, FP]
+                for j in range(3):
+                    rot[t, 0, b, i, j] = F[i, FR + j]
             if P.is_link[b] == 1:
-                _tip_frame(P.tn[b], P.tcol[b], P.tN[b], P.length[b], q, qd, 0, p, Jp, ap, R,
-                           Jw, aw, w)
-            pos[t, 1, b] = p
-            rot[t, 1, b] = R
+                _tip_frame(P.tn[b], P.tcol[b], P.tN[b], P.length[b], q, qd, 0, F)
+            for i in range(3):
+                pos[t, 1, b, i] = F[i, FP]
+                for j in range(3):
+                    rot[t, 1, b, i, j] = F[i, FR + j]
     return pos, rot
 
 
