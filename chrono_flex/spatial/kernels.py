@@ -341,10 +341,12 @@ def _item(rot, I0, mt, nc_b, fcol, F, g, M, a_in, Ma, r, W, cols):
     """A lumped item on its frame F (:func:`_frame_array`; equations.terms): a mass mt
     (M += mt Jp^T Jp, r += mt Jp^T (ap - g)) or (``rot``) a rotor I = R I0 R^T (M += Jw^T
     I Jw, r += Jw^T (I aw + w x I w)),
-    over the nonzero ones of its Jacobian J's nc_b columns (those of q: fcol); W, cols:
+    over the nonzero ones of its Jacobian J's nc_b columns (those of q: fcol; r only
+    when it has nq entries, as Ma); W, cols:
     :func:`_scratch` (rows 0-2 the nonzero columns of J, 6-8 I J, 12-14 I, 25 the
     acceleration term), read by index (no views)."""
-    nq = r.shape[0]
+    nq = Ma.shape[0]
+    forces = r.shape[0] == nq
     full = M.shape[0] == nq
     prod = a_in.shape[0] == nq
     nf = (F.shape[1] - FJ) // 2
@@ -360,7 +362,8 @@ def _item(rot, I0, mt, nc_b, fcol, F, g, M, a_in, Ma, r, W, cols):
                         s += F[i, FR + k] * I0[k, m] * F[j, FR + m]
                 W[12 + i, j] = s
         for i in range(3):
-            W[25, i] = W[12 + i, 0] * F[0, FAW] + W[12 + i, 1] * F[1, FAW] + W[12 + i, 2] * F[2, FAW]
+            W[25, i] = (W[12 + i, 0] * F[0, FAW] + W[12 + i, 1] * F[1, FAW]
+                        + W[12 + i, 2] * F[2, FAW])
         w0, w1, w2 = F[0, FW], F[1, FW], F[2, FW]
         Iw0 = W[12, 0] * w0 + W[12, 1] * w1 + W[12, 2] * w2
         Iw1 = W[13, 0] * w0 + W[13, 1] * w1 + W[13, 2] * w2
@@ -383,7 +386,8 @@ def _item(rot, I0, mt, nc_b, fcol, F, g, M, a_in, Ma, r, W, cols):
     for n in range(nc):
         for i in range(3):
             W[6 + i, n] = W[12 + i, 0] * W[0, n] + W[12 + i, 1] * W[1, n] + W[12 + i, 2] * W[2, n]
-        r[cols[n]] += W[0, n] * acc0 + W[1, n] * acc1 + W[2, n] * acc2
+        if forces:
+            r[cols[n]] += W[0, n] * acc0 + W[1, n] * acc1 + W[2, n] * acc2
     if full:
         for n1 in range(nc):
             k = cols[n1]
@@ -433,9 +437,10 @@ def _scratch(nq, nemax):
 
 
 @_inline
-def _tree_pass(P, q, qd, g, stiff, full, a_in, terms):
-    """(M or an empty matrix, M a_in or zeros, r, positions (2, nb, 3), rotations (2, nb,
-    3, 3)) of the tree at (q, q_d): the frames from the base to the leaves (root: 0,
+def _tree_pass(P, q, qd, g, stiff, full, a_in, terms, forces=True):
+    """(M or an empty matrix, M a_in or zeros, r (empty without ``forces``: M a_in
+    alone), the frames (2, nb, 3, 7 + 2 nf) of :func:`_frame_array`) of the tree at (q,
+    q_d): the frames from the base to the leaves (root: 0,
     attachment: 1), each link's :func:`_link` and the lumped items (when ``terms``).
     A frame's Jacobians are kept over the columns its body's frames can fill (its
     ancestors' joints and tip coordinates, :func:`frame_columns`), not all nq."""
@@ -443,7 +448,7 @@ def _tree_pass(P, q, qd, g, stiff, full, a_in, terms):
     nb = P.parent.shape[0]
     M = np.zeros((nq, nq)) if full else np.zeros((0, 0))
     Ma = np.zeros(nq)
-    r = np.zeros(nq)
+    r = np.zeros(nq if forces else 0)
     # the root (0) and attachment (1) frame of every body, built in place (no per-body
     # temporaries)
     Fr = _frame_array(nb, P.fcol.shape[1])
@@ -527,7 +532,7 @@ def _tree_frames(P, Q, QD):
         kinetic = QD.shape[0] == nt
         qd = QD[t].copy() if kinetic else np.zeros(nq)
         _, Mqd, _, Fr = _tree_pass(P, Q[t].copy(), qd, no_g, False, False,
-                                   qd if kinetic else np.zeros(0), kinetic)
+                                   qd if kinetic else np.zeros(0), kinetic, False)
         pos[t], rot[t] = Fr[:, :, :, FP], Fr[:, :, :, FR:FR + 3]
         s = 0.0
         for j in range(nq if kinetic else 0):
