@@ -528,11 +528,12 @@ def _tree_frames(P, Q, QD):
     rot = np.zeros((nt, 2, nb, 3, 3))
     T = np.zeros(nt)
     no_g = np.zeros(3)
+    kinetic = QD.shape[0] == nt
+    at_rest, no_a = np.zeros(nq), np.zeros(0)
     for t in range(nt):
-        kinetic = QD.shape[0] == nt
-        qd = QD[t].copy() if kinetic else np.zeros(nq)
-        _, Mqd, _, Fr = _tree_pass(P, Q[t].copy(), qd, no_g, False, False,
-                                   qd if kinetic else np.zeros(0), kinetic, False)
+        qd = QD[t] if kinetic else at_rest            # rows of C-ordered arrays: no copies
+        _, Mqd, _, Fr = _tree_pass(P, Q[t], qd, no_g, False, False, qd if kinetic else no_a,
+                                   kinetic, False)
         pos[t], rot[t] = Fr[:, :, :, FP], Fr[:, :, :, FR:FR + 3]
         s = 0.0
         for j in range(nq if kinetic else 0):
