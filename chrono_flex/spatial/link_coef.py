@@ -309,7 +309,7 @@ def _link(e0, ne, lsc, lvec, cptr, ccol, cval, b, q, qd, g, stiff, nc_b, fcol, F
                 M[k1, cols[n2]] += s
             for a in range(ne):
                 s = 0.0
-                for i in range(6):
+                for i in range(1, 6):          # G's first row is zero
                     s += W[i, n1] * W[G + i, a]
                 M[k1, e0 + a] += s
                 M[e0 + a, k1] += s

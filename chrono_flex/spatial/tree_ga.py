@@ -85,6 +85,8 @@ def _lu_factor_sparse(A, piv):
         if p != k:                      # row p is listed: its entry is the pivot
             for j in range(n):
                 A[k, j], A[p, j] = A[p, j], A[k, j]
+        if nr == 0:                     # nothing below the pivot to eliminate
+            continue
         nc = 0                          # the pivot row's nonzero columns right of k
         for j in range(k + 1, n):
             if A[k, j] != 0.0:
