@@ -171,91 +171,100 @@ def _tdot(R, v, i):
 
 
 @_inline
-def _cross_columns(J, v, out, scale, nc):
-    """out[:, k] += scale * (J[:, k] x v) for the columns k < nc (J, out (3, n))."""
+def _cross_columns(F, v0, v1, v2, scale, nc):
+    """Jp[:, k] += scale * (Jw[:, k] x v) for the columns k < nc of frame F (its
+    Jacobians' columns of :data:`FJ`; :func:`_frame_array`)."""
+    nf = (F.shape[1] - FJ) // 2
     for k in range(nc):
-        j0, j1, j2 = J[0, k], J[1, k], J[2, k]
+        j0, j1, j2 = F[0, FJ + nf + k], F[1, FJ + nf + k], F[2, FJ + nf + k]
         if j0 == 0.0 and j1 == 0.0 and j2 == 0.0:
             continue
-        out[0, k] += scale * (j1 * v[2] - j2 * v[1])
-        out[1, k] += scale * (j2 * v[0] - j0 * v[2])
-        out[2, k] += scale * (j0 * v[1] - j1 * v[0])
+        F[0, FJ + k] += scale * (j1 * v2 - j2 * v1)
+        F[1, FJ + k] += scale * (j2 * v0 - j0 * v2)
+        F[2, FJ + k] += scale * (j0 * v1 - j1 * v0)
 
 
 @_inline
-def _times(R, E, T):
-    """R <- R E in place (3 x 3; T a 3 x 3 scratch)."""
+def _times(F, E, e):
+    """F's rotation R <- R E[e] in place (E (n, 3, 3))."""
     for i in range(3):
+        a0, a1, a2 = F[i, FR], F[i, FR + 1], F[i, FR + 2]
         for j in range(3):
-            T[i, j] = R[i, 0] * E[0, j] + R[i, 1] * E[1, j] + R[i, 2] * E[2, j]
-    for i in range(3):
-        for j in range(3):
-            R[i, j] = T[i, j]
+            F[i, FR + j] = a0 * E[e, 0, j] + a1 * E[e, 1, j] + a2 * E[e, 2, j]
 
 
 @_inline
-def _child_frame(off, kind, j, a, mount, q, qd, nc, p, Jp, ap, R, Jw, aw, w, E):
-    """The parent's attachment frame (p, Jp, ap, R, Jw, aw, w; copies, Jacobians over
-    the nc columns of :func:`frame_columns`) made body b's root frame in place
+def _child_frame(off, kind, j, a, mount, q, qd, nc, F, E):
+    """The parent's attachment frame F (3, 7 + 2 nf) (a copy: position, ap, aw, angular
+    velocity w, rotation R, Jacobians Jp and Jw over the nc columns of
+    :func:`frame_columns`; :func:`_frame_array`) made body b's root frame in place
     (:func:`chrono_flex.spatial.kinematics.child_frame`: the shift by the joint's offset,
     then the revolute (``kind`` 0), prismatic (1) or fixed joint (2) of coordinate j and
     axis a, whose column is the next, nc, and the joint's ``mount`` rotation; the
-    body's arrays of :func:`pack` passed one by one, not the packed tuple, as in the
-    other routines here: every array passed costs its reference counts); E a (2, 3, 3)
-    scratch."""
+    body's arrays of :func:`pack` passed one by one, not the packed tuple, and the frame
+    as one array read by index, not as views of its parts: every array passed or view
+    taken costs its reference counts); E a (2, 3, 3) scratch."""
     if off[0] != 0.0 or off[1] != 0.0 or off[2] != 0.0:
-        o0 = R[0, 0] * off[0] + R[0, 1] * off[1] + R[0, 2] * off[2]
-        o1 = R[1, 0] * off[0] + R[1, 1] * off[1] + R[1, 2] * off[2]
-        o2 = R[2, 0] * off[0] + R[2, 1] * off[1] + R[2, 2] * off[2]
-        p[0], p[1], p[2] = p[0] + o0, p[1] + o1, p[2] + o2
-        _cross_columns(Jw, (o0, o1, o2), Jp, 1.0, nc)
-        x0, x1, x2 = w[1] * o2 - w[2] * o1, w[2] * o0 - w[0] * o2, w[0] * o1 - w[1] * o0
-        ap[0] += aw[1] * o2 - aw[2] * o1 + w[1] * x2 - w[2] * x1
-        ap[1] += aw[2] * o0 - aw[0] * o2 + w[2] * x0 - w[0] * x2
-        ap[2] += aw[0] * o1 - aw[1] * o0 + w[0] * x1 - w[1] * x0
-    u0 = R[0, 0] * a[0] + R[0, 1] * a[1] + R[0, 2] * a[2]
-    u1 = R[1, 0] * a[0] + R[1, 1] * a[1] + R[1, 2] * a[2]
-    u2 = R[2, 0] * a[0] + R[2, 1] * a[1] + R[2, 2] * a[2]
-    wu0, wu1, wu2 = w[1] * u2 - w[2] * u1, w[2] * u0 - w[0] * u2, w[0] * u1 - w[1] * u0
+        o0 = F[0, FR] * off[0] + F[0, FR + 1] * off[1] + F[0, FR + 2] * off[2]
+        o1 = F[1, FR] * off[0] + F[1, FR + 1] * off[1] + F[1, FR + 2] * off[2]
+        o2 = F[2, FR] * off[0] + F[2, FR + 1] * off[1] + F[2, FR + 2] * off[2]
+        F[0, FP], F[1, FP], F[2, FP] = F[0, FP] + o0, F[1, FP] + o1, F[2, FP] + o2
+        _cross_columns(F, o0, o1, o2, 1.0, nc)
+        w0, w1, w2 = F[0, FW], F[1, FW], F[2, FW]
+        x0, x1, x2 = w1 * o2 - w2 * o1, w2 * o0 - w0 * o2, w0 * o1 - w1 * o0
+        F[0, FAP] += F[1, FAW] * o2 - F[2, FAW] * o1 + w1 * x2 - w2 * x1
+        F[1, FAP] += F[2, FAW] * o0 - F[0, FAW] * o2 + w2 * x0 - w0 * x2
+        F[2, FAP] += F[0, FAW] * o1 - F[1, FAW] * o0 + w0 * x1 - w1 * x0
+    u0 = F[0, FR] * a[0] + F[0, FR + 1] * a[1] + F[0, FR + 2] * a[2]
+    u1 = F[1, FR] * a[0] + F[1, FR + 1] * a[1] + F[1, FR + 2] * a[2]
+    u2 = F[2, FR] * a[0] + F[2, FR + 1] * a[1] + F[2, FR + 2] * a[2]
+    w0, w1, w2 = F[0, FW], F[1, FW], F[2, FW]
+    wu0, wu1, wu2 = w1 * u2 - w2 * u1, w2 * u0 - w0 * u2, w0 * u1 - w1 * u0
+    nf = (F.shape[1] - FJ) // 2
     if kind == 0:
         d = qd[j]
-        Jw[0, nc], Jw[1, nc], Jw[2, nc] = u0, u1, u2
-        Jp[0, nc] = Jp[1, nc] = Jp[2, nc] = 0.0
-        aw[0], aw[1], aw[2] = aw[0] + wu0 * d, aw[1] + wu1 * d, aw[2] + wu2 * d
-        w[0], w[1], w[2] = w[0] + u0 * d, w[1] + u1 * d, w[2] + u2 * d
+        F[0, FJ + nf + nc], F[1, FJ + nf + nc], F[2, FJ + nf + nc] = u0, u1, u2
+        F[0, FJ + nc] = F[1, FJ + nc] = F[2, FJ + nc] = 0.0
+        F[0, FAW], F[1, FAW], F[2, FAW] = (F[0, FAW] + wu0 * d, F[1, FAW] + wu1 * d,
+                                           F[2, FAW] + wu2 * d)
+        F[0, FW], F[1, FW], F[2, FW] = w0 + u0 * d, w1 + u1 * d, w2 + u2 * d
         # R <- R Rot(a, t) mount, Rot = (1 - c) a a^T + s [a]x + c I (params.rotation)
         c, s = np.cos(q[j]), np.sin(q[j])
-        Rot = E[0]
         for i in range(3):
             for k in range(3):
-                Rot[i, k] = (1 - c) * a[i] * a[k] + (c if i == k else 0.0)
-        Rot[0, 1] -= s * a[2]
-        Rot[0, 2] += s * a[1]
-        Rot[1, 0] += s * a[2]
-        Rot[1, 2] -= s * a[0]
-        Rot[2, 0] -= s * a[1]
-        Rot[2, 1] += s * a[0]
-        _times(R, Rot, E[1])
+                E[0, i, k] = (1 - c) * a[i] * a[k] + (c if i == k else 0.0)
+        E[0, 0, 1] -= s * a[2]
+        E[0, 0, 2] += s * a[1]
+        E[0, 1, 0] += s * a[2]
+        E[0, 1, 2] -= s * a[0]
+        E[0, 2, 0] -= s * a[1]
+        E[0, 2, 1] += s * a[0]
+        _times(F, E, 0)
     elif kind == 1:
         d, dd = q[j], qd[j]
-        _cross_columns(Jw, (u0, u1, u2), Jp, d, nc)
-        Jp[0, nc], Jp[1, nc], Jp[2, nc] = u0, u1, u2
-        Jw[0, nc] = Jw[1, nc] = Jw[2, nc] = 0.0
-        ap[0] += d * (aw[1] * u2 - aw[2] * u1 + w[1] * wu2 - w[2] * wu1) + 2.0 * dd * wu0
-        ap[1] += d * (aw[2] * u0 - aw[0] * u2 + w[2] * wu0 - w[0] * wu2) + 2.0 * dd * wu1
-        ap[2] += d * (aw[0] * u1 - aw[1] * u0 + w[0] * wu1 - w[1] * wu0) + 2.0 * dd * wu2
-        p[0], p[1], p[2] = p[0] + d * u0, p[1] + d * u1, p[2] + d * u2
-    _times(R, mount, E[1])
+        _cross_columns(F, u0, u1, u2, d, nc)
+        F[0, FJ + nc], F[1, FJ + nc], F[2, FJ + nc] = u0, u1, u2
+        F[0, FJ + nf + nc] = F[1, FJ + nf + nc] = F[2, FJ + nf + nc] = 0.0
+        aw0, aw1, aw2 = F[0, FAW], F[1, FAW], F[2, FAW]
+        F[0, FAP] += d * (aw1 * u2 - aw2 * u1 + w1 * wu2 - w2 * wu1) + 2.0 * dd * wu0
+        F[1, FAP] += d * (aw2 * u0 - aw0 * u2 + w2 * wu0 - w0 * wu2) + 2.0 * dd * wu1
+        F[2, FAP] += d * (aw0 * u1 - aw1 * u0 + w0 * wu1 - w1 * wu0) + 2.0 * dd * wu2
+        F[0, FP], F[1, FP], F[2, FP] = F[0, FP] + d * u0, F[1, FP] + d * u1, F[2, FP] + d * u2
+    for i in range(3):
+        for k in range(3):
+            E[1, i, k] = mount[i, k]
+    _times(F, E, 1)
 
 
 @_inline
-def _tip_frame(tn, tcol, tN, L, q, qd, nc, p, Jp, ap, R, Jw, aw, w):
-    """A link's root frame made its deformed tip frame in place (Jacobians over the nc
-    columns of the root frame, the link's tn tip coordinates tcol the next ones, tN
-    their values of Nv, Nw, Nv', Nw', Nphi at x = L, the link's length;
-    :func:`chrono_flex.spatial.kinematics.station_frame` at x = L), in scalars: s = R [L,
-    v, w], s_d = R [0, v_d, w_d], the tip rotation R T(theta) (T's columns: the rates'
-    axes) and R Rz Ry Rx."""
+def _tip_frame(tn, tcol, tN, L, q, qd, nc, F):
+    """A link's root frame F (:func:`_frame_array`) made its deformed tip frame in place
+    (Jacobians over the nc columns of the root frame, the link's tn tip coordinates
+    tcol the next ones, tN their values of Nv, Nw, Nv', Nw', Nphi at x = L, the link's
+    length; :func:`chrono_flex.spatial.kinematics.station_frame` at x = L), in scalars:
+    s = R [L, v, w], s_d = R [0, v_d, w_d], the tip rotation R T(theta) (T's columns:
+    the rates' axes) and R Rz Ry Rx."""
+    nf = (F.shape[1] - FJ) // 2
     vL = wL = vd = wd = 0.0
     th0 = th1 = th2 = thd0 = thd1 = thd2 = 0.0
     for k in range(tn):
@@ -270,21 +279,22 @@ def _tip_frame(tn, tcol, tN, L, q, qd, nc, p, Jp, ap, R, Jw, aw, w):
         thd0 += tN[2, k] * qd[i]
         thd1 -= tN[3, k] * qd[i]
         thd2 += tN[4, k] * qd[i]
-    s0 = R[0, 0] * L + R[0, 1] * vL + R[0, 2] * wL
-    s1 = R[1, 0] * L + R[1, 1] * vL + R[1, 2] * wL
-    s2 = R[2, 0] * L + R[2, 1] * vL + R[2, 2] * wL
-    u0 = R[0, 1] * vd + R[0, 2] * wd
-    u1 = R[1, 1] * vd + R[1, 2] * wd
-    u2 = R[2, 1] * vd + R[2, 2] * wd
-    p[0] += s0
-    p[1] += s1
-    p[2] += s2
-    _cross_columns(Jw, (s0, s1, s2), Jp, 1.0, nc)
-    w0, w1, w2 = w[0], w[1], w[2]
+    s0 = F[0, FR] * L + F[0, FR + 1] * vL + F[0, FR + 2] * wL
+    s1 = F[1, FR] * L + F[1, FR + 1] * vL + F[1, FR + 2] * wL
+    s2 = F[2, FR] * L + F[2, FR + 1] * vL + F[2, FR + 2] * wL
+    u0 = F[0, FR + 1] * vd + F[0, FR + 2] * wd
+    u1 = F[1, FR + 1] * vd + F[1, FR + 2] * wd
+    u2 = F[2, FR + 1] * vd + F[2, FR + 2] * wd
+    F[0, FP] += s0
+    F[1, FP] += s1
+    F[2, FP] += s2
+    _cross_columns(F, s0, s1, s2, 1.0, nc)
+    w0, w1, w2 = F[0, FW], F[1, FW], F[2, FW]
+    aw0, aw1, aw2 = F[0, FAW], F[1, FAW], F[2, FAW]
     x0, x1, x2 = w1 * s2 - w2 * s1, w2 * s0 - w0 * s2, w0 * s1 - w1 * s0      # w x s
-    ap[0] += (aw[1] * s2 - aw[2] * s1) + (w1 * x2 - w2 * x1) + 2.0 * (w1 * u2 - w2 * u1)
-    ap[1] += (aw[2] * s0 - aw[0] * s2) + (w2 * x0 - w0 * x2) + 2.0 * (w2 * u0 - w0 * u2)
-    ap[2] += (aw[0] * s1 - aw[1] * s0) + (w0 * x1 - w1 * x0) + 2.0 * (w0 * u1 - w1 * u0)
+    F[0, FAP] += (aw1 * s2 - aw2 * s1) + (w1 * x2 - w2 * x1) + 2.0 * (w1 * u2 - w2 * u1)
+    F[1, FAP] += (aw2 * s0 - aw0 * s2) + (w2 * x0 - w0 * x2) + 2.0 * (w2 * u0 - w0 * u2)
+    F[2, FAP] += (aw0 * s1 - aw1 * s0) + (w0 * x1 - w1 * x0) + 2.0 * (w0 * u1 - w1 * u0)
     ca, sa, cb, sb = np.cos(th0), np.sin(th0), np.cos(th1), np.sin(th1)
     cc, sc = np.cos(th2), np.sin(th2)
     # T = [[0, -sa, ca cb], [0, ca, sa cb], [1, 0, -sb]], RT = R T, wrel = RT thd
@@ -293,12 +303,13 @@ def _tip_frame(tn, tcol, tN, L, q, qd, nc, p, Jp, ap, R, Jw, aw, w):
     rate2 = thd2 * (-thd1 * sa * sa * cb - thd1 * ca * ca * cb)
     wr0 = wr1 = wr2 = 0.0
     for r in range(3):
-        rt0 = R[r, 2]
-        rt1 = -sa * R[r, 0] + ca * R[r, 1]
-        rt2 = ca * cb * R[r, 0] + sa * cb * R[r, 1] - sb * R[r, 2]
+        R0, R1, R2 = F[r, FR], F[r, FR + 1], F[r, FR + 2]
+        rt0 = R2
+        rt1 = -sa * R0 + ca * R1
+        rt2 = ca * cb * R0 + sa * cb * R1 - sb * R2
         for k in range(tn):
-            Jp[r, nc + k] = R[r, 1] * tN[0, k] + R[r, 2] * tN[1, k]
-            Jw[r, nc + k] = rt0 * tN[2, k] - rt1 * tN[3, k] + rt2 * tN[4, k]
+            F[r, FJ + nc + k] = R1 * tN[0, k] + R2 * tN[1, k]
+            F[r, FJ + nf + nc + k] = rt0 * tN[2, k] - rt1 * tN[3, k] + rt2 * tN[4, k]
         wr = rt0 * thd0 + rt1 * thd1 + rt2 * thd2
         if r == 0:
             wr0 = wr
@@ -307,92 +318,99 @@ def _tip_frame(tn, tcol, tN, L, q, qd, nc, p, Jp, ap, R, Jw, aw, w):
         else:
             wr2 = wr
     for r in range(3):
-        aw[r] += R[r, 0] * rate0 + R[r, 1] * rate1 + R[r, 2] * rate2
-    aw[0] += w1 * wr2 - w2 * wr1
-    aw[1] += w2 * wr0 - w0 * wr2
-    aw[2] += w0 * wr1 - w1 * wr0
-    w[0] += wr0
-    w[1] += wr1
-    w[2] += wr2
+        F[r, FAW] += F[r, FR] * rate0 + F[r, FR + 1] * rate1 + F[r, FR + 2] * rate2
+    F[0, FAW] += w1 * wr2 - w2 * wr1
+    F[1, FAW] += w2 * wr0 - w0 * wr2
+    F[2, FAW] += w0 * wr1 - w1 * wr0
+    F[0, FW] += wr0
+    F[1, FW] += wr1
+    F[2, FW] += wr2
     # E = Rz(th0) Ry(th1) Rx(th2); R <- R E row by row
     e00, e01, e02 = ca * cb, -sa * cc + ca * sb * sc, sa * sc + ca * sb * cc
     e10, e11, e12 = sa * cb, ca * cc + sa * sb * sc, -ca * sc + sa * sb * cc
     e20, e21, e22 = -sb, cb * sc, cb * cc
     for r in range(3):
-        a0, a1, a2 = R[r, 0], R[r, 1], R[r, 2]
-        R[r, 0] = a0 * e00 + a1 * e10 + a2 * e20
-        R[r, 1] = a0 * e01 + a1 * e11 + a2 * e21
-        R[r, 2] = a0 * e02 + a1 * e12 + a2 * e22
+        a0, a1, a2 = F[r, FR], F[r, FR + 1], F[r, FR + 2]
+        F[r, FR] = a0 * e00 + a1 * e10 + a2 * e20
+        F[r, FR + 1] = a0 * e01 + a1 * e11 + a2 * e21
+        F[r, FR + 2] = a0 * e02 + a1 * e12 + a2 * e22
 
 
 @_inline
-def _item(rot, I0, mt, nc_b, fcol, Jp, ap, R, Jw, aw, w, g, M, a_in, Ma, r, W, cols):
-    """A lumped item on its frame (equations.terms): a mass mt (M += mt Jp^T Jp, r += mt
-    Jp^T (ap - g)) or (``rot``) a rotor I = R I0 R^T (M += Jw^T I Jw, r += Jw^T (I aw + w
-    x I w)),
-    over the nonzero ones of its Jacobian J's nc_b columns (those of q: fcol); W, cols:
+def _item(rot, I0, mt, nc_b, fcol, F, g, M, a_in, Ma, r, W, cols):
+    """A lumped item on its frame F (:func:`_frame_array`; equations.terms): a mass mt
+    (M += mt Jp^T Jp, r += mt Jp^T (ap - g)) or (``rot``) a rotor I = R I0 R^T (M += Jw^T
+    I Jw, r += Jw^T (I aw + w x I w)),
+    over the nonzero ones of its Jacobian J's nc_b columns (those of q: fcol; r only
+    when it has nq entries, as Ma); W, cols:
     :func:`_scratch` (rows 0-2 the nonzero columns of J, 6-8 I J, 12-14 I, 25 the
-    acceleration term)."""
-    nq = r.shape[0]
+    acceleration term), read by index (no views)."""
+    nq = Ma.shape[0]
+    forces = r.shape[0] == nq
     full = M.shape[0] == nq
     prod = a_in.shape[0] == nq
-    J = Jw if rot else Jp
-    IJ, I, acc = W[6:9], W[12:15], W[25]
+    nf = (F.shape[1] - FJ) // 2
+    jo = FJ + nf if rot else FJ                 # J's first column in F
     for i in range(9):
-        I[i // 3, i % 3] = 0.0
+        W[12 + i // 3, i % 3] = 0.0
     if rot:
         for i in range(3):
             for j in range(3):
                 s = 0.0
                 for k in range(3):
                     for m in range(3):
-                        s += R[i, k] * I0[k, m] * R[j, m]
-                I[i, j] = s
+                        s += F[i, FR + k] * I0[k, m] * F[j, FR + m]
+                W[12 + i, j] = s
         for i in range(3):
-            acc[i] = I[i, 0] * aw[0] + I[i, 1] * aw[1] + I[i, 2] * aw[2]
-        Iw0 = I[0, 0] * w[0] + I[0, 1] * w[1] + I[0, 2] * w[2]
-        Iw1 = I[1, 0] * w[0] + I[1, 1] * w[1] + I[1, 2] * w[2]
-        Iw2 = I[2, 0] * w[0] + I[2, 1] * w[1] + I[2, 2] * w[2]
-        acc[0] += w[1] * Iw2 - w[2] * Iw1
-        acc[1] += w[2] * Iw0 - w[0] * Iw2
-        acc[2] += w[0] * Iw1 - w[1] * Iw0
+            W[25, i] = (W[12 + i, 0] * F[0, FAW] + W[12 + i, 1] * F[1, FAW]
+                        + W[12 + i, 2] * F[2, FAW])
+        w0, w1, w2 = F[0, FW], F[1, FW], F[2, FW]
+        Iw0 = W[12, 0] * w0 + W[12, 1] * w1 + W[12, 2] * w2
+        Iw1 = W[13, 0] * w0 + W[13, 1] * w1 + W[13, 2] * w2
+        Iw2 = W[14, 0] * w0 + W[14, 1] * w1 + W[14, 2] * w2
+        W[25, 0] += w1 * Iw2 - w2 * Iw1
+        W[25, 1] += w2 * Iw0 - w0 * Iw2
+        W[25, 2] += w0 * Iw1 - w1 * Iw0
     else:
         for i in range(3):
-            I[i, i] = mt
-            acc[i] = mt * (ap[i] - g[i])
-    nc = 0                         # the nonzero columns: J's in JJ, their q's in cols
-    JJ = W[0:3]
+            W[12 + i, i] = mt
+            W[25, i] = mt * (F[i, FAP] - g[i])
+    nc = 0                         # the nonzero columns: J's in W rows 0-2, their q's in cols
     for k in range(nc_b):
-        if J[0, k] != 0.0 or J[1, k] != 0.0 or J[2, k] != 0.0:
-            JJ[0, nc], JJ[1, nc], JJ[2, nc] = J[0, k], J[1, k], J[2, k]
+        j0, j1, j2 = F[0, jo + k], F[1, jo + k], F[2, jo + k]
+        if j0 != 0.0 or j1 != 0.0 or j2 != 0.0:
+            W[0, nc], W[1, nc], W[2, nc] = j0, j1, j2
             cols[nc] = fcol[k]
             nc += 1
+    acc0, acc1, acc2 = W[25, 0], W[25, 1], W[25, 2]
     for n in range(nc):
         for i in range(3):
-            IJ[i, n] = I[i, 0] * JJ[0, n] + I[i, 1] * JJ[1, n] + I[i, 2] * JJ[2, n]
-        r[cols[n]] += JJ[0, n] * acc[0] + JJ[1, n] * acc[1] + JJ[2, n] * acc[2]
+            W[6 + i, n] = W[12 + i, 0] * W[0, n] + W[12 + i, 1] * W[1, n] + W[12 + i, 2] * W[2, n]
+        if forces:
+            r[cols[n]] += W[0, n] * acc0 + W[1, n] * acc1 + W[2, n] * acc2
     if full:
         for n1 in range(nc):
             k = cols[n1]
             for n2 in range(nc):
-                M[k, cols[n2]] += (JJ[0, n1] * IJ[0, n2] + JJ[1, n1] * IJ[1, n2]
-                                   + JJ[2, n1] * IJ[2, n2])
+                M[k, cols[n2]] += (W[0, n1] * W[6, n2] + W[1, n1] * W[7, n2]
+                                   + W[2, n1] * W[8, n2])
     if prod:
         v0 = v1 = v2 = 0.0
         for n in range(nc):
             x = a_in[cols[n]]
-            v0 += IJ[0, n] * x
-            v1 += IJ[1, n] * x
-            v2 += IJ[2, n] * x
+            v0 += W[6, n] * x
+            v1 += W[7, n] * x
+            v2 += W[8, n] * x
         for n in range(nc):
-            Ma[cols[n]] += JJ[0, n] * v0 + JJ[1, n] * v1 + JJ[2, n] * v2
+            Ma[cols[n]] += W[0, n] * v0 + W[1, n] * v1 + W[2, n] * v2
 
 
 @_jit
 def _frame_array(nb, nf):
     """The root (0) and attachment (1) frames of nb bodies, one (2, nb, 3, 7 + 2 nf)
-    array (columns: :data:`FJ`): a frame passed as one argument, its parts views taken
-    where they are read (every array passed costs its reference counts)."""
+    array (columns: :data:`FJ`): a frame passed as one argument and read by index, not
+    as views of its parts (every array passed or view taken costs its reference
+    counts)."""
     return np.zeros((2, nb, 3, FJ + 2 * nf))
 
 
@@ -410,15 +428,6 @@ def _copy_frame(Fr, f0, b0, f1, b1, nc):
 
 
 @_inline
-def _frame_views(Fb):
-    """(p, Jp, ap, R, Jw, aw, w): views of one frame Fb (3, 7 + 2 nf) of
-    :func:`_frame_array`."""
-    nf = (Fb.shape[1] - FJ) // 2
-    return (Fb[:, FP], Fb[:, FJ:FJ + nf], Fb[:, FAP], Fb[:, FR:FR + 3],
-            Fb[:, FJ + nf:FJ + 2 * nf], Fb[:, FAW], Fb[:, FW])
-
-
-@_inline
 def _scratch(nq, nemax):
     """The work array of :func:`_link` and :func:`_item`, one (WORK_ROWS, max(nq, nemax,
     6)) array (one argument, one reference count, in place of nine; read by index, no
@@ -428,9 +437,10 @@ def _scratch(nq, nemax):
 
 
 @_inline
-def _tree_pass(P, q, qd, g, stiff, full, a_in, terms):
-    """(M or an empty matrix, M a_in or zeros, r, positions (2, nb, 3), rotations (2, nb,
-    3, 3)) of the tree at (q, q_d): the frames from the base to the leaves (root: 0,
+def _tree_pass(P, q, qd, g, stiff, full, a_in, terms, forces=True):
+    """(M or an empty matrix, M a_in or zeros, r (empty without ``forces``: M a_in
+    alone), the frames (2, nb, 3, 7 + 2 nf) of :func:`_frame_array`) of the tree at (q,
+    q_d): the frames from the base to the leaves (root: 0,
     attachment: 1), each link's :func:`_link` and the lumped items (when ``terms``).
     A frame's Jacobians are kept over the columns its body's frames can fill (its
     ancestors' joints and tip coordinates, :func:`frame_columns`), not all nq."""
@@ -438,9 +448,9 @@ def _tree_pass(P, q, qd, g, stiff, full, a_in, terms):
     nb = P.parent.shape[0]
     M = np.zeros((nq, nq)) if full else np.zeros((0, 0))
     Ma = np.zeros(nq)
-    r = np.zeros(nq)
-    # the root (0) and attachment (1) frame of every body, built in place (views of
-    # these arrays: no per-body temporaries)
+    r = np.zeros(nq if forces else 0)
+    # the root (0) and attachment (1) frame of every body, built in place (no per-body
+    # temporaries)
     Fr = _frame_array(nb, P.fcol.shape[1])
     E = np.empty((2, 3, 3))
     cols = np.empty(nq, dtype=np.int64)
@@ -452,24 +462,20 @@ def _tree_pass(P, q, qd, g, stiff, full, a_in, terms):
                 Fr[0, b, i, FR + i] = 1.0
         else:
             _copy_frame(Fr, 1, pa, 0, b, P.ncol1[pa])
-        p, Jp, ap, R, Jw, aw, w = _frame_views(Fr[0, b])
         _child_frame(P.offset[b], P.jkind[b], P.jidx[b], P.axis[b], P.mount[b], q, qd,
-                     0 if pa < 0 else P.ncol1[pa], p, Jp, ap, R, Jw, aw, w, E)
+                     0 if pa < 0 else P.ncol1[pa], Fr[0, b], E)
         nc = P.ncol0[b]
         _copy_frame(Fr, 0, b, 1, b, nc)
         if P.is_link[b] == 1:
             if terms:
                 _link(P.e0[b], P.ne[b], P.lsc[b], P.lvec[b], P.cptr, P.ccol, P.cval, b, q,
                       qd, g, stiff, nc, P.fcol[b], Fr[1, b], M, a_in, Ma, r, W, cols)
-            p, Jp, ap, R, Jw, aw, w = _frame_views(Fr[1, b])
-            _tip_frame(P.tn[b], P.tcol[b], P.tN[b], P.length[b], q, qd, nc, p, Jp, ap, R,
-                       Jw, aw, w)
+            _tip_frame(P.tn[b], P.tcol[b], P.tN[b], P.length[b], q, qd, nc, Fr[1, b])
     for t in range(P.item_body.shape[0] if terms else 0):
         f, b = P.item_tip[t], P.item_body[t]
-        p, Jp, ap, R, Jw, aw, w = _frame_views(Fr[f, b])
         _item(P.item_rot[t] == 1, P.item_I[t], P.item_mass[t],
-              P.ncol0[b] if f == 0 else P.ncol1[b], P.fcol[b], Jp, ap, R, Jw, aw, w, g, M,
-              a_in, Ma, r, W, cols)
+              P.ncol0[b] if f == 0 else P.ncol1[b], P.fcol[b], Fr[f, b], g, M, a_in, Ma, r,
+              W, cols)
     return M, Ma, r, Fr
 
 
@@ -522,11 +528,12 @@ def _tree_frames(P, Q, QD):
     rot = np.zeros((nt, 2, nb, 3, 3))
     T = np.zeros(nt)
     no_g = np.zeros(3)
+    kinetic = QD.shape[0] == nt
+    at_rest, no_a = np.zeros(nq), np.zeros(0)
     for t in range(nt):
-        kinetic = QD.shape[0] == nt
-        qd = QD[t].copy() if kinetic else np.zeros(nq)
-        _, Mqd, _, Fr = _tree_pass(P, Q[t].copy(), qd, no_g, False, False,
-                                   qd if kinetic else np.zeros(0), kinetic)
+        qd = QD[t] if kinetic else at_rest            # rows of C-ordered arrays: no copies
+        _, Mqd, _, Fr = _tree_pass(P, Q[t], qd, no_g, False, False, qd if kinetic else no_a,
+                                   kinetic, False)
         pos[t], rot[t] = Fr[:, :, :, FP], Fr[:, :, :, FR:FR + 3]
         s = 0.0
         for j in range(nq if kinetic else 0):

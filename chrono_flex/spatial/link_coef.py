@@ -157,7 +157,8 @@ def _link(e0, ne, lsc, lvec, cptr, ccol, cval, b, q, qd, g, stiff, nc_b, fcol, F
           a_in, Ma, r, W, cols):
     """Link b's terms at its root frame (the module docstring's M_link, r_link from the
     coefficients of :func:`pack_links`: its scalars lsc and vectors lvec, all links'
-    matrices cptr, ccol, cval; its elastic coordinates e0 to e0 + ne), added to r and
+    matrices cptr, ccol, cval; its elastic coordinates e0 to e0 + ne), added to r (when
+    r has nq entries: an empty r asks for M a_in alone, as the kinetic energy does) and
     to M (when M is nq x nq) and to
     Ma = M a_in (when a_in has nq entries); the root frame Fb one array (3, 7 + 2 nf) of
     :func:`chrono_flex.spatial.kernels._frame_array` (one argument: each array passed
@@ -168,6 +169,7 @@ def _link(e0, ne, lsc, lvec, cptr, ccol, cval, b, q, qd, g, stiff, nc_b, fcol, F
     nq = q.shape[0]
     full = M.shape[0] == nq
     prod = a_in.shape[0] == nq
+    forces = r.shape[0] == nq
     nc = 0                         # U = [R^T Jp; R^T Jw] over its nonzero columns, their
     for k in range(nc_b):          # q's in cols
         if e0 <= fcol[k] < e0 + ne:    # the root frame does not move with the link's own E
@@ -250,16 +252,19 @@ def _link(e0, ne, lsc, lvec, cptr, ccol, cval, b, q, qd, g, stiff, nc_b, fcol, F
     By, Cy, Dy = aw2 + w0 * w1, -(w0 * w0 + w2 * w2), w1 * w2 - aw0
     Bz, Cz, Dz = w0 * w2 - aw1, aw0 + w1 * w2, -(w0 * w0 + w1 * w1)
     for a in range(ne):
-        W[FE, a] = (A1 * nv[a] + By * nvx[a] + Cy * W[ZV, a] + Dy * W[TVW, a] + A2 * nw[a]
-                    + Bz * nwx[a] + Cz * W[TWV, a] + Dz * W[ZW, a] + aw0 * nph[a])
+        if forces:
+            W[FE, a] = (A1 * nv[a] + By * nvx[a] + Cy * W[ZV, a] + Dy * W[TVW, a]
+                        + A2 * nw[a] + Bz * nwx[a] + Cz * W[TWV, a] + Dz * W[ZW, a]
+                        + aw0 * nph[a])
         W[G, a] = 0.0
         W[G + 1, a] = nv[a]
         W[G + 2, a] = nw[a]
         W[G + 3, a] = W[TWV, a] - W[TVW, a] + nph[a]
         W[G + 4, a] = -nwx[a]
         W[G + 5, a] = nvx[a]
-    _csr_mv(cptr, ccol, cval, AVW, b, ne, qd, e0, -2.0 * w0, W, FE)
-    if stiff:                      # N(x) = (g_x - a_x) (m_0 + m_out) + w_perp^2 (...)
+    if forces:
+        _csr_mv(cptr, ccol, cval, AVW, b, ne, qd, e0, -2.0 * w0, W, FE)
+    if stiff and forces:           # N(x) = (g_x - a_x) (m_0 + m_out) + w_perp^2 (...)
         _csr_mv(cptr, ccol, cval, K0, b, ne, q, e0, -A0, W, FE)
         _csr_mv(cptr, ccol, cval, K1, b, ne, q, e0, w1 * w1 + w2 * w2, W, FE)
     if full or prod:              # the constant elastic block M_ee
@@ -283,10 +288,10 @@ def _link(e0, ne, lsc, lvec, cptr, ccol, cval, b, q, qd, g, stiff, nc_b, fcol, F
     W[C + 3, 3], W[C + 4, 4], W[C + 5, 5] = J00 + Ip, J11, J22
     W[C + 3, 4], W[C + 3, 5], W[C + 4, 5] = J01, J02, J12
     W[C + 4, 3], W[C + 5, 3], W[C + 5, 4] = J01, J02, J12
-    for n in range(nc):
+    for n in range(nc if forces else 0):
         r[cols[n]] += (W[0, n] * F0 + W[1, n] * F1 + W[2, n] * F2 + W[3, n] * F3
                        + W[4, n] * F4 + W[5, n] * F5)
-    for a in range(ne):
+    for a in range(ne if forces else 0):
         r[e0 + a] += W[FE, a]
     if full:
         for n in range(nc):
@@ -304,7 +309,7 @@ def _link(e0, ne, lsc, lvec, cptr, ccol, cval, b, q, qd, g, stiff, nc_b, fcol, F
                 M[k1, cols[n2]] += s
             for a in range(ne):
                 s = 0.0
-                for i in range(6):
+                for i in range(1, 6):          # G's first row is zero
                     s += W[i, n1] * W[G + i, a]
                 M[k1, e0 + a] += s
                 M[e0 + a, k1] += s

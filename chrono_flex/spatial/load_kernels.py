@@ -121,24 +121,20 @@ def _tree_pass_on(L, q, qd, g, stiff, full, terms, pB, A, om):
                     Fr[0, b, i, FJ + nf + k] = b_Jw[i, k]
         else:
             sk._copy_frame(Fr, 1, pa, 0, b, N_BODY + P.ncol1[pa])
-        p, Jp, ap, R, Jw, aw, w = sk._frame_views(Fr[0, b])
         sk._child_frame(P.offset[b], P.jkind[b], P.jidx[b], P.axis[b], P.mount[b], q, qd,
-                        N_BODY + (0 if pa < 0 else P.ncol1[pa]), p, Jp, ap, R, Jw, aw, w, E)
+                        N_BODY + (0 if pa < 0 else P.ncol1[pa]), Fr[0, b], E)
         nc = N_BODY + P.ncol0[b]
         sk._copy_frame(Fr, 0, b, 1, b, nc)
         if P.is_link[b] == 1:
             if terms:
                 sk._link(P.e0[b], P.ne[b], P.lsc[b], P.lvec[b], P.cptr, P.ccol, P.cval, b,
                          q, qd, g, stiff, nc, fcol[b], Fr[1, b], M, no_a, Ma, r, W, cols)
-            p, Jp, ap, R, Jw, aw, w = sk._frame_views(Fr[1, b])
-            sk._tip_frame(P.tn[b], P.tcol[b], P.tN[b], P.length[b], q, qd, nc, p, Jp, ap, R,
-                          Jw, aw, w)
+            sk._tip_frame(P.tn[b], P.tcol[b], P.tN[b], P.length[b], q, qd, nc, Fr[1, b])
     for t in range(P.item_body.shape[0] if terms else 0):
         f, b = P.item_tip[t], P.item_body[t]
-        p, Jp, ap, R, Jw, aw, w = sk._frame_views(Fr[f, b])
         sk._item(P.item_rot[t] == 1, P.item_I[t], P.item_mass[t],
-                 N_BODY + (P.ncol0[b] if f == 0 else P.ncol1[b]), fcol[b], Jp, ap, R, Jw,
-                 aw, w, g, M, no_a, Ma, r, W, cols)
+                 N_BODY + (P.ncol0[b] if f == 0 else P.ncol1[b]), fcol[b], Fr[f, b], g, M,
+                 no_a, Ma, r, W, cols)
     return M, r, Fr, fcol
 
 

@@ -19,7 +19,7 @@ from ..result import Energy, Result
 from . import equations as mdl
 from . import kinematics as kin
 from .kernels import packed_model, tree_frames
-from .post_kernels import frames_only, quadratic_forms, stations
+from .post_kernels import frames_only, quadratic_forms, station_shapes, stations
 
 
 def frames(model, Q, QD=None):
@@ -50,6 +50,18 @@ def _points(pos, rot, i, x, Nv, Nw, E):
     return pos[:, 0, i, None, :] + s @ np.swapaxes(rot[:, 0, i], 1, 2)
 
 
+def _shapes(model, i, n_samples):
+    """The :func:`~chrono_flex.spatial.post_kernels.station_shapes` of link i's
+    n_samples equally spaced stations, made once and kept on the model."""
+    kept = model.__dict__.setdefault("_station_shapes", {})
+    if (i, n_samples) not in kept:
+        bl = model.layout.bodies[i]
+        x = np.linspace(0.0, bl.basis.length, n_samples)
+        Nv, _, d2Nv, Nw, _, d2Nw, _, _ = bl.basis.values(x)
+        kept[i, n_samples] = station_shapes(x, Nv, Nw, d2Nv, d2Nw)
+    return kept[i, n_samples]
+
+
 def centerlines(model, Q, n_samples, pos, rot):
     """Centreline points (nt, n_links, ns, 3) and bending curvature (nt, n_links, ns) at
     the rows of Q, the frames (pos, rot) given (:func:`frames`; compiled by
@@ -58,12 +70,12 @@ def centerlines(model, Q, n_samples, pos, rot):
     compiled = packed_model(model) is not None
     for i in model.links:
         bl = model.layout.bodies[i]
-        x = np.linspace(0.0, bl.basis.length, n_samples)
-        Nv, _, d2Nv, Nw, _, d2Nw, _, _ = bl.basis.values(x)
         E = Q[:, bl.elastic_index]
         if compiled:
-            p, c = stations(pos[:, 0, i], rot[:, 0, i], x, Nv, Nw, d2Nv, d2Nw, E)
+            p, c = stations(pos[:, 0, i], rot[:, 0, i], E, _shapes(model, i, n_samples))
         else:
+            x = np.linspace(0.0, bl.basis.length, n_samples)
+            Nv, _, d2Nv, Nw, _, d2Nw, _, _ = bl.basis.values(x)
             p, c = _points(pos, rot, i, x, Nv, Nw, E), np.hypot(E @ d2Nv.T, E @ d2Nw.T)
         pts.append(p)
         curv.append(c)

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..planar.kernels import _jit, row_ranges
 from .kernels import _child_frame, _tip_frame
+from .link_coef import FAP, FAW, FJ, FP, FR, FW
 
 
 @_jit
@@ -25,55 +26,66 @@ def _frames_only(P, Q):
     pos = np.zeros((nt, 2, nb, 3))
     rot = np.zeros((nt, 2, nb, 3, 3))
     qd = np.zeros(nq)
-    ap, aw, w = np.zeros(3), np.zeros(3), np.zeros(3)
-    Jp, Jw = np.zeros((3, nq)), np.zeros((3, nq))   # written, never read (nc = 0)
+    # a frame whose Jacobian columns are written, never read (nc = 0)
+    F = np.zeros((3, FJ + 2 * nq))
     E = np.empty((2, 3, 3))
-    p = np.empty(3)
-    R = np.empty((3, 3))
     for t in range(nt):
         q = Q[t].copy()
         for b in range(nb):
             pa = P.parent[b]
             for i in range(3):
-                ap[i] = aw[i] = w[i] = 0.0
-                p[i] = 0.0 if pa < 0 else pos[t, 1, pa, i]
+                F[i, FAP] = F[i, FAW] = F[i, FW] = 0.0
+                F[i, FP] = 0.0 if pa < 0 else pos[t, 1, pa, i]
                 for j in range(3):
-                    R[i, j] = (1.0 if i == j else 0.0) if pa < 0 else rot[t, 1, pa, i, j]
+                    F[i, FR + j] = (1.0 if i == j else 0.0) if pa < 0 else rot[t, 1, pa, i, j]
             _child_frame(P.offset[b], P.jkind[b], P.jidx[b], P.axis[b], P.mount[b], q, qd,
-                         0, p, Jp, ap, R, Jw, aw, w, E)
-            pos[t, 0, b] = p
-            rot[t, 0, b] = R
+                         0, F, E)
+            for i in range(3):
+                pos[t, 0, b, i] = F[i, FP]
+                for j in range(3):
+                    rot[t, 0, b, i, j] = F[i, FR + j]
             if P.is_link[b] == 1:
-                _tip_frame(P.tn[b], P.tcol[b], P.tN[b], P.length[b], q, qd, 0, p, Jp, ap, R,
-                           Jw, aw, w)
-            pos[t, 1, b] = p
-            rot[t, 1, b] = R
+                _tip_frame(P.tn[b], P.tcol[b], P.tN[b], P.length[b], q, qd, 0, F)
+            for i in range(3):
+                pos[t, 1, b, i] = F[i, FP]
+                for j in range(3):
+                    rot[t, 1, b, i, j] = F[i, FR + j]
     return pos, rot
 
 
 @_jit
-def _stations(p, R, x, Nv, Nw, d2Nv, d2Nw, E):
+def _stations(p, R, x, Nv, Nw, d2Nv, d2Nw, ET, nz, cols):
     """(r = p + R [x, Nv e, Nw e] (nt, ns, 3), curvature sqrt((Nv'' e)^2 + (Nw'' e)^2)
     (nt, ns)) for frames p (nt, 3), R (nt, 3, 3), abscissae x (ns,), shape values
-    (ns, ne) and elastic coordinates E (nt, ne) (plain loops: numpy's products call
-    the BLAS, whose threads wait on a busy machine)."""
-    nt, ne = E.shape
+    (ns, ne) and elastic coordinates ET (ne, nt) (a column per sample), the sums over
+    the nz[k] columns cols[k] where station k's shape values are not all zero (the
+    others add exact zeros; an element's shape functions vanish off its nodes). The
+    samples are the inner loop (each sum in the same order, the samples side by side);
+    plain loops: numpy's products call the BLAS, whose threads wait on a busy machine."""
+    nt = ET.shape[1]
     ns = x.shape[0]
     out = np.empty((nt, ns, 3))
     curv = np.empty((nt, ns))
-    for t in range(nt):
-        for k in range(ns):
-            v = w = cv = cw = 0.0
-            for j in range(ne):
-                e = E[t, j]
-                v += Nv[k, j] * e
-                w += Nw[k, j] * e
-                cv += d2Nv[k, j] * e
-                cw += d2Nw[k, j] * e
-            a = x[k]
+    v, w, cv, cw = np.empty(nt), np.empty(nt), np.empty(nt), np.empty(nt)
+    for k in range(ns):
+        v[:] = 0.0
+        w[:] = 0.0
+        cv[:] = 0.0
+        cw[:] = 0.0
+        for c in range(nz[k]):
+            j = cols[k, c]
+            a0, a1, a2, a3 = Nv[k, j], Nw[k, j], d2Nv[k, j], d2Nw[k, j]
+            for t in range(nt):
+                e = ET[j, t]
+                v[t] += a0 * e
+                w[t] += a1 * e
+                cv[t] += a2 * e
+                cw[t] += a3 * e
+        a = x[k]
+        for t in range(nt):
             for i in range(3):
-                out[t, k, i] = p[t, i] + R[t, i, 0] * a + R[t, i, 1] * v + R[t, i, 2] * w
-            curv[t, k] = np.sqrt(cv * cv + cw * cw)
+                out[t, k, i] = p[t, i] + R[t, i, 0] * a + R[t, i, 1] * v[t] + R[t, i, 2] * w[t]
+            curv[t, k] = np.sqrt(cv[t] * cv[t] + cw[t] * cw[t])
     return out, curv
 
 
@@ -108,10 +120,26 @@ def frames_only(packed, Q):
     return _frames_only(packed, np.ascontiguousarray(np.atleast_2d(Q), dtype=float))
 
 
-def stations(p, R, x, Nv, Nw, d2Nv, d2Nw, E):
-    """:func:`_stations` on contiguous float arrays."""
-    return _stations(*(np.ascontiguousarray(a, dtype=float)
-                       for a in (p, R, x, Nv, Nw, d2Nv, d2Nw, E)))
+def station_shapes(x, Nv, Nw, d2Nv, d2Nw):
+    """The shape values of stations at abscissae x as contiguous float arrays, with the
+    columns where each station's are not all zero: (x, Nv, Nw, d2Nv, d2Nw, nz (ns,),
+    cols (ns, max nz)), the last arguments of :func:`stations`."""
+    arrays = [np.ascontiguousarray(a, dtype=float) for a in (x, Nv, Nw, d2Nv, d2Nw)]
+    used = (arrays[1] != 0) | (arrays[2] != 0) | (arrays[3] != 0) | (arrays[4] != 0)
+    nz = used.sum(axis=1).astype(np.int64)
+    cols = np.zeros((used.shape[0], max(int(nz.max(initial=0)), 1)), dtype=np.int64)
+    for k, row in enumerate(used):
+        cols[k, :nz[k]] = np.nonzero(row)[0]
+    return (*arrays, nz, cols)
 
 
-__all__ = ["frames_only", "quadratic_forms", "stations"]
+def stations(p, R, E, shapes):
+    """:func:`_stations` for frames p (nt, 3), R (nt, 3, 3) and elastic coordinates E
+    (nt, ne), the stations' ``shapes`` of :func:`station_shapes`."""
+    x, Nv, Nw, d2Nv, d2Nw, nz, cols = shapes
+    return _stations(np.ascontiguousarray(p, dtype=float), np.ascontiguousarray(R, dtype=float),
+                     x, Nv, Nw, d2Nv, d2Nw, np.ascontiguousarray(np.transpose(E), dtype=float),
+                     nz, cols)
+
+
+__all__ = ["frames_only", "quadratic_forms", "station_shapes", "stations"]

@@ -11,7 +11,8 @@ compiled functions and compiles them once more with those two calls bound to the
 spatial kernels (the same source, the same operations, another model), and
 :class:`TreeStep` is :class:`~chrono_flex.planar.chain_ga.ChainStep` with its calls
 bound the same way. The Newton matrix is factored dense (a tree's elastic coordinates
-couple through M beyond a band; :func:`structure`).
+couple through M beyond a band; :func:`structure`), by :func:`_lu_factor_sparse` in place
+of chain_ga's dense LU: the same factors, the updates over the nonzeros only.
 """
 
 import hashlib
@@ -20,7 +21,7 @@ import types
 
 import numpy as np
 
-from ..planar import chain_ga
+from ..planar import chain_ga, chain_linalg
 from ..planar import kernels as planar_kernels
 from . import kernels as sk
 from . import link_coef
@@ -44,6 +45,63 @@ def error_groups(model):
             groups[bl.elastic_index] = g
             g += 1
     return groups
+
+
+@planar_kernels._jit
+def _lu_factor_sparse(A, piv):
+    """In-place LU with partial pivoting (Golub & Van Loan, alg. 3.4.1), the factors of
+    :func:`chrono_flex.planar.chain_linalg._lu_factor` over the nonzeros; False when a
+    pivot is zero or not finite.
+
+    A tree's Newton matrix is mostly exact zeros (the arm of ``chrono-flex bench
+    spatial``: 332 nonzeros of 44 x 44, 605 in its factors): a link's elastic
+    coordinates couple through M in a band and to the coordinates inboard of it, and a
+    motion in a plane leaves the out-of-plane block apart. The planar routine skips a
+    row whose multiplier is zero but updates every column right of the pivot, and scans
+    the pivot column twice (the pivot, the multipliers). Here the pivot column is
+    scanned once, listing its nonzero rows, and the pivot row's nonzero columns are
+    listed once per pivot; the updates run over these lists. Every pivot, multiplier
+    and update of a nonzero is the planar routine's operation in the same order (an
+    update a_ij - l_ik u_kj skipped here has u_kj = 0 or l_ik = 0 and leaves a finite
+    a_ij as it is), so the factors of a finite matrix are the same numbers
+    (tests/spatial/test_tree_ga.py)."""
+    n = A.shape[0]
+    rows = np.empty(n, dtype=np.int64)
+    cols = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        p = k
+        big = abs(A[k, k])
+        nr = 0                          # the rows below k with a nonzero in column k
+        for i in range(k + 1, n):
+            a = abs(A[i, k])
+            if a != 0.0:
+                rows[nr] = i
+                nr += 1
+                if a > big:
+                    big, p = a, i
+        piv[k] = p
+        if not big > 0.0 or not np.isfinite(big):
+            return False
+        if p != k:                      # row p is listed: its entry is the pivot
+            for j in range(n):
+                A[k, j], A[p, j] = A[p, j], A[k, j]
+        if nr == 0:                     # nothing below the pivot to eliminate
+            continue
+        nc = 0                          # the pivot row's nonzero columns right of k
+        for j in range(k + 1, n):
+            if A[k, j] != 0.0:
+                cols[nc] = j
+                nc += 1
+        inv = 1.0 / A[k, k]
+        for t in range(nr):
+            i = rows[t]
+            A[i, k] *= inv
+            lik = A[i, k]
+            if lik != 0.0:
+                for s in range(nc):
+                    j = cols[s]
+                    A[i, j] -= lik * A[k, j]
+    return True
 
 
 def structure(model):
@@ -72,11 +130,12 @@ class TreeModel:
 
 
 def _tag():
-    """A digest of the spatial kernels' source (with the per-link routine's module):
-    part of the specialised functions' names, so that numba's disk cache of them is
-    renewed when the kernels change (the cache checks the stamp of chain_ga's file,
-    where their source lives)."""
-    src = inspect.getsource(sk) + inspect.getsource(link_coef)
+    """A digest of the spatial kernels' source (with the per-link routine's module and
+    the tree's LU): part of the specialised functions' names, so that numba's disk cache
+    of them is renewed when the kernels change (the cache checks the stamp of
+    chain_ga's file, where their source lives)."""
+    src = inspect.getsource(sk) + inspect.getsource(link_coef) + inspect.getsource(
+        _lu_factor_sparse.py_func if numba is not None else _lu_factor_sparse)
     return hashlib.sha1(src.encode()).hexdigest()[:10]
 
 
@@ -154,7 +213,8 @@ def step_class():
     if _STEP is None:
         swaps = {id(planar_kernels._chain_terms): sk._tree_terms,
                  id(planar_kernels._chain_forces): sk._tree_forces,
-                 id(chain_ga.structure): lambda model: model.structure}
+                 id(chain_ga.structure): lambda model: model.structure,
+                 id(chain_linalg._lu_factor): _lu_factor_sparse}
         spec = _Specialiser(swaps, _tag())
         spec.swaps[id(planar_kernels)] = _kernels_module()
         methods = {}

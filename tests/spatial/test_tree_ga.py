@@ -19,9 +19,9 @@ import chrono_flex as cf
 from chrono_flex import inputs
 from chrono_flex.integrators.choice import GA_RTOL
 from chrono_flex.integrators.generalized_alpha import GeneralizedAlpha
-from chrono_flex.planar import chain_ga
+from chrono_flex.planar import chain_ga, chain_linalg
 from chrono_flex.spatial import params as sp
-from chrono_flex.spatial import reference
+from chrono_flex.spatial import reference, tree_ga
 
 needs_numba = pytest.mark.skipif(not chain_ga.available(),
                                  reason="numba is not installed (the `fast` extra)")
@@ -100,3 +100,26 @@ def test_state_feedback_is_held_and_other_problems_keep_python(monkeypatch):
     motion = lambda t: (np.full(4, 0.1 * t), np.full(4, 0.1), np.zeros(4))  # noqa: E731
     res = arm.simulate(0.01, joint_motion=motion, step=1e-3, progress=False)
     assert res.info["newton"] == "python"
+
+
+@needs_numba
+def test_sparse_lu_gives_the_dense_lu_factors():
+    """The tree's LU over the nonzeros (tree_ga._lu_factor_sparse) returns the planar
+    dense LU's pivots and factors bit for bit (the same operations on every nonzero):
+    on sparse matrices whose pivoting swaps rows, on a dense one, and a singular one
+    reported as such by both."""
+    rng = np.random.default_rng(3)
+    for density in (0.08, 0.2, 1.0):
+        for _ in range(20):
+            n = 44
+            A = rng.standard_normal((n, n)) * (rng.random((n, n)) < density)
+            A[np.arange(n), np.arange(n)] += 0.1 * rng.standard_normal(n)
+            A1, A2 = A.copy(), A.copy()
+            p1, p2 = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+            assert chain_linalg._lu_factor(A1, p1) and tree_ga._lu_factor_sparse(A2, p2)
+            assert np.array_equal(p1, p2) and np.array_equal(A1, A2)
+            assert np.any(p1 != np.arange(n))                    # rows were swapped
+    A = np.eye(6)
+    A[3, 3] = 0.0
+    assert not chain_linalg._lu_factor(A.copy(), np.zeros(6, dtype=np.int64))
+    assert not tree_ga._lu_factor_sparse(A.copy(), np.zeros(6, dtype=np.int64))
