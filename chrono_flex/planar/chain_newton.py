@@ -14,15 +14,26 @@ OK, FAILED, NON_FINITE = 0, 1, 2
 
 
 @kernels._jit
+def _iterate_with_m():
+    """Whether :func:`_forcing` forms M on the dense path even when not asked to
+    (``form_m``) and multiplies it by a: True for the planar chain, whose full pass
+    costs about as much as its force-only pass; the spatial step binds a function that
+    returns False (:mod:`chrono_flex.spatial.tree_ga`), its force-only pass costing
+    less than the full one and the product with a 40-odd square matrix."""
+    return True
+
+
+@kernels._jit
 def _forcing(P, K, D, g, stiff, Q, jidx, tau, x, nq, a, S, form_m=False):
     """(M(q) a, F, M) at the state x: F = [f, tau . theta_d, q_d^T D q_d] (module
-    docstring); zeros for M a with an empty ``a``; M itself where it is formed (the
-    dense path, or ``form_m``), else an empty matrix. On the bordered-banded path M a
-    comes from the structure of M without forming it (:func:`kernels._chain_forces`);
-    short chains assemble M and multiply, which costs less there (one pass)."""
+    docstring); zeros for M a with an empty ``a``; M itself where it is formed
+    (``form_m``, or the dense path where :func:`_iterate_with_m`), else an empty
+    matrix. On the bordered-banded path M a comes from the structure of M without
+    forming it (:func:`kernels._chain_forces`); short planar chains assemble M and
+    multiply, which costs less there (one pass)."""
     q = x[:nq].copy()                # contiguous: the kernel's loops run faster on them
     qd = x[nq:2 * nq].copy()
-    if (S.use[0] == 0 or form_m) and a.shape[0] == nq:
+    if (form_m or (S.use[0] == 0 and _iterate_with_m())) and a.shape[0] == nq:
         M, r = kernels._chain_terms(P, q, qd, g, stiff)
         Ma = _matvec(M, a)
     else:
@@ -190,7 +201,7 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
                 small = np.abs(r[nq:]).max() <= tiny * np.abs(F[nq:]).max()
             if small:
                 conv = True
-                if S.use[0] == 0:
+                if S.use[0] == 0 and M.shape[0] == nq:   # M formed (_forcing)
                     Mj[:, :] = M
                 break
             dy = -_newton_solve(A, piv, S, r)
@@ -209,7 +220,7 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
                                and norm * norm <= prev - norm):
                 _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
                 conv = True
-                if S.use[0] == 0:
+                if S.use[0] == 0 and M.shape[0] == nq:   # M formed (_forcing)
                     Mj[:, :] = M
                 break
             if prev >= 0.0 and norm > 0.9 * prev:

@@ -21,7 +21,7 @@ import types
 
 import numpy as np
 
-from ..planar import chain_ga, chain_linalg
+from ..planar import chain_ga, chain_linalg, chain_newton
 from ..planar import kernels as planar_kernels
 from . import kernels as sk
 from . import link_coef
@@ -45,6 +45,15 @@ def error_groups(model):
             groups[bl.elastic_index] = g
             g += 1
     return groups
+
+
+@planar_kernels._jit
+def _no_m_in_iterations():
+    """Bound in place of :func:`chrono_flex.planar.chain_newton._iterate_with_m`: the
+    tree's Newton iterations take M a from the force-only pass
+    (:func:`~chrono_flex.spatial.kernels._tree_forces`, without forming M), M being
+    formed only where the Newton matrix is refactored, at a step's first iterate."""
+    return False
 
 
 @planar_kernels._jit
@@ -214,7 +223,8 @@ def step_class():
         swaps = {id(planar_kernels._chain_terms): sk._tree_terms,
                  id(planar_kernels._chain_forces): sk._tree_forces,
                  id(chain_ga.structure): lambda model: model.structure,
-                 id(chain_linalg._lu_factor): _lu_factor_sparse}
+                 id(chain_linalg._lu_factor): _lu_factor_sparse,
+                 id(chain_newton._iterate_with_m): _no_m_in_iterations}
         spec = _Specialiser(swaps, _tag())
         spec.swaps[id(planar_kernels)] = _kernels_module()
         methods = {}
