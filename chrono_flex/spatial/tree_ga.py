@@ -17,6 +17,7 @@ of chain_ga's dense LU: the same factors, the updates over the nonzeros only.
 
 import hashlib
 import inspect
+import sys
 import types
 
 import numpy as np
@@ -140,11 +141,12 @@ class TreeModel:
 
 def _tag():
     """A digest of the spatial kernels' source (with the per-link routine's module and
-    the tree's LU): part of the specialised functions' names, so that numba's disk cache
-    of them is renewed when the kernels change (the cache checks the stamp of
-    chain_ga's file, where their source lives)."""
-    src = inspect.getsource(sk) + inspect.getsource(link_coef) + inspect.getsource(
-        _lu_factor_sparse.py_func if numba is not None else _lu_factor_sparse)
+    this module, whose functions the specialised ones call: the tree's LU, the
+    iterations' choice of pass): part of the specialised functions' names, so that
+    numba's disk cache of them is renewed when any of these change (the cache checks
+    the stamp of chain_ga's file, where their source lives)."""
+    src = (inspect.getsource(sk) + inspect.getsource(link_coef)
+           + inspect.getsource(sys.modules[__name__]))
     return hashlib.sha1(src.encode()).hexdigest()[:10]
 
 
