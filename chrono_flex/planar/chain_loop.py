@@ -63,6 +63,11 @@ def profile_values(code, amp, par, t, out):
 #: stopped after a look at interrupts and budgets (:func:`chrono_flex.stepping.checkpoint`).
 SHRUNK, PAUSED = 3, 4
 
+#: The step control lands on a target with one step when the remainder after the
+#: proposed step h is below this fraction of h (``GeneralizedAlpha.LANDING_STRETCH``,
+#: which states why).
+LANDING_STRETCH = 0.25
+
 #: Statuses of a step with a user law called from the loop: UNSETTLED, the corrections
 #: of a held state-reading law did not settle (:func:`held_solve`); LAW_FAILED, a call
 #: of the law failed (its port keeps the error).
@@ -165,7 +170,7 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, 
         remaining = t_target - t
         if adaptive:
             h = min(h_next, remaining)
-            if remaining - h < 0.25 * h:
+            if remaining - h < LANDING_STRETCH * h:
                 if retry and remaining > h_next:
                     h = 0.5 * remaining
                 else:

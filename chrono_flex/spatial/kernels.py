@@ -336,6 +336,12 @@ def _tip_frame(tn, tcol, tN, L, q, qd, nc, F):
         F[r, FR + 2] = a0 * e02 + a1 * e12 + a2 * e22
 
 
+#: The rows of the work array (:func:`_scratch`) that :func:`_item` uses: its
+#: Jacobian J over its nonzero columns (IJ_J to IJ_J + 2), I J (IJ_IJ..), the 3 x 3
+#: inertia I in the first three columns (IJ_I..) and the acceleration term (IJ_ACC).
+IJ_J, IJ_IJ, IJ_I, IJ_ACC = 0, 6, 12, 25
+
+
 @_inline
 def _item(rot, I0, mt, nc_b, fcol, F, g, M, a_in, Ma, r, W, cols):
     """A lumped item on its frame F (:func:`_frame_array`; equations.terms): a mass mt
@@ -343,8 +349,9 @@ def _item(rot, I0, mt, nc_b, fcol, F, g, M, a_in, Ma, r, W, cols):
     I Jw, r += Jw^T (I aw + w x I w)),
     over the nonzero ones of its Jacobian J's nc_b columns (those of q: fcol; r only
     when it has nq entries, as Ma); W, cols:
-    :func:`_scratch` (rows 0-2 the nonzero columns of J, 6-8 I J, 12-14 I, 25 the
-    acceleration term), read by index (no views)."""
+    :func:`_scratch` (rows :data:`IJ_J` to +2 the nonzero columns of J, :data:`IJ_IJ`
+    to +2 I J, :data:`IJ_I` to +2 I, :data:`IJ_ACC` the acceleration term), read by index
+    (no views)."""
     nq = Ma.shape[0]
     forces = r.shape[0] == nq
     full = M.shape[0] == nq
@@ -352,7 +359,7 @@ def _item(rot, I0, mt, nc_b, fcol, F, g, M, a_in, Ma, r, W, cols):
     nf = (F.shape[1] - FJ) // 2
     jo = FJ + nf if rot else FJ                 # J's first column in F
     for i in range(9):
-        W[12 + i // 3, i % 3] = 0.0
+        W[IJ_I + i // 3, i % 3] = 0.0
     if rot:
         for i in range(3):
             for j in range(3):
@@ -360,49 +367,51 @@ def _item(rot, I0, mt, nc_b, fcol, F, g, M, a_in, Ma, r, W, cols):
                 for k in range(3):
                     for m in range(3):
                         s += F[i, FR + k] * I0[k, m] * F[j, FR + m]
-                W[12 + i, j] = s
+                W[IJ_I + i, j] = s
         for i in range(3):
-            W[25, i] = (W[12 + i, 0] * F[0, FAW] + W[12 + i, 1] * F[1, FAW]
-                        + W[12 + i, 2] * F[2, FAW])
+            W[IJ_ACC, i] = (W[IJ_I + i, 0] * F[0, FAW] + W[IJ_I + i, 1] * F[1, FAW]
+                            + W[IJ_I + i, 2] * F[2, FAW])
         w0, w1, w2 = F[0, FW], F[1, FW], F[2, FW]
-        Iw0 = W[12, 0] * w0 + W[12, 1] * w1 + W[12, 2] * w2
-        Iw1 = W[13, 0] * w0 + W[13, 1] * w1 + W[13, 2] * w2
-        Iw2 = W[14, 0] * w0 + W[14, 1] * w1 + W[14, 2] * w2
-        W[25, 0] += w1 * Iw2 - w2 * Iw1
-        W[25, 1] += w2 * Iw0 - w0 * Iw2
-        W[25, 2] += w0 * Iw1 - w1 * Iw0
+        Iw0 = W[IJ_I, 0] * w0 + W[IJ_I, 1] * w1 + W[IJ_I, 2] * w2
+        Iw1 = W[IJ_I + 1, 0] * w0 + W[IJ_I + 1, 1] * w1 + W[IJ_I + 1, 2] * w2
+        Iw2 = W[IJ_I + 2, 0] * w0 + W[IJ_I + 2, 1] * w1 + W[IJ_I + 2, 2] * w2
+        W[IJ_ACC, 0] += w1 * Iw2 - w2 * Iw1
+        W[IJ_ACC, 1] += w2 * Iw0 - w0 * Iw2
+        W[IJ_ACC, 2] += w0 * Iw1 - w1 * Iw0
     else:
         for i in range(3):
-            W[12 + i, i] = mt
-            W[25, i] = mt * (F[i, FAP] - g[i])
-    nc = 0                         # the nonzero columns: J's in W rows 0-2, their q's in cols
+            W[IJ_I + i, i] = mt
+            W[IJ_ACC, i] = mt * (F[i, FAP] - g[i])
+    nc = 0                  # the nonzero columns: J's in W rows IJ_J.., their q's in cols
     for k in range(nc_b):
         j0, j1, j2 = F[0, jo + k], F[1, jo + k], F[2, jo + k]
         if j0 != 0.0 or j1 != 0.0 or j2 != 0.0:
-            W[0, nc], W[1, nc], W[2, nc] = j0, j1, j2
+            W[IJ_J, nc], W[IJ_J + 1, nc], W[IJ_J + 2, nc] = j0, j1, j2
             cols[nc] = fcol[k]
             nc += 1
-    acc0, acc1, acc2 = W[25, 0], W[25, 1], W[25, 2]
+    acc0, acc1, acc2 = W[IJ_ACC, 0], W[IJ_ACC, 1], W[IJ_ACC, 2]
     for n in range(nc):
         for i in range(3):
-            W[6 + i, n] = W[12 + i, 0] * W[0, n] + W[12 + i, 1] * W[1, n] + W[12 + i, 2] * W[2, n]
+            W[IJ_IJ + i, n] = (W[IJ_I + i, 0] * W[IJ_J, n] + W[IJ_I + i, 1] * W[IJ_J + 1, n]
+                               + W[IJ_I + i, 2] * W[IJ_J + 2, n])
         if forces:
-            r[cols[n]] += W[0, n] * acc0 + W[1, n] * acc1 + W[2, n] * acc2
+            r[cols[n]] += W[IJ_J, n] * acc0 + W[IJ_J + 1, n] * acc1 + W[IJ_J + 2, n] * acc2
     if full:
         for n1 in range(nc):
             k = cols[n1]
             for n2 in range(nc):
-                M[k, cols[n2]] += (W[0, n1] * W[6, n2] + W[1, n1] * W[7, n2]
-                                   + W[2, n1] * W[8, n2])
+                M[k, cols[n2]] += (W[IJ_J, n1] * W[IJ_IJ, n2]
+                                   + W[IJ_J + 1, n1] * W[IJ_IJ + 1, n2]
+                                   + W[IJ_J + 2, n1] * W[IJ_IJ + 2, n2])
     if prod:
         v0 = v1 = v2 = 0.0
         for n in range(nc):
             x = a_in[cols[n]]
-            v0 += W[6, n] * x
-            v1 += W[7, n] * x
-            v2 += W[8, n] * x
+            v0 += W[IJ_IJ, n] * x
+            v1 += W[IJ_IJ + 1, n] * x
+            v2 += W[IJ_IJ + 2, n] * x
         for n in range(nc):
-            Ma[cols[n]] += W[0, n] * v0 + W[1, n] * v1 + W[2, n] * v2
+            Ma[cols[n]] += W[IJ_J, n] * v0 + W[IJ_J + 1, n] * v1 + W[IJ_J + 2, n] * v2
 
 
 @_jit

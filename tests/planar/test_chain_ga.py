@@ -328,3 +328,10 @@ def test_a_jacobian_outside_the_band_falls_back_to_the_dense_lu():
     x = chain_ga._newton_solve(st.A, st.piv, st.S, b)
     _, A = factored(arm, False, xn)
     assert np.abs(A @ x - b).max() <= 1e-13 * np.abs(A).max() * np.abs(x).max()
+
+
+def test_the_compiled_loop_lands_as_the_python_step_control():
+    """The compiled loop's landing rule is the integrator's (numba freezes a module
+    constant; the two must be changed together or the loops take different steps)."""
+    from chrono_flex.planar import chain_loop
+    assert chain_loop.LANDING_STRETCH == GeneralizedAlpha.LANDING_STRETCH
