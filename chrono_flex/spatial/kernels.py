@@ -446,24 +446,49 @@ def _scratch(nq, nemax):
 
 
 @_inline
+def _arena(nq, mq, nr, nb, nf, nemax):
+    """The arrays of one :func:`_tree_pass` as views of one heap block, in this order:
+    M (mq, mq), Ma (nq,), r (nr,), the frames (:func:`_frame_array`, nb bodies, nf
+    Jacobian columns), these four zeros, then uninitialised E (2, 3, 3) (the joint's
+    rotations of :func:`_child_frame`), W (:func:`_scratch`) and cols (nq,) (the columns
+    of q of :func:`_link`'s and :func:`_item`'s nonzero Jacobian columns, int64, the
+    block's last nq float64 entries viewed as integers: the same size)."""
+    nw = max(nq, nemax, 6)
+    nfr = 2 * nb * 3 * (FJ + 2 * nf)
+    o_ma = mq * mq
+    o_r = o_ma + nq
+    o_fr = o_r + nr
+    o_e = o_fr + nfr
+    o_w = o_e + 18
+    o_c = o_w + WORK_ROWS * nw
+    A = np.empty(o_c + nq)
+    for i in range(o_e):
+        A[i] = 0.0
+    return (A[:o_ma].reshape((mq, mq)), A[o_ma:o_r], A[o_r:o_fr],
+            A[o_fr:o_e].reshape((2, nb, 3, FJ + 2 * nf)), A[o_e:o_w].reshape((2, 3, 3)),
+            A[o_w:o_c].reshape((WORK_ROWS, nw)), A[o_c:].view(np.int64))
+
+
+@_inline
 def _tree_pass(P, q, qd, g, stiff, full, a_in, terms, forces=True):
     """(M or an empty matrix, M a_in or zeros, r (empty without ``forces``: M a_in
     alone), the frames (2, nb, 3, 7 + 2 nf) of :func:`_frame_array`) of the tree at (q,
     q_d): the frames from the base to the leaves (root: 0,
     attachment: 1), each link's :func:`_link` and the lumped items (when ``terms``).
     A frame's Jacobians are kept over the columns its body's frames can fill (its
-    ancestors' joints and tip coordinates, :func:`frame_columns`), not all nq."""
+    ancestors' joints and tip coordinates, :func:`frame_columns`), not all nq.
+
+    All the pass's arrays are views of one heap block (:func:`_arena`): the results M,
+    Ma, r (views keep the block alive, so the caller may keep them), the frames and the
+    work arrays of :func:`_scratch` (E, W, cols), not an array each. In the compiled
+    generalized-alpha step a heap allocation and its release cost about 45-120 ns, as
+    much as a link's force terms, and the seven arrays of a pass were seven of them; a
+    view costs a reference count only."""
     nq = P.nq
     nb = P.parent.shape[0]
-    M = np.zeros((nq, nq)) if full else np.zeros((0, 0))
-    Ma = np.zeros(nq)
-    r = np.zeros(nq if forces else 0)
-    # the root (0) and attachment (1) frame of every body, built in place (no per-body
-    # temporaries)
-    Fr = _frame_array(nb, P.fcol.shape[1])
-    E = np.empty((2, 3, 3))
-    cols = np.empty(nq, dtype=np.int64)
-    W = _scratch(nq, P.nemax)
+    mq = nq if full else 0
+    M, Ma, r, Fr, E, W, cols = _arena(nq, mq, nq if forces else 0, nb, P.fcol.shape[1],
+                                      P.nemax)
     for b in range(nb):
         pa = P.parent[b]
         if pa < 0:
@@ -491,7 +516,7 @@ def _tree_pass(P, q, qd, g, stiff, full, a_in, terms, forces=True):
 @_jit
 def _tree_terms(P, q, qd, g, stiff):
     """(M, r) at (q, q_d): the full pass (the signature of the planar chain kernel)."""
-    M, _, r, _ = _tree_pass(P, q, qd, g, stiff, True, np.zeros(0), True)
+    M, _, r, _ = _tree_pass(P, q, qd, g, stiff, True, q[:0], True)   # no a_in: no array
     return M, r
 
 
