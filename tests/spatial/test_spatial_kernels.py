@@ -104,6 +104,46 @@ def test_compiled_terms_hold_at_large_elastic_coordinates():
         np.testing.assert_allclose(r1, r0, rtol=0, atol=tol * np.abs(r0).max())
 
 
+if planar_kernels.numba is not None:
+    @planar_kernels.numba.njit
+    def _dirty_heap(n):
+        """A heap block of n floats filled with NaN and freed: the next blocks of up to
+        that size (kernels._arena's) come from memory that held NaNs."""
+        A = np.empty(n)
+        A[:] = np.nan
+        return A.shape[0]
+
+
+def test_pass_results_are_fresh_and_initialised():
+    """A pass's arrays are views of one block (kernels._arena): M, M a and r do not
+    overlap, results kept by the caller are not touched by later passes, and none of
+    them reads what the heap held before (a pass after the heap was filled with NaNs
+    gives the same bits as before)."""
+    arm = tree_arm(True)
+    model = arm.model
+    P = sk.pack(model)
+    states = [(0.3 * rng.normal(size=arm.nq), rng.normal(size=arm.nq),
+               rng.normal(size=arm.nq)) for _ in range(2)]
+
+    def passes(q, qd, a):
+        _dirty_heap(10000)
+        M, r1 = sk.tree_terms(P, q, qd, model.g_vec, True)
+        _dirty_heap(10000)
+        Ma, r2 = sk.tree_forces(P, q, qd, model.g_vec, True, a)
+        return M, r1, Ma, r2
+
+    first = passes(*states[0])
+    kept = [x.copy() for x in first]
+    assert all(np.isfinite(x).all() for x in first)
+    assert not np.shares_memory(first[0], first[1])
+    assert not np.shares_memory(first[2], first[3])
+    other = passes(*states[1])
+    again = passes(*states[0])
+    for x, y, z, w in zip(first, kept, again, other):
+        assert x.tobytes() == y.tobytes() == z.tobytes()
+        assert not np.array_equal(x, w)        # the second state's results are others
+
+
 def test_link_coefficients_equal_closed_forms():
     """The constant sums of a uniform link (rho_A, rho_Ip, length L, a tip mass m_out)
     against their integrals, with deflections v = x^2, w = x^3 (which the cubic
