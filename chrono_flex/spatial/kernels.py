@@ -482,11 +482,13 @@ def _tree_pass(P, q, qd, g, stiff, full, a_in, terms, forces=True):
 
     All the pass's arrays are views of one heap block (:func:`_arena`): the results M,
     Ma, r (a view keeps the block alive, so the caller may keep them; each pass has its
-    own block), the frames and the work arrays (E, W, cols), not an array each. In the
-    compiled generalized-alpha step, where the heap is busy, a heap allocation with its
-    release costs about 45-120 ns (less in a loop of passes alone), so seven arrays
-    would cost some 0.3-0.8 us of a force-only pass of about 5 us (the arm of
-    ``chrono-flex bench spatial``); a view costs a reference count only."""
+    own block), the frames and the work arrays (E, W, cols), not an array each: one heap
+    allocation per pass in place of seven. A heap allocation with its release costs
+    about 45-120 ns in the compiled generalized-alpha step, where the heap is busy (about
+    1 % to 2 % of a force-only pass, some 5 us on the arm of ``chrono-flex bench
+    spatial``, each); a view costs a reference count only. In a loop of passes alone,
+    where the allocator hands back the blocks just freed, the two ways take the same
+    time within the timing's noise."""
     nq = P.nq
     nb = P.parent.shape[0]
     mq = nq if full else 0
