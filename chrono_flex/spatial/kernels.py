@@ -44,14 +44,33 @@ def _inline(fn):
     return fn if numba is None else numba.njit(cache=True, inline="always")(fn)
 
 
-Packed = namedtuple("Packed", "nq parent jkind jidx offset axis mount is_link e0 ne length "
-                              "tn tcol tN ncol0 ncol1 fcol "
-                              "lsc lvec cptr ccol cval nemax "
-                              "item_body item_tip item_rot item_mass item_I g_model")
-
 #: The most columns of a link's tip values (the nonzero ones: the dofs of its last node,
 #: at most its last element's ten).
 WIDTH = 10
+
+
+#: The packed tree model of :func:`pack`: a few arrays, not one per quantity (a compiled
+#: function receiving the tuple counts a reference of every array in it on entry and
+#: exit, two atomic operations each, which cost more than much of the pass's arithmetic:
+#: docs/performance.md). Per body b: ``bint[b]`` (integers: parent, joint kind, joint
+#: coordinate or -1, a link or not, first elastic coordinate, elastic count, tip
+#: coordinates' count, ncol0 and ncol1 of :func:`frame_columns`, then the tip
+#: coordinates, :data:`WIDTH` of them), ``bflt[b]`` (floats: the joint's offset and
+#: axis, the link's length, the joint's mount rotation row by row, then the tip values of
+#: Nv, Nw, Nv', Nw', Nphi, :data:`WIDTH` each) and ``fcol[b]`` (:func:`frame_columns`);
+#: the links' coefficients lsc, lvec, cptr, ccol, cval and nemax
+#: (:func:`chrono_flex.spatial.link_coef.pack_links`); per lumped item t: ``iint[t]``
+#: (body, at the tip, rotor) and ``iflt[t]`` (mass, then the rotor's inertia row by
+#: row); the model's gravity ``g_model``. The columns are named by the constants below;
+#: the kernels index these arrays directly (a view bound to a name costs its reference
+#: counts again).
+Packed = namedtuple("Packed", "nq bint bflt fcol lsc lvec cptr ccol cval nemax iint iflt "
+                              "g_model")
+BI_PARENT, BI_JKIND, BI_JIDX, BI_LINK, BI_E0, BI_NE, BI_TN = 0, 1, 2, 3, 4, 5, 6
+BI_NCOL0, BI_NCOL1, BI_TCOL = 7, 8, 9
+BF_OFF, BF_AXIS, BF_LEN, BF_MOUNT, BF_TN = 0, 3, 6, 7, 16
+IT_BODY, IT_TIP, IT_ROT = 0, 1, 2
+IF_MASS, IF_I = 0, 1
 
 
 def _tip_columns(rows):
@@ -106,9 +125,8 @@ def pack(model):
         raise ParameterError("model", "extended", "must be the reduced model (links clamped)")
     lay = model.layout.bodies
     nb = len(lay)
-    tn = np.zeros(nb, dtype=np.int64)
-    tcol = np.zeros((nb, WIDTH), dtype=np.int64)
-    tN = np.zeros((nb, 5, WIDTH))
+    bint = np.zeros((nb, BI_TCOL + WIDTH), dtype=np.int64)
+    bflt = np.zeros((nb, BF_TN + 5 * WIDTH))
     tcols = []
     for i, bl in enumerate(lay):
         cols = np.zeros(0, dtype=np.int64)
@@ -116,35 +134,34 @@ def pack(model):
             Nv, dNv, _, Nw, dNw, _, Nphi, _ = bl.basis.tip_values
             cols, vals = _tip_columns((Nv, Nw, dNv, dNw, Nphi))
             cols = np.asarray(bl.elastic_index)[cols]
-            tn[i], tcol[i, :cols.size] = cols.size, cols
-            tN[i] = vals
+            bint[i, BI_TN] = cols.size
+            bint[i, BI_TCOL:BI_TCOL + cols.size] = cols
+            bflt[i, BF_TN:] = np.concatenate(vals)
+            bflt[i, BF_LEN] = bl.basis.length
         tcols.append(cols)
+        bint[i, BI_PARENT] = bl.parent
+        bint[i, BI_JKIND] = ("revolute", "prismatic", "fixed").index(bl.joint.kind)
+        bint[i, BI_JIDX] = -1 if bl.joint_index is None else bl.joint_index
+        bint[i, BI_LINK] = 1 if bl.is_link else 0
+        bint[i, BI_E0] = bl.elastic_index[0] if bl.elastic_index.size else 0
+        bint[i, BI_NE] = bl.elastic_index.size
+        bflt[i, BF_OFF:BF_OFF + 3] = bl.joint.offset
+        bflt[i, BF_AXIS:BF_AXIS + 3] = getattr(bl.joint, "axis", (1.0, 0.0, 0.0))
+        bflt[i, BF_MOUNT:BF_MOUNT + 9] = np.asarray(bl.joint.mount, dtype=float).ravel()
+    ncol0, ncol1, fcol = frame_columns(model, tcols)
+    bint[:, BI_NCOL0], bint[:, BI_NCOL1] = ncol0, ncol1
     lsc, lvec, cptr, ccol, cval, nemax = pack_links(model)
     its = model.items
-    item_I = np.zeros((len(its), 3, 3))
+    iint = np.zeros((len(its), 3), dtype=np.int64)
+    iflt = np.zeros((len(its), IF_I + 9))
     for k, it in enumerate(its):
+        iint[k] = it.body, it.where != "root", it.kind == "rotor"
         if it.kind == "rotor":
-            item_I[k] = it.value
-    return Packed(
-        model.nq, np.array([bl.parent for bl in lay], dtype=np.int64),
-        np.array([("revolute", "prismatic", "fixed").index(bl.joint.kind) for bl in lay],
-                 dtype=np.int64),
-        np.array([-1 if bl.joint_index is None else bl.joint_index for bl in lay],
-                 dtype=np.int64),
-        np.array([bl.joint.offset for bl in lay], dtype=float),
-        np.array([getattr(bl.joint, "axis", (1.0, 0.0, 0.0)) for bl in lay], dtype=float),
-        np.array([bl.joint.mount for bl in lay], dtype=float),
-        np.array([1 if bl.is_link else 0 for bl in lay], dtype=np.int64),
-        np.array([bl.elastic_index[0] if bl.elastic_index.size else 0 for bl in lay],
-                 dtype=np.int64),
-        np.array([bl.elastic_index.size for bl in lay], dtype=np.int64),
-        np.array([bl.basis.length if bl.is_link else 0.0 for bl in lay]),
-        tn, tcol, tN, *frame_columns(model, tcols), lsc, lvec, cptr, ccol, cval, nemax,
-        np.array([it.body for it in its], dtype=np.int64),
-        np.array([it.where != "root" for it in its], dtype=np.int64),
-        np.array([it.kind == "rotor" for it in its], dtype=np.int64),
-        np.array([it.value if it.kind == "mass" else 0.0 for it in its], dtype=float),
-        item_I, np.asarray(model.g_vec, dtype=float))
+            iflt[k, IF_I:] = np.asarray(it.value, dtype=float).ravel()
+        elif it.kind == "mass":
+            iflt[k, IF_MASS] = it.value
+    return Packed(model.nq, bint, bflt, fcol, lsc, lvec, cptr, ccol, cval, nemax, iint, iflt,
+                  np.asarray(model.g_vec, dtype=float))
 
 
 @_jit
@@ -194,20 +211,22 @@ def _times(F, E, e):
 
 
 @_inline
-def _child_frame(off, kind, j, a, mount, q, qd, nc, F, E):
+def _child_frame(Bf, b, kind, j, q, qd, nc, F, E):
     """The parent's attachment frame F (3, 7 + 2 nf) (a copy: position, ap, aw, angular
     velocity w, rotation R, Jacobians Jp and Jw over the nc columns of
     :func:`frame_columns`; :func:`_frame_array`) made body b's root frame in place
     (:func:`chrono_flex.spatial.kinematics.child_frame`: the shift by the joint's offset,
     then the revolute (``kind`` 0), prismatic (1) or fixed joint (2) of coordinate j and
-    axis a, whose column is the next, nc, and the joint's ``mount`` rotation; the
-    body's arrays of :func:`pack` passed one by one, not the packed tuple, and the frame
-    as one array read by index, not as views of its parts: every array passed or view
-    taken costs its reference counts); E a (2, 3, 3) scratch."""
-    if off[0] != 0.0 or off[1] != 0.0 or off[2] != 0.0:
-        o0 = F[0, FR] * off[0] + F[0, FR + 1] * off[1] + F[0, FR + 2] * off[2]
-        o1 = F[1, FR] * off[0] + F[1, FR + 1] * off[1] + F[1, FR + 2] * off[2]
-        o2 = F[2, FR] * off[0] + F[2, FR + 1] * off[1] + F[2, FR + 2] * off[2]
+    axis a, whose column is the next, nc, and the joint's mount rotation; the offset,
+    axis and mount read from row b of the packed floats Bf (:data:`Packed`'s ``bflt``),
+    not the packed tuple, and the frame as one array read by index, not as views of its
+    parts: every array passed or view taken costs its reference counts); E a (2, 3, 3)
+    scratch."""
+    f0, f1, f2 = Bf[b, BF_OFF], Bf[b, BF_OFF + 1], Bf[b, BF_OFF + 2]
+    if f0 != 0.0 or f1 != 0.0 or f2 != 0.0:
+        o0 = F[0, FR] * f0 + F[0, FR + 1] * f1 + F[0, FR + 2] * f2
+        o1 = F[1, FR] * f0 + F[1, FR + 1] * f1 + F[1, FR + 2] * f2
+        o2 = F[2, FR] * f0 + F[2, FR + 1] * f1 + F[2, FR + 2] * f2
         F[0, FP], F[1, FP], F[2, FP] = F[0, FP] + o0, F[1, FP] + o1, F[2, FP] + o2
         _cross_columns(F, o0, o1, o2, 1.0, nc)
         w0, w1, w2 = F[0, FW], F[1, FW], F[2, FW]
@@ -215,9 +234,10 @@ def _child_frame(off, kind, j, a, mount, q, qd, nc, F, E):
         F[0, FAP] += F[1, FAW] * o2 - F[2, FAW] * o1 + w1 * x2 - w2 * x1
         F[1, FAP] += F[2, FAW] * o0 - F[0, FAW] * o2 + w2 * x0 - w0 * x2
         F[2, FAP] += F[0, FAW] * o1 - F[1, FAW] * o0 + w0 * x1 - w1 * x0
-    u0 = F[0, FR] * a[0] + F[0, FR + 1] * a[1] + F[0, FR + 2] * a[2]
-    u1 = F[1, FR] * a[0] + F[1, FR + 1] * a[1] + F[1, FR + 2] * a[2]
-    u2 = F[2, FR] * a[0] + F[2, FR + 1] * a[1] + F[2, FR + 2] * a[2]
+    a0, a1, a2 = Bf[b, BF_AXIS], Bf[b, BF_AXIS + 1], Bf[b, BF_AXIS + 2]
+    u0 = F[0, FR] * a0 + F[0, FR + 1] * a1 + F[0, FR + 2] * a2
+    u1 = F[1, FR] * a0 + F[1, FR + 1] * a1 + F[1, FR + 2] * a2
+    u2 = F[2, FR] * a0 + F[2, FR + 1] * a1 + F[2, FR + 2] * a2
     w0, w1, w2 = F[0, FW], F[1, FW], F[2, FW]
     wu0, wu1, wu2 = w1 * u2 - w2 * u1, w2 * u0 - w0 * u2, w0 * u1 - w1 * u0
     nf = (F.shape[1] - FJ) // 2
@@ -232,13 +252,14 @@ def _child_frame(off, kind, j, a, mount, q, qd, nc, F, E):
         c, s = np.cos(q[j]), np.sin(q[j])
         for i in range(3):
             for k in range(3):
-                E[0, i, k] = (1 - c) * a[i] * a[k] + (c if i == k else 0.0)
-        E[0, 0, 1] -= s * a[2]
-        E[0, 0, 2] += s * a[1]
-        E[0, 1, 0] += s * a[2]
-        E[0, 1, 2] -= s * a[0]
-        E[0, 2, 0] -= s * a[1]
-        E[0, 2, 1] += s * a[0]
+                E[0, i, k] = ((1 - c) * Bf[b, BF_AXIS + i] * Bf[b, BF_AXIS + k]
+                              + (c if i == k else 0.0))
+        E[0, 0, 1] -= s * a2
+        E[0, 0, 2] += s * a1
+        E[0, 1, 0] += s * a2
+        E[0, 1, 2] -= s * a0
+        E[0, 2, 0] -= s * a1
+        E[0, 2, 1] += s * a0
         _times(F, E, 0)
     elif kind == 1:
         d, dd = q[j], qd[j]
@@ -252,33 +273,37 @@ def _child_frame(off, kind, j, a, mount, q, qd, nc, F, E):
         F[0, FP], F[1, FP], F[2, FP] = F[0, FP] + d * u0, F[1, FP] + d * u1, F[2, FP] + d * u2
     for i in range(3):
         for k in range(3):
-            E[1, i, k] = mount[i, k]
+            E[1, i, k] = Bf[b, BF_MOUNT + 3 * i + k]
     _times(F, E, 1)
 
 
 @_inline
-def _tip_frame(tn, tcol, tN, L, q, qd, nc, F):
-    """A link's root frame F (:func:`_frame_array`) made its deformed tip frame in place
-    (Jacobians over the nc columns of the root frame, the link's tn tip coordinates
-    tcol the next ones, tN their values of Nv, Nw, Nv', Nw', Nphi at x = L, the link's
-    length; :func:`chrono_flex.spatial.kinematics.station_frame` at x = L), in scalars:
+def _tip_frame(Bi, Bf, b, q, qd, nc, F):
+    """Link b's root frame F (:func:`_frame_array`) made its deformed tip frame in place
+    (Jacobians over the nc columns of the root frame, the link's tip coordinates the
+    next ones, their values of Nv, Nw, Nv', Nw', Nphi at x = L, the link's length: row b
+    of the packed integers Bi and floats Bf, :data:`Packed`'s ``bint`` and ``bflt``;
+    :func:`chrono_flex.spatial.kinematics.station_frame` at x = L), in scalars:
     s = R [L, v, w], s_d = R [0, v_d, w_d], the tip rotation R T(theta) (T's columns:
     the rates' axes) and R Rz Ry Rx."""
     nf = (F.shape[1] - FJ) // 2
+    tn, L = Bi[b, BI_TN], Bf[b, BF_LEN]
     vL = wL = vd = wd = 0.0
     th0 = th1 = th2 = thd0 = thd1 = thd2 = 0.0
     for k in range(tn):
-        i = tcol[k]
-        vL += tN[0, k] * q[i]
-        wL += tN[1, k] * q[i]
-        vd += tN[0, k] * qd[i]
-        wd += tN[1, k] * qd[i]
-        th0 += tN[2, k] * q[i]
-        th1 -= tN[3, k] * q[i]
-        th2 += tN[4, k] * q[i]
-        thd0 += tN[2, k] * qd[i]
-        thd1 -= tN[3, k] * qd[i]
-        thd2 += tN[4, k] * qd[i]
+        i = Bi[b, BI_TCOL + k]
+        n0, n1, n2 = Bf[b, BF_TN + k], Bf[b, BF_TN + WIDTH + k], Bf[b, BF_TN + 2 * WIDTH + k]
+        n3, n4 = Bf[b, BF_TN + 3 * WIDTH + k], Bf[b, BF_TN + 4 * WIDTH + k]
+        vL += n0 * q[i]
+        wL += n1 * q[i]
+        vd += n0 * qd[i]
+        wd += n1 * qd[i]
+        th0 += n2 * q[i]
+        th1 -= n3 * q[i]
+        th2 += n4 * q[i]
+        thd0 += n2 * qd[i]
+        thd1 -= n3 * qd[i]
+        thd2 += n4 * qd[i]
     s0 = F[0, FR] * L + F[0, FR + 1] * vL + F[0, FR + 2] * wL
     s1 = F[1, FR] * L + F[1, FR + 1] * vL + F[1, FR + 2] * wL
     s2 = F[2, FR] * L + F[2, FR + 1] * vL + F[2, FR + 2] * wL
@@ -308,8 +333,10 @@ def _tip_frame(tn, tcol, tN, L, q, qd, nc, F):
         rt1 = -sa * R0 + ca * R1
         rt2 = ca * cb * R0 + sa * cb * R1 - sb * R2
         for k in range(tn):
-            F[r, FJ + nc + k] = R1 * tN[0, k] + R2 * tN[1, k]
-            F[r, FJ + nf + nc + k] = rt0 * tN[2, k] - rt1 * tN[3, k] + rt2 * tN[4, k]
+            F[r, FJ + nc + k] = R1 * Bf[b, BF_TN + k] + R2 * Bf[b, BF_TN + WIDTH + k]
+            F[r, FJ + nf + nc + k] = (rt0 * Bf[b, BF_TN + 2 * WIDTH + k]
+                                      - rt1 * Bf[b, BF_TN + 3 * WIDTH + k]
+                                      + rt2 * Bf[b, BF_TN + 4 * WIDTH + k])
         wr = rt0 * thd0 + rt1 * thd1 + rt2 * thd2
         if r == 0:
             wr0 = wr
@@ -343,10 +370,11 @@ IJ_J, IJ_IJ, IJ_I, IJ_ACC = 0, 6, 12, 25
 
 
 @_inline
-def _item(rot, I0, mt, nc_b, fcol, F, g, M, a_in, Ma, r, W, cols):
+def _item(rot, If, t, nc_b, fcol, F, g, M, a_in, Ma, r, W, cols):
     """A lumped item on its frame F (:func:`_frame_array`; equations.terms): a mass mt
     (M += mt Jp^T Jp, r += mt Jp^T (ap - g)) or (``rot``) a rotor I = R I0 R^T (M += Jw^T
-    I Jw, r += Jw^T (I aw + w x I w)),
+    I Jw, r += Jw^T (I aw + w x I w)), mt and I0 read from row t of the packed item
+    floats If (:data:`Packed`'s ``iflt``),
     over the nonzero ones of its Jacobian J's nc_b columns (those of q: fcol; r only
     when it has nq entries, as Ma); W, cols:
     :func:`_scratch` (rows :data:`IJ_J` to +2 the nonzero columns of J, :data:`IJ_IJ`
@@ -366,7 +394,7 @@ def _item(rot, I0, mt, nc_b, fcol, F, g, M, a_in, Ma, r, W, cols):
                 s = 0.0
                 for k in range(3):
                     for m in range(3):
-                        s += F[i, FR + k] * I0[k, m] * F[j, FR + m]
+                        s += F[i, FR + k] * If[t, IF_I + 3 * k + m] * F[j, FR + m]
                 W[IJ_I + i, j] = s
         for i in range(3):
             W[IJ_ACC, i] = (W[IJ_I + i, 0] * F[0, FAW] + W[IJ_I + i, 1] * F[1, FAW]
@@ -379,6 +407,7 @@ def _item(rot, I0, mt, nc_b, fcol, F, g, M, a_in, Ma, r, W, cols):
         W[IJ_ACC, 1] += w2 * Iw0 - w0 * Iw2
         W[IJ_ACC, 2] += w0 * Iw1 - w1 * Iw0
     else:
+        mt = If[t, IF_MASS]
         for i in range(3):
             W[IJ_I + i, i] = mt
             W[IJ_ACC, i] = mt * (F[i, FAP] - g[i])
@@ -490,31 +519,32 @@ def _tree_pass(P, q, qd, g, stiff, full, a_in, terms, forces=True):
     where the allocator hands back the blocks just freed, the two ways take the same
     time within the timing's noise."""
     nq = P.nq
-    nb = P.parent.shape[0]
+    nb = P.bint.shape[0]
     mq = nq if full else 0
     M, Ma, r, Fr, E, W, cols = _arena(nq, mq, nq if forces else 0, nb, P.fcol.shape[1],
                                       P.nemax)
     for b in range(nb):
-        pa = P.parent[b]
+        pa = P.bint[b, BI_PARENT]
         if pa < 0:
             for i in range(3):
                 Fr[0, b, i, FR + i] = 1.0
         else:
-            _copy_frame(Fr, 1, pa, 0, b, P.ncol1[pa])
-        _child_frame(P.offset[b], P.jkind[b], P.jidx[b], P.axis[b], P.mount[b], q, qd,
-                     0 if pa < 0 else P.ncol1[pa], Fr[0, b], E)
-        nc = P.ncol0[b]
+            _copy_frame(Fr, 1, pa, 0, b, P.bint[pa, BI_NCOL1])
+        _child_frame(P.bflt, b, P.bint[b, BI_JKIND], P.bint[b, BI_JIDX], q, qd,
+                     0 if pa < 0 else P.bint[pa, BI_NCOL1], Fr[0, b], E)
+        nc = P.bint[b, BI_NCOL0]
         _copy_frame(Fr, 0, b, 1, b, nc)
-        if P.is_link[b] == 1:
+        if P.bint[b, BI_LINK] == 1:
             if terms:
-                _link(P.e0[b], P.ne[b], P.lsc[b], P.lvec[b], P.cptr, P.ccol, P.cval, b, q,
-                      qd, g, stiff, nc, P.fcol[b], Fr[1, b], M, a_in, Ma, r, W, cols)
-            _tip_frame(P.tn[b], P.tcol[b], P.tN[b], P.length[b], q, qd, nc, Fr[1, b])
-    for t in range(P.item_body.shape[0] if terms else 0):
-        f, b = P.item_tip[t], P.item_body[t]
-        _item(P.item_rot[t] == 1, P.item_I[t], P.item_mass[t],
-              P.ncol0[b] if f == 0 else P.ncol1[b], P.fcol[b], Fr[f, b], g, M, a_in, Ma, r,
-              W, cols)
+                _link(P.bint[b, BI_E0], P.bint[b, BI_NE], P.lsc[b], P.lvec[b], P.cptr,
+                      P.ccol, P.cval, b, q, qd, g, stiff, nc, P.fcol[b], Fr[1, b], M, a_in,
+                      Ma, r, W, cols)
+            _tip_frame(P.bint, P.bflt, b, q, qd, nc, Fr[1, b])
+    for t in range(P.iint.shape[0] if terms else 0):
+        f, b = P.iint[t, IT_TIP], P.iint[t, IT_BODY]
+        _item(P.iint[t, IT_ROT] == 1, P.iflt, t,
+              P.bint[b, BI_NCOL0] if f == 0 else P.bint[b, BI_NCOL1], P.fcol[b], Fr[f, b],
+              g, M, a_in, Ma, r, W, cols)
     return M, Ma, r, Fr
 
 
@@ -562,7 +592,7 @@ def _tree_frames(P, Q, QD):
     """:func:`tree_frames` by :func:`_tree_pass` at each row of Q (with rows in QD also
     T = 1/2 q_d . M q_d by the same pass, else zeros)."""
     nt, nq = Q.shape
-    nb = P.parent.shape[0]
+    nb = P.bint.shape[0]
     pos = np.zeros((nt, 2, nb, 3))
     rot = np.zeros((nt, 2, nb, 3, 3))
     T = np.zeros(nt)
@@ -591,4 +621,4 @@ def tree_frames(packed, Q, QD=None):
     return _tree_frames(packed, Q, QD)
 
 
-__all__ = ["frame_columns", "pack", "packed_model", "tree_forces", "tree_frames", "tree_terms"]
+__all__ = ["Packed", "frame_columns", "pack", "packed_model", "tree_forces", "tree_frames", "tree_terms"]

@@ -75,7 +75,7 @@ def _tree_pass_on(L, q, qd, g, stiff, full, terms, pB, A, om):
     P = L.P
     n = q.shape[0]
     nq = n - N_BODY
-    nb = P.parent.shape[0]
+    nb = P.bint.shape[0]
     M = np.zeros((n, n)) if full else np.zeros((0, 0))
     Ma = np.zeros(n)
     r = np.zeros(n)
@@ -108,7 +108,7 @@ def _tree_pass_on(L, q, qd, g, stiff, full, terms, pB, A, om):
     FJ = sk.FJ
     E, W, cols = np.empty((2, 3, 3)), sk._scratch(n, P.nemax), np.empty(n, np.int64)
     for b in range(nb):
-        pa = P.parent[b]
+        pa = P.bint[b, sk.BI_PARENT]
         if pa < 0:
             for i in range(3):
                 Fr[0, b, i, sk.FP] = b_p[i]
@@ -120,21 +120,22 @@ def _tree_pass_on(L, q, qd, g, stiff, full, terms, pB, A, om):
                     Fr[0, b, i, FJ + k] = b_Jp[i, k]
                     Fr[0, b, i, FJ + nf + k] = b_Jw[i, k]
         else:
-            sk._copy_frame(Fr, 1, pa, 0, b, N_BODY + P.ncol1[pa])
-        sk._child_frame(P.offset[b], P.jkind[b], P.jidx[b], P.axis[b], P.mount[b], q, qd,
-                        N_BODY + (0 if pa < 0 else P.ncol1[pa]), Fr[0, b], E)
-        nc = N_BODY + P.ncol0[b]
+            sk._copy_frame(Fr, 1, pa, 0, b, N_BODY + P.bint[pa, sk.BI_NCOL1])
+        sk._child_frame(P.bflt, b, P.bint[b, sk.BI_JKIND], P.bint[b, sk.BI_JIDX], q, qd,
+                        N_BODY + (0 if pa < 0 else P.bint[pa, sk.BI_NCOL1]), Fr[0, b], E)
+        nc = N_BODY + P.bint[b, sk.BI_NCOL0]
         sk._copy_frame(Fr, 0, b, 1, b, nc)
-        if P.is_link[b] == 1:
+        if P.bint[b, sk.BI_LINK] == 1:
             if terms:
-                sk._link(P.e0[b], P.ne[b], P.lsc[b], P.lvec[b], P.cptr, P.ccol, P.cval, b,
-                         q, qd, g, stiff, nc, fcol[b], Fr[1, b], M, no_a, Ma, r, W, cols)
-            sk._tip_frame(P.tn[b], P.tcol[b], P.tN[b], P.length[b], q, qd, nc, Fr[1, b])
-    for t in range(P.item_body.shape[0] if terms else 0):
-        f, b = P.item_tip[t], P.item_body[t]
-        sk._item(P.item_rot[t] == 1, P.item_I[t], P.item_mass[t],
-                 N_BODY + (P.ncol0[b] if f == 0 else P.ncol1[b]), fcol[b], Fr[f, b], g, M,
-                 no_a, Ma, r, W, cols)
+                sk._link(P.bint[b, sk.BI_E0], P.bint[b, sk.BI_NE], P.lsc[b], P.lvec[b],
+                         P.cptr, P.ccol, P.cval, b, q, qd, g, stiff, nc, fcol[b], Fr[1, b], M,
+                         no_a, Ma, r, W, cols)
+            sk._tip_frame(P.bint, P.bflt, b, q, qd, nc, Fr[1, b])
+    for t in range(P.iint.shape[0] if terms else 0):
+        f, b = P.iint[t, sk.IT_TIP], P.iint[t, sk.IT_BODY]
+        sk._item(P.iint[t, sk.IT_ROT] == 1, P.iflt, t,
+                 N_BODY + (P.bint[b, sk.BI_NCOL0] if f == 0 else P.bint[b, sk.BI_NCOL1]),
+                 fcol[b], Fr[f, b], g, M, no_a, Ma, r, W, cols)
     return M, r, Fr, fcol
 
 
@@ -247,7 +248,7 @@ def _tip_motion(L, x, w, b):
     _, _, Fr, fcol = _tree_pass_on(L, q_ext, qd_ext, np.zeros(3), np.bool_(False),
                                    np.bool_(False), np.bool_(False), pB, A, om)
     v = np.zeros(3)
-    for k in range(N_BODY + L.P.ncol1[b]):
+    for k in range(N_BODY + L.P.bint[b, sk.BI_NCOL1]):
         for i in range(3):
             v[i] += Fr[1, b, i, sk.FJ + k] * qd_ext[fcol[b, k]]
     return Fr[1, b, :, sk.FP].copy(), Fr[1, b, :, sk.FR:sk.FR + 3].copy(), v

@@ -12,7 +12,7 @@ are :func:`chrono_flex.spatial.kinematics.tree_frames` and
 import numpy as np
 
 from ..planar.kernels import _jit, row_ranges
-from .kernels import _child_frame, _tip_frame
+from .kernels import BI_JIDX, BI_JKIND, BI_LINK, BI_PARENT, _child_frame, _tip_frame
 from .link_coef import FAP, FAW, FJ, FP, FR, FW
 
 
@@ -22,7 +22,7 @@ def _frames_only(P, Q):
     attachment (1) frames of every body at the rows of Q, at rest (q_d = 0): the walk of
     :func:`chrono_flex.spatial.kernels._tree_pass` without Jacobian columns or terms."""
     nt, nq = Q.shape
-    nb = P.parent.shape[0]
+    nb = P.bint.shape[0]
     pos = np.zeros((nt, 2, nb, 3))
     rot = np.zeros((nt, 2, nb, 3, 3))
     qd = np.zeros(nq)
@@ -32,20 +32,19 @@ def _frames_only(P, Q):
     for t in range(nt):
         q = Q[t].copy()
         for b in range(nb):
-            pa = P.parent[b]
+            pa = P.bint[b, BI_PARENT]
             for i in range(3):
                 F[i, FAP] = F[i, FAW] = F[i, FW] = 0.0
                 F[i, FP] = 0.0 if pa < 0 else pos[t, 1, pa, i]
                 for j in range(3):
                     F[i, FR + j] = (1.0 if i == j else 0.0) if pa < 0 else rot[t, 1, pa, i, j]
-            _child_frame(P.offset[b], P.jkind[b], P.jidx[b], P.axis[b], P.mount[b], q, qd,
-                         0, F, E)
+            _child_frame(P.bflt, b, P.bint[b, BI_JKIND], P.bint[b, BI_JIDX], q, qd, 0, F, E)
             for i in range(3):
                 pos[t, 0, b, i] = F[i, FP]
                 for j in range(3):
                     rot[t, 0, b, i, j] = F[i, FR + j]
-            if P.is_link[b] == 1:
-                _tip_frame(P.tn[b], P.tcol[b], P.tN[b], P.length[b], q, qd, 0, F)
+            if P.bint[b, BI_LINK] == 1:
+                _tip_frame(P.bint, P.bflt, b, q, qd, 0, F)
             for i in range(3):
                 pos[t, 1, b, i] = F[i, FP]
                 for j in range(3):

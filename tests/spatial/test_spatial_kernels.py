@@ -276,12 +276,12 @@ def test_frame_columns_list_what_the_frames_fill():
         lay = m.layout.bodies
         own = []
         for b, bl in enumerate(lay):
-            cols = list(P.fcol[b, :P.ncol1[b]])
+            cols = list(P.fcol[b, :P.bint[b, sk.BI_NCOL1]])
             mine = set(int(i) for i in bl.elastic_index)
             if bl.joint_index is not None:
                 mine.add(int(bl.joint_index))
             if bl.parent >= 0:
-                n = P.ncol1[bl.parent]
+                n = P.bint[bl.parent, sk.BI_NCOL1]
                 assert cols[:n] == list(P.fcol[bl.parent, :n])
                 mine |= own[bl.parent]
             own.append(mine)
@@ -297,7 +297,7 @@ def test_frame_columns_list_what_the_frames_fill():
             for b in range(len(lay)):
                 d = max(np.abs(moved[b].p - base[b].p).max(),
                         np.abs(moved[b].R - base[b].R).max())
-                assert d <= 1e-9 or j in P.fcol[b, :P.ncol1[b]], (b, j, d)
+                assert d <= 1e-9 or j in P.fcol[b, :P.bint[b, sk.BI_NCOL1]], (b, j, d)
 
 
 def test_quadratic_forms_equal_einsum():
