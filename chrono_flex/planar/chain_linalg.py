@@ -37,8 +37,17 @@ def _lu_factor(A, piv):
 @kernels._jit
 def _lu_solve(A, piv, b):
     """x with (LU) x = b for the factors of :func:`_lu_factor`."""
-    n = A.shape[0]
     x = b.copy()
+    _lu_solve_in(A, piv, x)
+    return x
+
+
+@kernels._jit
+def _lu_solve_in(A, piv, x):
+    """:func:`_lu_solve` in place: x (holding b) overwritten with the solution (the
+    step's solves take no new array: each heap allocation in the compiled step costs
+    about as much as a dozen of its multiply-adds, docs/performance.md)."""
+    n = A.shape[0]
     for k in range(n):
         p = piv[k]
         if p != k:
@@ -53,7 +62,6 @@ def _lu_solve(A, piv, b):
         for j in range(i + 1, n):
             s -= A[i, j] * x[j]
         x[i] = s / A[i, i]
-    return x
 
 
 #: A x by plain loops. The matrices here are small (nq up to a few hundred), and numba's
@@ -64,17 +72,47 @@ _matvec = kernels._mv
 
 
 @kernels._jit
+def _matvec_into(A, x, out):
+    """:func:`_matvec` into ``out`` (the same sums)."""
+    n, m = A.shape
+    for i in range(n):
+        s = 0.0
+        for j in range(m):
+            s += A[i, j] * x[j]
+        out[i] = s
+
+
+@kernels._jit
 def _band_matvec(A, lo, hi, x):
     """A x over the nonzero range [lo[i], hi[i]) of each row (:func:`kernels.row_ranges`;
     the same sums as :func:`_matvec`, less exact zeros)."""
-    n = A.shape[0]
-    out = np.zeros(n)
-    for i in range(n):
+    out = np.zeros(A.shape[0])
+    _band_matvec_into(A, lo, hi, x, out)
+    return out
+
+
+@kernels._jit
+def _band_matvec_into(A, lo, hi, x, out):
+    """:func:`_band_matvec` into ``out``."""
+    for i in range(A.shape[0]):
         s = 0.0
         for j in range(lo[i], hi[i]):
             s += A[i, j] * x[j]
         out[i] = s
-    return out
+
+
+@kernels._jit
+def _abs_max(v, lo, hi):
+    """max |v[k]| over lo <= k < hi (hi > lo), NaN if any is NaN: ``np.abs(v[lo:hi]).max()``
+    without the temporary."""
+    big = abs(v[lo])
+    for k in range(lo + 1, hi):
+        a = abs(v[k])
+        if big != big:
+            return big
+        if a > big or a != a:
+            big = a
+    return big
 
 
 @kernels._jit
@@ -139,8 +177,15 @@ def _band_solve(W, kl, ku, piv, b):
     """x with A x = b for the factors of :func:`_band_lu` (LAPACK's dgbtrs order: the
     row exchanges and the multipliers of each column in turn, then the back
     substitution)."""
-    n = W.shape[0]
     x = b.copy()
+    _band_solve_in(W, kl, ku, piv, x)
+    return x
+
+
+@kernels._jit
+def _band_solve_in(W, kl, ku, piv, x):
+    """:func:`_band_solve` in place: x (holding b) overwritten with the solution."""
+    n = W.shape[0]
     for k in range(n):
         p = piv[k]
         if p != k:
@@ -154,7 +199,6 @@ def _band_solve(W, kl, ku, piv, b):
         for j in range(i + 1, min(n, i + kl + ku + 1)):
             s -= W[i, j - i + kl] * x[j]
         x[i] = s / W[i, kl]
-    return x
 
 
 @kernels._jit
@@ -201,7 +245,7 @@ def _factor_banded(JF, Mj, nq, dq, dv, S):
     if not _band_lu(W, kl, ku, S.bpiv):
         return False
     for c in range(nb):
-        S.ZT[c, :] = _band_solve(W, kl, ku, S.bpiv, S.ZT[c, :])
+        _band_solve_in(W, kl, ku, S.bpiv, S.ZT[c])
     for i in range(nb):
         for j in range(nb):
             s = 0.0
@@ -215,27 +259,36 @@ def _factor_banded(JF, Mj, nq, dq, dv, S):
 def _newton_solve(A, piv, S, b):
     """x with (Newton matrix) x = b: the dense LU of :func:`_lu_factor` in ``A``, or the
     block factors of :func:`_factor_banded` when ``S.use[0]``."""
+    x = b.copy()
+    _newton_solve_in(A, piv, S, x, np.empty(b.shape[0]))
+    return x
+
+
+@kernels._jit
+def _newton_solve_in(A, piv, S, x, work):
+    """:func:`_newton_solve` in place: x (holding b) overwritten with the solution;
+    ``work`` scratch of x's length (the bordered-banded path's pieces; the same
+    operations in the same order)."""
     if S.use[0] == 0:
-        return _lu_solve(A, piv, b)
+        _lu_solve_in(A, piv, x)
+        return
     inner, border = S.inner, S.border
     ni, nb = inner.shape[0], border.shape[0]
-    bI = np.empty(ni)
+    yI = work[:ni]
     for r in range(ni):
-        bI[r] = b[inner[r]]
-    yI = _band_solve(S.W, S.kl, S.ku, S.bpiv, bI)
-    t = np.empty(nb)
+        yI[r] = x[inner[r]]
+    _band_solve_in(S.W, S.kl, S.ku, S.bpiv, yI)
+    t = work[ni:ni + nb]
     for rb in range(nb):
-        s = b[border[rb]]
+        s = x[border[rb]]
         for k in range(ni):
             s -= S.ABI[rb, k] * yI[k]
         t[rb] = s
-    xB = _lu_solve(S.SC, S.spiv, t)
-    x = np.empty(b.shape[0])
+    _lu_solve_in(S.SC, S.spiv, t)
     for c in range(nb):
-        x[border[c]] = xB[c]
-        xc = xB[c]
+        x[border[c]] = t[c]
+        xc = t[c]
         for r in range(ni):
             yI[r] -= S.ZT[c, r] * xc
     for r in range(ni):
         x[inner[r]] = yI[r]
-    return x

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from . import kernels
-from .chain_newton import (FAILED, NON_FINITE, OK, filtered_error, ga_solve,
+from .chain_newton import (FAILED, NON_FINITE, OK, filtered_error_in, ga_solve,
                            predicted_state)
 
 if kernels.numba is not None:
@@ -158,6 +158,14 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, 
     retries): where it stopped (t_target when OK), the state there, the state before
     the last step (for the extrapolated first iterate), and the counts."""
     nq = (x.shape[0] - 2) // 2
+    ng = S.groups.max() + 1
+    # the step control's work, one block per call (e, the largest |q| per group, the
+    # filtered estimate and its solve's scratch)
+    blk = np.empty(nq + ng + 2 * (nq + 2))
+    e = blk[:nq]
+    gmax = blk[nq:nq + ng]
+    eb = blk[nq + ng:2 * nq + ng + 2]
+    ew = blk[2 * nq + ng + 2:]
     steps = 0
     rejected = 0
     retries = 0
@@ -215,17 +223,16 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, 
         if adaptive:
             s = 0.0
             c = h * h * (beta - 1.0 / 6.0)
-            e = np.empty(nq)
             for k in range(nq):
                 e[k] = c * (accn[k] - acc[k])
-            if adaptive == 2:
-                e = filtered_error(Mj, A, piv, S, e)
-            gmax = np.zeros(S.groups.max() + 1)
+            ef = filtered_error_in(Mj, A, piv, S, e, eb, ew) if adaptive == 2 else e
+            for k in range(ng):
+                gmax[k] = 0.0
             for k in range(nq):
                 gmax[S.groups[k]] = max(gmax[S.groups[k]], q_scale[k], abs(xn[k]))
             for k in range(nq):
                 sc = err_rtol * (1e-6 + gmax[S.groups[k]])
-                z = e[k] / sc
+                z = ef[k] / sc
                 s += z * z
             err = np.sqrt(s / max(nq, 1))
             if err > 0.0:
@@ -238,7 +245,10 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, 
             continue
         y_last, t_last = y, t
         t, x, y, acc = t + h, xn, yn, accn
-        q_scale = np.maximum(q_scale, np.abs(xn[:nq]))
+        qs = np.empty(nq)
+        for k in range(nq):
+            qs[k] = max(q_scale[k], abs(xn[k]))
+        q_scale = qs
         steps += 1
         retry = False
         if adaptive:

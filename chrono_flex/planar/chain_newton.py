@@ -6,8 +6,8 @@ estimate seen through the Newton matrix (:func:`filtered_error`)."""
 import numpy as np
 
 from . import kernels
-from .chain_linalg import (_band_matvec, _dot, _factor_banded, _fits_band, _lu_factor,
-                           _matvec, _newton_solve)
+from .chain_linalg import (_abs_max, _band_matvec_into, _dot, _factor_banded, _fits_band,
+                           _lu_factor, _lu_solve_in, _matvec_into, _newton_solve_in)
 
 #: Status codes of :func:`ga_solve` (0: converged).
 OK, FAILED, NON_FINITE = 0, 1, 2
@@ -24,30 +24,47 @@ def _iterate_with_m():
 
 
 @kernels._jit
-def _forcing(P, K, D, g, stiff, Q, jidx, tau, x, nq, a, S, form_m=False):
-    """(M(q) a, F, M) at the state x: F = [f, tau . theta_d, q_d^T D q_d] (module
-    docstring); zeros for M a with an empty ``a``; M itself where it is formed
-    (``form_m``, or the dense path where :func:`_iterate_with_m`), else an empty
-    matrix. On the bordered-banded path M a comes from the structure of M without
+def _forcing(P, K, D, g, stiff, Q, jidx, tau, x, nq, a, banded, klo, khi, form_m, F,
+             work):
+    """(M(q) a, M) at the state x, and F = [f, tau . theta_d, q_d^T D q_d] (module
+    docstring) written into ``F``; zeros for M a with an empty ``a``; M itself where it
+    is formed (``form_m``, or the dense path where :func:`_iterate_with_m`), else an
+    empty matrix. On the bordered-banded path (``banded``: ``S.use[0]`` of the
+    :class:`Structure`, whose band ranges of K and D, ``klo`` and ``khi``, are passed
+    alone: every array passed costs two atomic reference counts) M a comes from the structure of M without
     forming it (:func:`kernels._chain_forces`); short planar chains assemble M and
-    multiply, which costs less there (one pass)."""
-    q = x[:nq].copy()                # contiguous: the kernel's loops run faster on them
-    qd = x[nq:2 * nq].copy()
-    if (form_m or (S.use[0] == 0 and _iterate_with_m())) and a.shape[0] == nq:
+    multiply, which costs less there (one pass). ``work``: scratch of 4 nq at least,
+    where q, q_d (contiguous: the kernel's loops run faster on them), a and D q_d are
+    held, and M a on the dense path (valid until the next call with the same
+    ``work``): the step's evaluations take no new arrays but the pass's one block."""
+    q = work[:nq]
+    qd = work[nq:2 * nq]
+    for k in range(nq):
+        q[k] = x[k]
+        qd[k] = x[nq + k]
+    if (form_m or (banded == 0 and _iterate_with_m())) and a.shape[0] == nq:
         M, r = kernels._chain_terms(P, q, qd, g, stiff)
-        Ma = _matvec(M, a)
+        Ma = work[3 * nq:4 * nq]
+        _matvec_into(M, a, Ma)
     else:
-        M = np.empty((0, 0))
-        Ma, r = kernels._chain_forces(P, q, qd, g, stiff, a.copy())
-    F = np.empty(nq + 2)
-    Dqd = _band_matvec(D, S.klo, S.khi, qd)
-    F[:nq] = Q - r - _band_matvec(K, S.klo, S.khi, q) - Dqd
+        M = work[:0].reshape((0, 0))
+        ac = work[2 * nq:2 * nq + a.shape[0]]
+        for k in range(a.shape[0]):
+            ac[k] = a[k]
+        Ma, r = kernels._chain_forces(P, q, qd, g, stiff, ac)
+    Dqd = work[2 * nq:3 * nq]
+    _band_matvec_into(D, klo, khi, qd, Dqd)
+    for i in range(nq):
+        s = 0.0
+        for j in range(klo[i], khi[i]):
+            s += K[i, j] * q[j]
+        F[i] = Q[i] - r[i] - s - Dqd[i]
     p = 0.0
     for k in range(jidx.shape[0]):
         p += tau[k] * qd[jidx[k]]
     F[nq] = p
     F[nq + 1] = _dot(qd, Dqd)
-    return Ma, F, M
+    return Ma, M
 
 
 @kernels._jit
@@ -78,14 +95,18 @@ def _factor(P, K, D, g, stiff, Q, jidx, tau, xn, nq, h, beta, gamma, c_new, fres
     if fresh:
         M0 = kernels._chain_terms(P, xn[:nq], xn[nq:2 * nq], g, stiff)[0]
         no_a = np.zeros(0)
-        _, F0, _ = _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq, no_a, S, np.bool_(False))
+        F0 = np.empty(m)
+        Fp = np.empty(m)
+        work = np.empty(4 * nq)
+        _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq, no_a, S.use[0], S.klo, S.khi,
+                 np.bool_(False), F0, work)
         counts[0] += 1
         xp = xn.copy()
         for j in range(2 * nq):                  # F does not depend on W_in, W_diss
             e = 1.49e-8 * max(1.0, abs(xn[j]))
             xp[j] = xn[j] + e
-            _, Fp, _ = _forcing(P, K, D, g, stiff, Q, jidx, tau, xp, nq, no_a, S,
-                                 np.bool_(False))
+            _forcing(P, K, D, g, stiff, Q, jidx, tau, xp, nq, no_a, S.use[0], S.klo, S.khi,
+                     np.bool_(False), Fp, work)
             counts[0] += 1
             for i in range(m):
                 JF[i, j] = (Fp[i] - F0[i]) / e
@@ -151,17 +172,29 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
     n = x.shape[0]
     nq = (n - 2) // 2
     m = nq + 2
+    # one block per step (each heap allocation costs about as much as a dozen of the
+    # pass's multiply-adds): the new state x_{n+1}, y_{n+1}, acc_{n+1} (returned, kept by
+    # the caller as the next step's start), the predictor's constants and the
+    # iteration's work; the same operations in the same order as array expressions
+    blk = np.empty(2 * n + 5 * m + 4 * nq)
+    xn = blk[:n]
+    x_const = blk[n:2 * n]
+    y = blk[2 * n:2 * n + m]
+    acc_new = blk[2 * n + m:2 * n + 2 * m]
+    acc_const = blk[2 * n + 2 * m:2 * n + 3 * m]
+    F = blk[2 * n + 3 * m:2 * n + 4 * m]
+    r = blk[2 * n + 4 * m:2 * n + 5 * m]
+    work = blk[2 * n + 5 * m:]
     c_new = (1.0 - af) / (1.0 - am)
-    acc_const = (af * y0 - am * acc) / (1.0 - am)
-    x_const = np.empty(n)
+    for k in range(m):
+        acc_const[k] = (af * y0[k] - am * acc[k]) / (1.0 - am)
     for k in range(nq):
         x_const[k] = x[nq + k] + h * (0.5 - beta) * acc[k]
     for k in range(m):
         x_const[nq + k] = (1.0 - gamma) * acc[k]
-    xn = np.empty(n)
-    acc_new = np.empty(m)
     tiny = 1e3 * 2.220446049250313e-16
-    y = y0 + ratio * (y0 - y_last)
+    for k in range(m):
+        y[k] = y0[k] + ratio * (y0[k] - y_last[k])
     for attempt in range(2):
         fresh = state[0] == 0.0 or attempt == 1
         ok = True
@@ -180,8 +213,8 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
         conv = False
         for _ in range(max_iters):
             _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
-            Ma, F, M = _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq, y[:nq], S,
-                                refresh)
+            Ma, M = _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq, y[:nq], S.use[0],
+                             S.klo, S.khi, refresh, F, work)
             counts[0] += 1
             if not np.isfinite(_dot(F, F)):
                 return NON_FINITE, xn, y, acc_new
@@ -193,19 +226,26 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
                                c_new, np.bool_(False), JF, Mj, A, piv, S, counts):
                     state[0] = 0.0
                     return NON_FINITE, xn, y, acc_new
-            r = y - F
-            r[:nq] = Ma - F[:nq]
-            scale = max(np.abs(Ma).max(), np.abs(F[:nq]).max())
-            small = np.abs(r[:nq]).max() <= tiny * scale
+            for k in range(nq):
+                r[k] = Ma[k] - F[k]
+            for k in range(nq, m):
+                r[k] = y[k] - F[k]
+            scale = max(_abs_max(Ma, 0, nq), _abs_max(F, 0, nq))
+            small = _abs_max(r, 0, nq) <= tiny * scale
             if small:
-                small = np.abs(r[nq:]).max() <= tiny * np.abs(F[nq:]).max()
+                small = _abs_max(r, nq, m) <= tiny * _abs_max(F, nq, m)
             if small:
                 conv = True
                 if S.use[0] == 0 and M.shape[0] == nq:   # M formed (_forcing)
                     Mj[:, :] = M
                 break
-            dy = -_newton_solve(A, piv, S, r)
+            if S.use[0] == 0:                         # r becomes -dy
+                _lu_solve_in(A, piv, r)               # (S not passed: fewer counts)
+            else:
+                _newton_solve_in(A, piv, S, r, work)
+            dy = r
             for k in range(m):
+                dy[k] = -dy[k]
                 y[k] += dy[k]
             s = 0.0
             for k in range(m):
@@ -228,25 +268,33 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
             prev = norm
         if conv:
             return OK, xn, y, acc_new
-        y = y0.copy()                            # the retry starts where Python's does
+        for k in range(m):                       # the retry starts where Python's does
+            y[k] = y0[k]
     return FAILED, xn, y, acc_new
 
 
 @kernels._jit
 def predicted_state(x, y0, acc, y_last, ratio, nq, h, am, af, gamma, beta):
-    """x_{n+1} for the first iterate y0 + ratio (y0 - y_last) of :func:`ga_solve`."""
+    """x_{n+1} for the first iterate y0 + ratio (y0 - y_last) of :func:`ga_solve` (one
+    block, the same operations)."""
+    n = x.shape[0]
     m = y0.shape[0]
+    blk = np.empty(2 * n + 3 * m)
+    xn = blk[:n]
+    x_const = blk[n:2 * n]
+    y = blk[2 * n:2 * n + m]
+    acc_const = blk[2 * n + m:2 * n + 2 * m]
+    acc_new = blk[2 * n + 2 * m:]
     c_new = (1.0 - af) / (1.0 - am)
-    acc_const = (af * y0 - am * acc) / (1.0 - am)
-    x_const = np.empty(x.shape[0])
+    for k in range(m):
+        acc_const[k] = (af * y0[k] - am * acc[k]) / (1.0 - am)
     for k in range(nq):
         x_const[k] = x[nq + k] + h * (0.5 - beta) * acc[k]
     for k in range(m):
         x_const[nq + k] = (1.0 - gamma) * acc[k]
-    xn = np.empty(x.shape[0])
-    acc_new = np.empty(m)
-    _predict(x, y0 + ratio * (y0 - y_last), nq, h, beta, gamma, c_new, acc_const, x_const,
-             xn, acc_new)
+    for k in range(m):
+        y[k] = y0[k] + ratio * (y0[k] - y_last[k])
+    _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
     return xn
 
 
@@ -256,6 +304,16 @@ def filtered_error(Mj, A, piv, S, e):
     the last step: the first nq entries of N^-1 [M e, 0, 0] (Python twin and reasons:
     ``GeneralizedAlpha.filtered_error``)."""
     nq = e.shape[0]
-    b = np.zeros(nq + 2)
-    b[:nq] = _matvec(Mj, e)
-    return _newton_solve(A, piv, S, b)[:nq]
+    return filtered_error_in(Mj, A, piv, S, e, np.empty(nq + 2), np.empty(nq + 2))
+
+
+@kernels._jit
+def filtered_error_in(Mj, A, piv, S, e, b, work):
+    """:func:`filtered_error` in ``b`` (length nq + 2; its first nq entries returned,
+    a view) with ``work`` (the same length) as the solve's scratch."""
+    nq = e.shape[0]
+    _matvec_into(Mj, e, b)
+    b[nq] = 0.0
+    b[nq + 1] = 0.0
+    _newton_solve_in(A, piv, S, b, work)
+    return b[:nq]

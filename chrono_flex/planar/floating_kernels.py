@@ -21,7 +21,8 @@ from collections import namedtuple
 import numpy as np
 
 from . import floating, kernels
-from .kernels import _inline, _jit
+from .kernels import (IT_LINK, IT_ROT, IT_TIP, LF_AXIS_ANGLE, LF_LENGTH, LF_LINK_ANGLE,
+                      LF_OFFSET, LI_E0, LI_JIDX, LI_KIND, LI_NE, SH_DNL, SH_NL, _inline, _jit)
 
 #: The quadrature points of every link, padded to the longest: abscissa x (nl, np),
 #: mass weights mw (nl, np), shape values N (nl, np, nmax), and the count per link.
@@ -143,9 +144,10 @@ def _child_frame(P, i, q, qd, p, Jp, ap, Jpsi, ang):
     """Link i's root frame from its parent's tip frame, in place (the chain kernel's
     :func:`chrono_flex.planar.kernels._root_frame`): p (2,), Jp (2, nq), ap (2,), Jpsi
     (nq,) and ang = [psi, apsi, psid]."""
-    ang[0], ang[2] = kernels._root_frame(P.kind[i], P.jidx[i], P.offset[i], P.axis_angle[i],
-                                         P.link_angle[i], q, qd, p, Jp, ap, Jpsi, ang[0],
-                                         ang[1], ang[2])
+    ang[0], ang[2] = kernels._root_frame(P.lint[i, LI_KIND], P.lint[i, LI_JIDX],
+                                         P.lflt[i, LF_OFFSET], P.lflt[i, LF_AXIS_ANGLE],
+                                         P.lflt[i, LF_LINK_ANGLE], q, qd, p, Jp, ap, Jpsi,
+                                         ang[0], ang[1], ang[2])
 
 
 @_inline
@@ -155,9 +157,9 @@ def _point(P, i, x, N, q, qd, p, Jp, ap, Jpsi, ang, J):
     nq = q.shape[0]
     psi, apsi, psid = ang[0], ang[1], ang[2]
     c, sn = np.cos(psi), np.sin(psi)
-    e0 = P.e0[i]
+    e0 = P.lint[i, LI_E0]
     wv, wdv = 0.0, 0.0
-    for a in range(P.ne[i]):
+    for a in range(P.lint[i, LI_NE]):
         wv += N[a] * q[e0 + a]
         wdv += N[a] * qd[e0 + a]
     Rs0 = c * x - sn * wv
@@ -165,7 +167,7 @@ def _point(P, i, x, N, q, qd, p, Jp, ap, Jpsi, ang, J):
     for k in range(nq):
         J[0, k] = Jp[0, k] - Rs1 * Jpsi[k]
         J[1, k] = Jp[1, k] + Rs0 * Jpsi[k]
-    for a in range(P.ne[i]):
+    for a in range(P.lint[i, LI_NE]):
         J[0, e0 + a] -= sn * N[a]
         J[1, e0 + a] += c * N[a]
     return (p[0] + Rs0, p[1] + Rs1,
@@ -178,13 +180,14 @@ def _tip_frame(P, i, q, qd, p, Jp, ap, Jpsi, ang, J):
     """Link i's tip frame from its root frame, in place (kinematics.tip_frame: r(L),
     angle psi + w'(L)); J is work space (2, nq)."""
     nq = q.shape[0]
-    r0, r1, a0, a1 = _point(P, i, P.length[i], P.NL[i], q, qd, p, Jp, ap, Jpsi, ang, J)
+    r0, r1, a0, a1 = _point(P, i, P.lflt[i, LF_LENGTH], P.shp[i, SH_NL], q, qd, p, Jp, ap,
+                            Jpsi, ang, J)
     p[0], p[1], ap[0], ap[1] = r0, r1, a0, a1
     Jp[:, :] = J
-    e0 = P.e0[i]
-    for a in range(P.ne[i]):
-        ang[0] += P.dNL[i, a] * q[e0 + a]
-        Jpsi[e0 + a] += P.dNL[i, a]
+    e0 = P.lint[i, LI_E0]
+    for a in range(P.lint[i, LI_NE]):
+        ang[0] += P.shp[i, SH_DNL, a] * q[e0 + a]
+        Jpsi[e0 + a] += P.shp[i, SH_DNL, a]
     psid = 0.0
     for k in range(nq):
         psid += Jpsi[k] * qd[k]
@@ -199,7 +202,7 @@ def _body_terms(P, X, MW, NQ, npts, K, D, stiff, q, qd, Q, A, w, o, Pax, g):
     :mod:`chrono_flex.planar.kinematics` (:func:`_child_frame`, :func:`_point`,
     :func:`_tip_frame`), and the body's sums over every quadrature point and lumped item."""
     nq = P.nq
-    nl = P.kind.shape[0]
+    nl = P.lint.shape[0]
     g_b = _mv(A.T, g)
     g_p = np.array([Pax[0, 0] * g_b[0] + Pax[1, 0] * g_b[1] + Pax[2, 0] * g_b[2],
                     Pax[0, 1] * g_b[0] + Pax[1, 1] * g_b[1] + Pax[2, 1] * g_b[2]])
@@ -249,10 +252,10 @@ def _body_terms(P, X, MW, NQ, npts, K, D, stiff, q, qd, Q, A, w, o, Pax, g):
     nw = n[0] * w[0] + n[1] * w[1] + n[2] * w[2]
     wxn = np.array([w[1] * n[2] - w[2] * n[1], w[2] * n[0] - w[0] * n[2],
                     w[0] * n[1] - w[1] * n[0]])
-    for t in range(P.item_link.shape[0]):
-        fi = 2 * P.item_link[t] + P.item_tip[t]
-        val = P.item_value[t]
-        if P.item_rot[t] == 1:
+    for t in range(P.iint.shape[0]):
+        fi = 2 * P.iint[t, IT_LINK] + P.iint[t, IT_TIP]
+        val = P.ival[t]
+        if P.iint[t, IT_ROT] == 1:
             u = nw
             for k in range(nq):
                 u += fr_Jpsi[fi, k] * qd[k]
@@ -314,8 +317,8 @@ def _station(P, q, qd, link, x, N, dN):
     r0, r1, _, _ = _point(P, link, x, N, q, qd, p, Jp, ap, Jpsi, ang, J)
     phi = ang[0]
     Jphi = Jpsi.copy()
-    e0 = P.e0[link]
-    for a in range(P.ne[link]):
+    e0 = P.lint[link, LI_E0]
+    for a in range(P.lint[link, LI_NE]):
         phi += dN[a] * q[e0 + a]
         Jphi[e0 + a] += dN[a]
     return np.array([r0, r1]), J, phi, Jphi

@@ -48,9 +48,23 @@ def _inline(fn):
 
 BACKENDS = ("numba", "numpy")
 
-Packed = namedtuple("Packed", "nq kind jidx offset axis_angle link_angle e0 ne length "
-                              "m mx Ixx Phi1 Phix Me Ga Gw blo bhi NL dNL "
-                              "item_link item_tip item_rot item_value g_model")
+#: The packed chain model of :func:`pack`: a few arrays, not one per quantity (a compiled
+#: function receiving the tuple counts a reference of every array in it on entry and
+#: exit, two atomic operations each, which cost more than the pass's arithmetic on short
+#: chains: docs/performance.md). Per link i: ``lint[i]`` (integers: joint kind, joint
+#: coordinate, first elastic coordinate, elastic count), ``lflt[i]`` (joint offset, axis
+#: and link angles, length, m, m_x, I_xx), ``shp[i]`` (Phi_1, Phi_x and the tip's N, N'
+#: over the elastic coordinates), ``mat[i]`` (M_e, G_a, G_w), ``band[i]`` (the row
+#: ranges of :func:`row_ranges`); per lumped item t: ``iint[t]`` (link, at the tip,
+#: rotary) and ``ival[t]``; the model's gravity ``g_model``. The rows and planes are
+#: named by the constants below.
+Packed = namedtuple("Packed", "nq lint lflt shp mat band iint ival g_model")
+LI_KIND, LI_JIDX, LI_E0, LI_NE = 0, 1, 2, 3
+LF_OFFSET, LF_AXIS_ANGLE, LF_LINK_ANGLE, LF_LENGTH, LF_M, LF_MX, LF_IXX = range(7)
+SH_PHI1, SH_PHIX, SH_NL, SH_DNL = 0, 1, 2, 3
+MT_ME, MT_GA, MT_GW = 0, 1, 2
+BD_LO, BD_HI = 0, 1
+IT_LINK, IT_TIP, IT_ROT = 0, 1, 2
 
 
 def row_ranges(*matrices):
@@ -69,42 +83,46 @@ def row_ranges(*matrices):
 
 
 def pack(model):
-    """Flat arrays of a chain model for :func:`chain_terms` (see the module docstring)."""
+    """The arrays of a chain model for :func:`chain_terms` (:data:`Packed`; the module
+    docstring)."""
     nl = model.n_links
     ne = np.array([ll.elastic_index.size for ll in model.layout.links], dtype=np.int64)
     nmax = int(max(ne.max(), 1))
-    Phi1, Phix = np.zeros((nl, nmax)), np.zeros((nl, nmax))
-    Me, Ga, Gw = (np.zeros((nl, nmax, nmax)) for _ in range(3))
-    NL, dNL = np.zeros((nl, nmax)), np.zeros((nl, nmax))
-    blo, bhi = np.zeros((nl, nmax), dtype=np.int64), np.zeros((nl, nmax), dtype=np.int64)
+    shp = np.zeros((nl, 4, nmax))
+    mat = np.zeros((nl, 3, nmax, nmax))
+    band = np.zeros((nl, 2, nmax), dtype=np.int64)
     for i, (inv, b) in enumerate(zip(model.invariants, model.bases)):
         k = ne[i]
-        Phi1[i, :k], Phix[i, :k] = inv.Phi_1, inv.Phi_x
-        Me[i, :k, :k], Ga[i, :k, :k], Gw[i, :k, :k] = inv.M_e, inv.G_a, inv.G_w
-        blo[i], bhi[i] = row_ranges(Me[i], Ga[i], Gw[i])
+        shp[i, SH_PHI1, :k], shp[i, SH_PHIX, :k] = inv.Phi_1, inv.Phi_x
+        mat[i, MT_ME, :k, :k], mat[i, MT_GA, :k, :k] = inv.M_e, inv.G_a
+        mat[i, MT_GW, :k, :k] = inv.G_w
+        band[i, BD_LO], band[i, BD_HI] = row_ranges(mat[i, MT_ME], mat[i, MT_GA],
+                                                    mat[i, MT_GW])
         N, dN, _ = b.tip_values
-        NL[i, :k], dNL[i, :k] = N[0], dN[0]
+        shp[i, SH_NL, :k], shp[i, SH_DNL, :k] = N[0], dN[0]
     joints = model.joints
     its = model.items
-    return Packed(
-        model.nq,
-        np.array([0 if jt.kind == "revolute" else 1 for jt in joints], dtype=np.int64),
-        np.array([ll.joint_index for ll in model.layout.links], dtype=np.int64),
-        np.array([getattr(jt, "angle_offset", 0.0) for jt in joints], dtype=float),
-        np.array([getattr(jt, "axis_angle", 0.0) for jt in joints], dtype=float),
-        np.array([getattr(jt, "link_angle", 0.0) for jt in joints], dtype=float),
-        np.array([ll.elastic_index[0] if ll.elastic_index.size else 0
-                  for ll in model.layout.links], dtype=np.int64),
-        ne, np.array([lk.length for lk in model.links], dtype=float),
-        np.array([inv.m for inv in model.invariants]),
-        np.array([inv.m_x for inv in model.invariants]),
-        np.array([inv.I_xx for inv in model.invariants]),
-        Phi1, Phix, Me, Ga, Gw, blo, bhi, NL, dNL,
-        np.array([it.link for it in its], dtype=np.int64),
-        np.array([it.where == "tip" for it in its], dtype=np.int64),
-        np.array([it.kind == "rotary" for it in its], dtype=np.int64),
-        np.array([it.value for it in its], dtype=float),
-        np.asarray(model.g_vec, dtype=float))
+    lint = np.zeros((nl, 4), dtype=np.int64)
+    lint[:, LI_KIND] = [0 if jt.kind == "revolute" else 1 for jt in joints]
+    lint[:, LI_JIDX] = [ll.joint_index for ll in model.layout.links]
+    lint[:, LI_E0] = [ll.elastic_index[0] if ll.elastic_index.size else 0
+                      for ll in model.layout.links]
+    lint[:, LI_NE] = ne
+    lflt = np.zeros((nl, 7))
+    lflt[:, LF_OFFSET] = [getattr(jt, "angle_offset", 0.0) for jt in joints]
+    lflt[:, LF_AXIS_ANGLE] = [getattr(jt, "axis_angle", 0.0) for jt in joints]
+    lflt[:, LF_LINK_ANGLE] = [getattr(jt, "link_angle", 0.0) for jt in joints]
+    lflt[:, LF_LENGTH] = [lk.length for lk in model.links]
+    lflt[:, LF_M] = [inv.m for inv in model.invariants]
+    lflt[:, LF_MX] = [inv.m_x for inv in model.invariants]
+    lflt[:, LF_IXX] = [inv.I_xx for inv in model.invariants]
+    iint = np.zeros((len(its), 3), dtype=np.int64)
+    iint[:, IT_LINK] = [it.link for it in its]
+    iint[:, IT_TIP] = [it.where == "tip" for it in its]
+    iint[:, IT_ROT] = [it.kind == "rotary" for it in its]
+    return Packed(model.nq, lint, lflt, shp, mat, band, iint,
+                  np.array([it.value for it in its], dtype=float),
+                  np.asarray(model.g_vec, dtype=float))
 
 
 @_inline
@@ -162,38 +180,54 @@ def _chain_pass(P, q, qd, g, stiff, a_in):
     from the type when each is compiled, so neither carries the other's branches (a pass
     called through a runtime switch ran up to three times slower on short chains)."""
     nq = P.nq
-    nl = P.kind.shape[0]
+    nl = P.lint.shape[0]
+    # every array of the pass is a view of one zeroed block (one heap allocation, not
+    # fourteen: each costs about as much as a dozen multiply-adds of the pass,
+    # docs/performance.md); M, M a_in and r, returned, keep the block alive
+    nf = 2 * nl
+    size = 2 * nq + 4 + 3 * nq + nf * (3 * nq + 3) + 6 * nq + P.shp.shape[2]
     if a_in is None:
-        M = np.zeros((nq, nq))
+        nm = nq * nq
+        w = np.zeros(nm + size)
+        M = w[:nm].reshape((nq, nq))
         with_Ma = False
     else:
-        M = np.zeros((0, 0))
+        nm = 0
+        w = np.zeros(size)
+        M = w[:0].reshape((0, 0))
         with_Ma = a_in.shape[0] == nq
-    Ma = np.zeros(nq)
-    r = np.zeros(nq)
+    o = nm
+    Ma = w[o:o + nq]
+    r = w[o + nq:o + 2 * nq]
+    o += 2 * nq
     # running parent (tip) frame
-    p = np.zeros(2)
-    Jp = np.zeros((2, nq))
-    ap = np.zeros(2)
+    p = w[o:o + 2]
+    ap = w[o + 2:o + 4]
+    Jp = w[o + 4:o + 4 + 2 * nq].reshape((2, nq))
+    Jpsi = w[o + 4 + 2 * nq:o + 4 + 3 * nq]
+    o += 4 + 3 * nq
     psi = 0.0
-    Jpsi = np.zeros(nq)
     apsi = 0.0
     psid = 0.0
-    n_items = P.item_link.shape[0]
+    n_items = P.iint.shape[0]
     # lumped items need the root (where=root) or tip frame of their link: stored here
-    fr_Jp = np.zeros((2 * nl, 2, nq))
-    fr_ap = np.zeros((2 * nl, 2))
-    fr_Jpsi = np.zeros((2 * nl, nq))
-    fr_apsi = np.zeros(2 * nl)
-    U = np.zeros((3, nq))
-    CU = np.zeros((3, nq))
+    fr_Jp = w[o:o + 2 * nf * nq].reshape((nf, 2, nq))
+    fr_Jpsi = w[o + 2 * nf * nq:o + 3 * nf * nq].reshape((nf, nq))
+    o += 3 * nf * nq
+    fr_ap = w[o:o + 2 * nf].reshape((nf, 2))
+    fr_apsi = w[o + 2 * nf:o + 3 * nf]
+    o += 3 * nf
+    U = w[o:o + 3 * nq].reshape((3, nq))
+    CU = w[o + 3 * nq:o + 6 * nq].reshape((3, nq))
+    Mee = w[o + 6 * nq:]
     for i in range(nl):
-        psi, psid = _root_frame(P.kind[i], P.jidx[i], P.offset[i], P.axis_angle[i],
-                                P.link_angle[i], q, qd, p, Jp, ap, Jpsi, psi, apsi, psid)
+        psi, psid = _root_frame(P.lint[i, LI_KIND], P.lint[i, LI_JIDX], P.lflt[i, LF_OFFSET],
+                                P.lflt[i, LF_AXIS_ANGLE], P.lflt[i, LF_LINK_ANGLE], q, qd, p,
+                                Jp, ap, Jpsi, psi, apsi, psid)
         _store_frame(fr_Jp, fr_ap, fr_Jpsi, fr_apsi, 2 * i, Jp, ap, Jpsi, apsi)
         # -- the link's terms from its invariants (invariants.link_terms)
         c, s = np.cos(psi), np.sin(psi)
-        e0, ne = P.e0[i], P.ne[i]
+        e0, ne = P.lint[i, LI_E0], P.lint[i, LI_NE]
         apl0 = c * ap[0] + s * ap[1]
         apl1 = -s * ap[0] + c * ap[1]
         gl0 = c * g[0] + s * g[1]
@@ -202,20 +236,19 @@ def _chain_pass(P, q, qd, g, stiff, a_in):
         p1ed = 0.0
         eMe = 0.0
         eMed = 0.0
-        Mee = np.zeros(ne)
         for a in range(ne):
-            p1e += P.Phi1[i, a] * q[e0 + a]
-            p1ed += P.Phi1[i, a] * qd[e0 + a]
+            p1e += P.shp[i, SH_PHI1, a] * q[e0 + a]
+            p1ed += P.shp[i, SH_PHI1, a] * qd[e0 + a]
             acc = 0.0
-            for b in range(P.blo[i, a], P.bhi[i, a]):
-                acc += P.Me[i, a, b] * q[e0 + b]
+            for b in range(P.band[i, BD_LO, a], P.band[i, BD_HI, a]):
+                acc += P.mat[i, MT_ME, a, b] * q[e0 + b]
             Mee[a] = acc
         for a in range(ne):
             eMe += q[e0 + a] * Mee[a]
             eMed += qd[e0 + a] * Mee[a]
-        m, mx = P.m[i], P.mx[i]
+        m, mx = P.lflt[i, LF_M], P.lflt[i, LF_MX]
         c0, c1 = -p1e, mx
-        In = P.Ixx[i] + eMe
+        In = P.lflt[i, LF_IXX] + eMe
         for k in range(nq):
             U[0, k] = c * Jp[0, k] + s * Jp[1, k]
             U[1, k] = -s * Jp[0, k] + c * Jp[1, k]
@@ -236,12 +269,12 @@ def _chain_pass(P, q, qd, g, stiff, a_in):
                 if u1 == 0.0 and u2 == 0.0:
                     continue
                 for b in range(ne):
-                    v = u1 * P.Phi1[i, b] + u2 * P.Phix[i, b]
+                    v = u1 * P.shp[i, SH_PHI1, b] + u2 * P.shp[i, SH_PHIX, b]
                     M[a, e0 + b] += v
                     M[e0 + b, a] += v
             for a in range(ne):
-                for b in range(P.blo[i, a], P.bhi[i, a]):
-                    M[e0 + a, e0 + b] += P.Me[i, a, b]
+                for b in range(P.band[i, BD_LO, a], P.band[i, BD_HI, a]):
+                    M[e0 + a, e0 + b] += P.mat[i, MT_ME, a, b]
         elif with_Ma:
             ua0 = 0.0
             ua1 = 0.0
@@ -253,17 +286,17 @@ def _chain_pass(P, q, qd, g, stiff, a_in):
             pa1 = 0.0
             pax = 0.0
             for b in range(ne):
-                pa1 += P.Phi1[i, b] * a_in[e0 + b]
-                pax += P.Phix[i, b] * a_in[e0 + b]
+                pa1 += P.shp[i, SH_PHI1, b] * a_in[e0 + b]
+                pax += P.shp[i, SH_PHIX, b] * a_in[e0 + b]
             v0 = m * ua0 + c0 * ua2
             v1 = m * ua1 + c1 * ua2 + pa1
             v2 = c0 * ua0 + c1 * ua1 + In * ua2 + pax
             for k in range(nq):
                 Ma[k] += U[0, k] * v0 + U[1, k] * v1 + U[2, k] * v2
             for a in range(ne):
-                acc = P.Phi1[i, a] * ua1 + P.Phix[i, a] * ua2
-                for b in range(P.blo[i, a], P.bhi[i, a]):
-                    acc += P.Me[i, a, b] * a_in[e0 + b]
+                acc = P.shp[i, SH_PHI1, a] * ua1 + P.shp[i, SH_PHIX, a] * ua2
+                for b in range(P.band[i, BD_LO, a], P.band[i, BD_HI, a]):
+                    acc += P.mat[i, MT_ME, a, b] * a_in[e0 + b]
                 Ma[e0 + a] += acc
         da0, da1 = apl0 - gl0, apl1 - gl1
         lin0 = m * da0 + apsi * c0 - psid * psid * mx - 2.0 * psid * p1ed
@@ -272,25 +305,26 @@ def _chain_pass(P, q, qd, g, stiff, a_in):
         for k in range(nq):
             r[k] += U[0, k] * lin0 + U[1, k] * lin1 + U[2, k] * rot
         for a in range(ne):
-            r[e0 + a] += P.Phi1[i, a] * da1 + apsi * P.Phix[i, a] - psid * psid * Mee[a]
+            r[e0 + a] += (P.shp[i, SH_PHI1, a] * da1 + apsi * P.shp[i, SH_PHIX, a]
+                          - psid * psid * Mee[a])
         if stiff:
             a0 = c * ap[0] + s * ap[1]
             gx = c * P.g_model[0] + s * P.g_model[1]
             fa, fw = gx - a0, psid * psid
             for a in range(ne):
                 acc = 0.0
-                for b in range(P.blo[i, a], P.bhi[i, a]):
-                    acc += (fa * P.Ga[i, a, b] + fw * P.Gw[i, a, b]) * q[e0 + b]
+                for b in range(P.band[i, BD_LO, a], P.band[i, BD_HI, a]):
+                    acc += (fa * P.mat[i, MT_GA, a, b] + fw * P.mat[i, MT_GW, a, b]) * q[e0 + b]
                 r[e0 + a] += acc
         # -- tip frame (kinematics.tip_frame): r(L), angle psi + w'(L)
-        L = P.length[i]
+        L = P.lflt[i, LF_LENGTH]
         w = 0.0
         wd = 0.0
         slope = 0.0
         for a in range(ne):
-            w += P.NL[i, a] * q[e0 + a]
-            wd += P.NL[i, a] * qd[e0 + a]
-            slope += P.dNL[i, a] * q[e0 + a]
+            w += P.shp[i, SH_NL, a] * q[e0 + a]
+            wd += P.shp[i, SH_NL, a] * qd[e0 + a]
+            slope += P.shp[i, SH_DNL, a] * q[e0 + a]
         Rs0 = c * L - s * w
         Rs1 = s * L + c * w
         p[0] += Rs0
@@ -299,23 +333,23 @@ def _chain_pass(P, q, qd, g, stiff, a_in):
             Jp[0, k] += -Rs1 * Jpsi[k]
             Jp[1, k] += Rs0 * Jpsi[k]
         for a in range(ne):
-            Jp[0, e0 + a] -= s * P.NL[i, a]
-            Jp[1, e0 + a] += c * P.NL[i, a]
+            Jp[0, e0 + a] -= s * P.shp[i, SH_NL, a]
+            Jp[1, e0 + a] += c * P.shp[i, SH_NL, a]
         ap0 = ap[0] + apsi * (-Rs1) - psid * psid * Rs0 - 2.0 * psid * c * wd
         ap1 = ap[1] + apsi * Rs0 - psid * psid * Rs1 - 2.0 * psid * s * wd
         ap[0] = ap0
         ap[1] = ap1
         psi = psi + slope
         for a in range(ne):
-            Jpsi[e0 + a] += P.dNL[i, a]
+            Jpsi[e0 + a] += P.shp[i, SH_DNL, a]
         psid = 0.0
         for k in range(nq):
             psid += Jpsi[k] * qd[k]
         _store_frame(fr_Jp, fr_ap, fr_Jpsi, fr_apsi, 2 * i + 1, Jp, ap, Jpsi, apsi)
     for t in range(n_items):
-        f = 2 * P.item_link[t] + P.item_tip[t]
-        val = P.item_value[t]
-        if P.item_rot[t] == 1:
+        f = 2 * P.iint[t, IT_LINK] + P.iint[t, IT_TIP]
+        val = P.ival[t]
+        if P.iint[t, IT_ROT] == 1:
             if with_Ma:
                 s0 = 0.0
                 for k in range(nq):

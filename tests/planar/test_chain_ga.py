@@ -335,3 +335,18 @@ def test_the_compiled_loop_lands_as_the_python_step_control():
     constant; the two must be changed together or the loops take different steps)."""
     from chrono_flex.planar import chain_loop
     assert chain_loop.LANDING_STRETCH == GeneralizedAlpha.LANDING_STRETCH
+
+
+@pytest.mark.parametrize("nan_at", [None, 0, 3, 6])
+def test_the_loop_maximum_is_numpys(nan_at):
+    """The Newton iteration's scale and convergence test take max |v| over a range by a
+    loop (no temporary array); it must be numpy's ``np.abs(v[lo:hi]).max()`` exactly,
+    a NaN anywhere in the range included (then the test compares false and the step is
+    not accepted on it)."""
+    from chrono_flex.planar.chain_linalg import _abs_max
+    v = np.array([0.5, -2.0, 1.5, -0.25, 3.0, -3.0, 1.0])
+    if nan_at is not None:
+        v[nan_at] = np.nan
+    for lo, hi in [(0, 7), (0, 1), (2, 5), (3, 7), (6, 7)]:
+        got, want = _abs_max(v, lo, hi), np.abs(v[lo:hi]).max()
+        assert got == want or (np.isnan(got) and np.isnan(want)), (lo, hi, got, want)
