@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from . import kernels
+from .chain_linalg import ST_GROUPS
 from .chain_newton import (FAILED, NON_FINITE, OK, filtered_error_in, ga_solve,
                            predicted_state)
 
@@ -199,7 +200,9 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, 
     retries): where it stopped (t_target when OK), the state there, the state before
     the last step (for the extrapolated first iterate), and the counts."""
     nq = (x.shape[0] - 2) // 2
-    ng = S.groups.max() + 1
+    ng = 1
+    for k in range(nq):
+        ng = max(ng, S.iv[ST_GROUPS, k] + 1)
     # the step control's work, one block per call (e, the largest |q| per group, the
     # filtered estimate and its solve's scratch)
     blk = np.empty(nq + ng + 2 * (nq + 2))
@@ -287,9 +290,10 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, 
             for k in range(ng):
                 gmax[k] = 0.0
             for k in range(nq):
-                gmax[S.groups[k]] = max(gmax[S.groups[k]], q_scale[k], abs(xn[k]))
+                gk = S.iv[ST_GROUPS, k]
+                gmax[gk] = max(gmax[gk], q_scale[k], abs(xn[k]))
             for k in range(nq):
-                sc = err_rtol * (1e-6 + gmax[S.groups[k]])
+                sc = err_rtol * (1e-6 + gmax[S.iv[ST_GROUPS, k]])
                 z = ef[k] / sc
                 s += z * z
             err = np.sqrt(s / max(nq, 1))
