@@ -46,9 +46,10 @@ from .._callbacks import CompiledPort, call_vector, call_vector_series
 from .._interrupts import compiled_call
 from . import chain_loop, kernels
 # the compiled pieces, in three modules; their names stay importable from here
-from .chain_linalg import (_band_lu, _band_matvec, _band_solve, _dot,  # noqa: F401
-                           _entry, _factor_banded, _fits_band, _lu_factor, _lu_solve,
-                           _matvec, _newton_solve)
+from .chain_linalg import (ST_BORDER, ST_BPIV, ST_GROUPS, ST_INNER,  # noqa: F401
+                           ST_KHI, ST_KLO, ST_SPIV, ST_USE, _band_lu, _band_matvec,
+                           _band_solve, _dot, _entry, _factor_banded, _fits_band,
+                           _lu_factor, _lu_solve, _matvec, _newton_solve)
 from .chain_newton import (FAILED, NON_FINITE, OK, _factor, _forcing,  # noqa: F401
                            _predict, filtered_error, ga_solve, predicted_state)
 from .chain_loop import (LAW_FAILED, PAUSED, SHRUNK, UNSETTLED,  # noqa: F401
@@ -67,15 +68,39 @@ def available():
 #: cost the same near 20 coordinates).
 BANDED_FROM = 24
 
-#: The factors of the bordered-banded Newton matrix and the index sets they use
-#: (:func:`structure`): use[0] 1 while they serve; inner, border the coordinates of
-#: y = (a, w) in the band and in the border; kl, ku the band's sub- and
-#: superdiagonals; W, bpiv the band's LU; ZT = (A_II^-1 A_IB)^T; ABI = A_BI; SC, spiv
-#: the Schur complement's LU; klo, khi the nonzero range of each row of K and D.
-#: groups: the group of each position whose members share one scale in the step
-#: control (:func:`error_groups`).
-Structure = namedtuple("Structure",
-                       "use inner border kl ku W bpiv ZT ABI SC spiv klo khi groups")
+class Structure(namedtuple("Structure", "iv kl ku ni nb nq W ZT ABI SC")):
+    """The factors of the bordered-banded Newton matrix and the index sets they use
+    (:func:`structure`, made by :func:`make_structure`). The integer arrays are the
+    rows of one array ``iv`` (rows ``chain_linalg.ST_*``; a compiled function counts a
+    reference of every array of a tuple it receives on entry and exit, two atomic
+    operations each, docs/performance.md), read here by name: use[0] 1 while the
+    factors serve; inner, border the coordinates of y = (a, w) in the band and in the
+    border (ni and nb of them); bpiv, spiv the band's and the Schur complement's
+    pivots; klo, khi the nonzero range of each row of K and D (nq rows); groups the
+    group of each position whose members share one scale in the step control
+    (:func:`error_groups`). kl, ku the band's sub- and superdiagonals; W the band's
+    LU; ZT = (A_II^-1 A_IB)^T; ABI = A_BI; SC the Schur complement's LU."""
+
+    __slots__ = ()
+
+    use = property(lambda self: self.iv[ST_USE, :1])
+    inner = property(lambda self: self.iv[ST_INNER, :self.ni])
+    border = property(lambda self: self.iv[ST_BORDER, :self.nb])
+    bpiv = property(lambda self: self.iv[ST_BPIV, :self.ni])
+    spiv = property(lambda self: self.iv[ST_SPIV, :self.nb])
+    klo = property(lambda self: self.iv[ST_KLO, :self.nq])
+    khi = property(lambda self: self.iv[ST_KHI, :self.nq])
+    groups = property(lambda self: self.iv[ST_GROUPS, :self.nq])
+
+
+def make_structure(use, inner, border, kl, ku, W, ZT, ABI, SC, klo, khi, groups):
+    """A :class:`Structure` from its parts (``use`` 0 or 1; the pivots start at zero)."""
+    ni, nb, nq = len(inner), len(border), len(klo)
+    iv = np.zeros((8, max(ni, nb, nq, 1)), dtype=np.int64)
+    iv[ST_USE, 0] = use
+    iv[ST_INNER, :ni], iv[ST_BORDER, :nb] = inner, border
+    iv[ST_KLO, :nq], iv[ST_KHI, :nq], iv[ST_GROUPS, :nq] = klo, khi, groups
+    return Structure(iv, int(kl), int(ku), ni, nb, nq, W, ZT, ABI, SC)
 
 
 def error_groups(model):
@@ -131,10 +156,10 @@ def structure(model, banded=None):
     if not banded:
         ni = nb = 0
         inner = border = np.zeros(0, dtype=np.int64)
-    return Structure(np.array([1 if banded else 0], dtype=np.int64), inner, border, kl, ku,
-                     np.zeros((ni, 2 * kl + ku + 1)), np.zeros(ni, dtype=np.int64),
-                     np.zeros((nb, ni)), np.zeros((nb, ni)), np.zeros((nb, nb)),
-                     np.zeros(nb, dtype=np.int64), klo, khi, error_groups(model))
+    return make_structure(1 if banded else 0, inner, border, kl, ku,
+                          np.zeros((ni, 2 * kl + ku + 1)), np.zeros((nb, ni)),
+                          np.zeros((nb, ni)), np.zeros((nb, nb)), klo, khi,
+                          error_groups(model))
 
 
 #: Wall time, s, that one compiled call of :meth:`ChainStep.advance_outputs` aims at:
@@ -454,6 +479,6 @@ class ChainStep:
 
 
 __all__ = ["BANDED_FROM", "ChainStep", "Structure", "available", "error_groups",
-           "filtered_error", "structure", "fixed_grid",
+           "filtered_error", "make_structure", "structure", "fixed_grid",
            "ga_advance", "ga_outputs", "ga_sampled", "ga_solve", "LAW_FAILED",
            "profile_values", "OK", "FAILED", "UNSETTLED", "NON_FINITE", "PAUSED", "SHRUNK"]

@@ -6,6 +6,12 @@ import numpy as np
 
 from . import kernels
 
+#: The rows of a :class:`~chrono_flex.planar.chain_ga.Structure`'s integer array ``iv``
+#: (each its first entries: 1, ni, nb, ni, nb, nq, nq, nq): the flag, the inner and
+#: border coordinates, the band's and the Schur complement's pivots, the row ranges of
+#: K and D, the step control's groups.
+ST_USE, ST_INNER, ST_BORDER, ST_BPIV, ST_SPIV, ST_KLO, ST_KHI, ST_GROUPS = range(8)
+
 
 @kernels._jit
 def _lu_factor(A, piv):
@@ -206,8 +212,8 @@ def _fits_band(JF, Mj, nq, S):
     """Whether the inner block of M and dF/dx (q and q_d columns) is zero outside the
     band S.kl, S.ku: what the bordered-banded factorisation assumes (:func:`structure`);
     an O(nq^2) scan, made with each fresh Jacobian."""
-    inner = S.inner
-    ni = inner.shape[0]
+    inner = S.iv[ST_INNER]
+    ni = S.ni
     for r in range(ni):
         i = inner[r]
         for c in range(ni):
@@ -226,8 +232,8 @@ def _factor_banded(JF, Mj, nq, dq, dv, S):
     A_II = LU (banded), Z = A_II^-1 A_IB, the Schur complement A_BB - A_BI Z and its
     dense LU (block Gaussian elimination). O(nq (bandwidth + border)^2) where the dense
     LU is O(nq^3). False when a pivot is zero or not finite."""
-    inner, border = S.inner, S.border
-    ni, nb = inner.shape[0], border.shape[0]
+    inner, border = S.iv[ST_INNER], S.iv[ST_BORDER]
+    ni, nb = S.ni, S.nb
     kl, ku = S.kl, S.ku
     W = S.W
     for r in range(ni):
@@ -242,17 +248,17 @@ def _factor_banded(JF, Mj, nq, dq, dv, S):
             S.ABI[rb, c] = _entry(JF, Mj, nq, dq, dv, border[rb], inner[c])
         for c in range(nb):
             S.SC[rb, c] = _entry(JF, Mj, nq, dq, dv, border[rb], border[c])
-    if not _band_lu(W, kl, ku, S.bpiv):
+    if not _band_lu(W, kl, ku, S.iv[ST_BPIV]):
         return False
     for c in range(nb):
-        _band_solve_in(W, kl, ku, S.bpiv, S.ZT[c])
+        _band_solve_in(W, kl, ku, S.iv[ST_BPIV], S.ZT[c])
     for i in range(nb):
         for j in range(nb):
             s = 0.0
             for k in range(ni):
                 s += S.ABI[i, k] * S.ZT[j, k]
             S.SC[i, j] -= s
-    return _lu_factor(S.SC, S.spiv)
+    return _lu_factor(S.SC, S.iv[ST_SPIV])
 
 
 @kernels._jit
@@ -269,22 +275,22 @@ def _newton_solve_in(A, piv, S, x, work):
     """:func:`_newton_solve` in place: x (holding b) overwritten with the solution;
     ``work`` scratch of x's length (the bordered-banded path's pieces; the same
     operations in the same order)."""
-    if S.use[0] == 0:
+    if S.iv[ST_USE, 0] == 0:
         _lu_solve_in(A, piv, x)
         return
-    inner, border = S.inner, S.border
-    ni, nb = inner.shape[0], border.shape[0]
+    inner, border = S.iv[ST_INNER], S.iv[ST_BORDER]
+    ni, nb = S.ni, S.nb
     yI = work[:ni]
     for r in range(ni):
         yI[r] = x[inner[r]]
-    _band_solve_in(S.W, S.kl, S.ku, S.bpiv, yI)
+    _band_solve_in(S.W, S.kl, S.ku, S.iv[ST_BPIV], yI)
     t = work[ni:ni + nb]
     for rb in range(nb):
         s = x[border[rb]]
         for k in range(ni):
             s -= S.ABI[rb, k] * yI[k]
         t[rb] = s
-    _lu_solve_in(S.SC, S.spiv, t)
+    _lu_solve_in(S.SC, S.iv[ST_SPIV], t)
     for c in range(nb):
         x[border[c]] = t[c]
         xc = t[c]

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from . import kernels
+from .chain_linalg import ST_GROUPS
 from .chain_newton import (FAILED, NON_FINITE, OK, filtered_error_in, ga_solve,
                            predicted_state)
 
@@ -125,11 +126,46 @@ def held_solve(P, K, D, g, stiff, Q, jidx, tau, x, y, acc, y_last, ratio, h, t_n
     return UNSETTLED, xn, yn, accn
 
 
+#: What :func:`_sample_if_due` did: nothing due, or a sample taken (and the statuses
+#: PAUSED, LAW_FAILED).
+NOT_DUE, SAMPLED = 0, 1
+
+
+@kernels._jit
+def _sample_if_due(t, x, Q, jidx, tau, port, buf, period, samp, sample_t, sample_v):
+    """The sampled law (zero-order hold, no delay) at its next instant t_k = k period
+    (k = ``samp[0]``) when due at t (``SampledTorque._due`` of the reference engine, the
+    same tolerances): q, q_d into ``buf``, the law called through its port
+    (:func:`call_port`), its value from ``buf[2 nq:]`` held in ``tau`` and Q and stored
+    as sample ``samp[1]`` of ``sample_t``, ``sample_v``. Returns NOT_DUE, SAMPLED,
+    PAUSED (the samples' capacity reached) or LAW_FAILED."""
+    t_event = samp[0] * period
+    if t_event > t + 1e-9 * period + 1e-12 * abs(t):
+        return NOT_DUE
+    taken = samp[1]
+    if taken == sample_t.shape[0]:
+        return PAUSED
+    nq = (x.shape[0] - 2) // 2
+    for i in range(2 * nq):
+        buf[i] = x[i]
+    if call_port(port, t_event) != 0:
+        return LAW_FAILED
+    for j in range(jidx.shape[0]):
+        tau[j] = buf[2 * nq + j]
+        Q[jidx[j]] = tau[j]
+        sample_v[taken, j] = tau[j]
+    sample_t[taken] = t_event
+    samp[1] = taken + 1
+    samp[0] += 1
+    return SAMPLED
+
+
 @kernels._jit
 def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, t_target,
                x, y, acc, y_last, t_last, step, adaptive, h_next, q_scale, err_rtol,
                max_step, am, af, gamma, beta, rtol, atol, max_iters, JF, Mj, A, piv, S,
-               state, counts, max_steps, port, buf, law_state):
+               state, counts, max_steps, port, buf, law_state, period, samp, sample_t,
+               sample_v):
     """Steps of :func:`ga_solve` from t to ``t_target``: the loop of
     ``GeneralizedAlpha.advance`` compiled. The joint forces of a step, set into ``tau``
     and Q: with rows in ``taus``, those of step k (counted from this call's first) are
@@ -139,7 +175,13 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, 
     a state-reading law called from the loop, held over each step and corrected
     (:func:`held_solve`; ``buf``, ``law_state`` its buffer and state; a step whose
     corrections do not settle returns UNSETTLED at its start, for the Python side to
-    take by the exact iteration); else Q is constant (no time-dependent input).
+    take by the exact iteration); else Q is constant (no time-dependent input). With
+    ``period`` > 0 the ``port`` is instead a sampled law: the steps land on its
+    instants as on ``t_target``, where it is called when due (:func:`_sample_if_due`;
+    ``samp`` = [next sample's number, samples taken], ``sample_t``, ``sample_v`` the
+    samples) and its value held until the next (:func:`ga_sampled`; one call runs
+    through many sample periods: a call of this function costs the reference counts of
+    its some forty arrays, more than a step's force evaluation).
     Fixed step (``adaptive`` False): equal sub-steps no longer than ``step``; a step
     whose Newton fails returns FAILED at its start, for the Python side to halve.
     Adaptive (``adaptive`` 1, or 2 for the estimate filtered through the Newton matrix,
@@ -158,7 +200,9 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, 
     retries): where it stopped (t_target when OK), the state there, the state before
     the last step (for the extrapolated first iterate), and the counts."""
     nq = (x.shape[0] - 2) // 2
-    ng = S.groups.max() + 1
+    ng = 1
+    for k in range(nq):
+        ng = max(ng, S.iv[ST_GROUPS, k] + 1)
     # the step control's work, one block per call (e, the largest |q| per group, the
     # filtered estimate and its solve's scratch)
     blk = np.empty(nq + ng + 2 * (nq + 2))
@@ -170,12 +214,29 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, 
     rejected = 0
     retries = 0
     retry = False
-    while t_target - t > 1e-12 * max(1.0, abs(t_target)):
+    sampled = period > 0.0
+    while True:
+        stop = t_target
+        if sampled:
+            due = _sample_if_due(t, x, Q, jidx, tau, port, buf, period, samp, sample_t,
+                                 sample_v)
+            if due == PAUSED or due == LAW_FAILED:
+                return (due, t, x, y, acc, y_last, t_last, h_next, q_scale, steps,
+                        rejected, retries)
+            if due == SAMPLED:
+                continue
+            t_event = samp[0] * period
+            if t_target > t_event + 1e-12 * max(1.0, abs(t_event)):
+                stop = t_event                   # the next instant comes first
+        if not stop - t > 1e-12 * max(1.0, abs(stop)):
+            if stop == t_target:
+                break
+            continue
         if not retry and (steps + rejected + retries >= max_steps or (
                 taus.shape[0] > 0 and i0 + steps >= taus.shape[0])):
             return (PAUSED, t, x, y, acc, y_last, t_last, h_next, q_scale, steps,
                     rejected, retries)
-        remaining = t_target - t
+        remaining = stop - t
         if adaptive:
             h = min(h_next, remaining)
             if remaining - h < LANDING_STRETCH * h:
@@ -199,7 +260,7 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, 
             profile_values(pcode, pamp, ppar, t + h, tau)
             for k in range(jidx.shape[0]):
                 Q[jidx[k]] = tau[k]
-        if port != 0:
+        if port != 0 and not sampled:
             status, xn, yn, accn = held_solve(P, K, D, g, stiff, Q, jidx, tau, x, y, acc,
                                               y_last, ratio, h, t + h, am, af, gamma, beta,
                                               rtol, atol, max_iters, JF, Mj, A, piv, S,
@@ -229,9 +290,10 @@ def ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, i0, pcode, pamp, ppar, t, 
             for k in range(ng):
                 gmax[k] = 0.0
             for k in range(nq):
-                gmax[S.groups[k]] = max(gmax[S.groups[k]], q_scale[k], abs(xn[k]))
+                gk = S.iv[ST_GROUPS, k]
+                gmax[gk] = max(gmax[gk], q_scale[k], abs(xn[k]))
             for k in range(nq):
-                sc = err_rtol * (1e-6 + gmax[S.groups[k]])
+                sc = err_rtol * (1e-6 + gmax[S.iv[ST_GROUPS, k]])
                 z = ef[k] / sc
                 s += z * z
             err = np.sqrt(s / max(nq, 1))
@@ -307,13 +369,17 @@ def ga_outputs(P, K, D, g, stiff, Q, jidx, tau, taus, pcode, pamp, ppar, t, targ
     steps = rejected = retries = 0
     reached = 0
     status = OK
+    no_samp = np.zeros(0, dtype=np.int64)          # no sampled law (ga_advance's period 0)
+    no_t = np.zeros(0)
+    no_v = np.zeros((0, 0))
     for k in range(targets.shape[0]):
         (status, t, x, y, acc, y_last, t_last, h_next, q_scale, n, r,
          f) = ga_advance(P, K, D, g, stiff, Q, jidx, tau, taus, steps, pcode, pamp, ppar, t,
                          targets[k], x, y, acc, y_last, t_last, step, adaptive, h_next,
                          q_scale, err_rtol, max_step, am, af, gamma, beta, rtol, atol,
                          max_iters, JF, Mj, A, piv, S, state, counts,
-                         max_steps - steps - rejected - retries, port, buf, law_state)
+                         max_steps - steps - rejected - retries, port, buf, law_state,
+                         0.0, no_samp, no_t, no_v)
         steps += n
         rejected += r
         retries += f
@@ -335,60 +401,46 @@ def ga_sampled(P, K, D, g, stiff, Q, jidx, tau, t, targets, X, x, y, acc, y_last
     ``targets``; at each instant due (``SampledTorque._due`` of the reference engine,
     the same tolerances) the law is called through its port (:func:`call_port`: q, q_d
     into ``buf``, the value back from ``buf[2 nq:]``) and its value held in ``tau`` and Q
-    until the next. ``k_next`` is the number of the next sample; the samples taken are
-    stored in ``sample_t`` and ``sample_v`` (their capacity reached, the call pauses).
+    until the next (:func:`_sample_if_due`, from within :func:`ga_advance`, which runs
+    from one output to the next). ``k_next`` is the number of the next sample; the
+    samples taken are stored in ``sample_t`` and ``sample_v`` (their capacity reached,
+    the call pauses).
 
     Returns (status, outputs reached, samples taken, k_next, t, x, y, acc, y_last,
     t_last, h_next, q_scale, steps, rejected, retries); status OK, PAUSED, LAW_FAILED
     (at the failing sample's instant) or one of :func:`ga_advance`'s."""
-    nq = (x.shape[0] - 2) // 2
     nj = jidx.shape[0]
     no_taus = np.zeros((0, nj))
     no_par = np.zeros(0)
     # a typed zero, not the literal 0: numba compiles a callee once more for each
     # literal argument value (here the whole step below ga_advance), see kernels._jit
     zero = np.int64(0)
+    samp = np.array([k_next, 0], dtype=np.int64)
     steps = rejected = retries = 0
     reached = 0
-    taken = 0
     status = OK
-    while True:
-        t_event = k_next * period
-        if t_event <= t + 1e-9 * period + 1e-12 * abs(t):          # a sample is due
-            if taken == sample_t.shape[0]:
-                status = PAUSED
-                break
-            for i in range(2 * nq):
-                buf[i] = x[i]
-            if call_port(port, t_event) != 0:
-                status = LAW_FAILED
-                break
-            for j in range(nj):
-                tau[j] = buf[2 * nq + j]
-                Q[jidx[j]] = tau[j]
-                sample_v[taken, j] = tau[j]
-            sample_t[taken] = t_event
-            taken += 1
-            k_next += 1
-            continue
-        if reached == targets.shape[0]:
-            break
-        t_out = targets[reached]
-        is_output = t_out <= t_event + 1e-12 * max(1.0, abs(t_event))
-        t_target = t_out if is_output else t_event
+    # one call of ga_advance per output, the samples taken inside it (not one call per
+    # sample period)
+    while reached < targets.shape[0]:
         (status, t, x, y, acc, y_last, t_last, h_next, q_scale, n, r,
          f) = ga_advance(P, K, D, g, stiff, Q, jidx, tau, no_taus, zero, zero, tau, no_par, t,
-                         t_target, x, y, acc, y_last, t_last, step,
+                         targets[reached], x, y, acc, y_last, t_last, step,
                          adaptive, h_next, q_scale, err_rtol, max_step, am, af, gamma,
                          beta, rtol, atol, max_iters, JF, Mj, A, piv, S, state, counts,
-                         max_steps - steps - rejected - retries, zero, buf, no_par)
+                         max_steps - steps - rejected - retries, port, buf, no_par, period,
+                         samp, sample_t, sample_v)
         steps += n
         rejected += r
         retries += f
         if status != OK:
             break
-        if is_output:
-            X[reached, :] = x
-            reached += 1
+        X[reached, :] = x
+        reached += 1
+    if status == OK:                     # the sample due where the last output is
+        due = _sample_if_due(t, x, Q, jidx, tau, port, buf, period, samp, sample_t,
+                             sample_v)
+        if due == PAUSED or due == LAW_FAILED:
+            status = due
+    taken, k_next = samp[1], samp[0]
     return (status, reached, taken, k_next, t, x, y, acc, y_last, t_last, h_next, q_scale,
             steps, rejected, retries)

@@ -6,8 +6,9 @@ estimate seen through the Newton matrix (:func:`filtered_error`)."""
 import numpy as np
 
 from . import kernels
-from .chain_linalg import (_abs_max, _band_matvec_into, _dot, _factor_banded, _fits_band,
-                           _lu_factor, _lu_solve_in, _matvec_into, _newton_solve_in)
+from .chain_linalg import (ST_KHI, ST_KLO, ST_USE, _abs_max, _band_matvec_into, _dot,
+                           _factor_banded, _fits_band, _lu_factor, _lu_solve_in,
+                           _matvec_into, _newton_solve_in)
 
 #: Status codes of :func:`ga_solve` (0: converged).
 OK, FAILED, NON_FINITE = 0, 1, 2
@@ -98,14 +99,14 @@ def _factor(P, K, D, g, stiff, Q, jidx, tau, xn, nq, h, beta, gamma, c_new, fres
         F0 = np.empty(m)
         Fp = np.empty(m)
         work = np.empty(4 * nq)
-        _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq, no_a, S.use[0], S.klo, S.khi,
+        _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq, no_a, S.iv[ST_USE, 0], S.iv[ST_KLO], S.iv[ST_KHI],
                  np.bool_(False), F0, work)
         counts[0] += 1
         xp = xn.copy()
         for j in range(2 * nq):                  # F does not depend on W_in, W_diss
             e = 1.49e-8 * max(1.0, abs(xn[j]))
             xp[j] = xn[j] + e
-            _forcing(P, K, D, g, stiff, Q, jidx, tau, xp, nq, no_a, S.use[0], S.klo, S.khi,
+            _forcing(P, K, D, g, stiff, Q, jidx, tau, xp, nq, no_a, S.iv[ST_USE, 0], S.iv[ST_KLO], S.iv[ST_KHI],
                      np.bool_(False), Fp, work)
             counts[0] += 1
             for i in range(m):
@@ -116,11 +117,11 @@ def _factor(P, K, D, g, stiff, Q, jidx, tau, xn, nq, h, beta, gamma, c_new, fres
                 JF[i, j] = 0.0
         Mj[:, :] = M0
         counts[1] += 1
-        if S.use[0] != 0 and not _fits_band(JF, Mj, nq, S):
-            S.use[0] = 0
+        if S.iv[ST_USE, 0] != 0 and not _fits_band(JF, Mj, nq, S):
+            S.iv[ST_USE, 0] = 0
     dq, dv = h * h * beta * c_new, h * gamma * c_new
     counts[2] += 1
-    if S.use[0] != 0:
+    if S.iv[ST_USE, 0] != 0:
         return _factor_banded(JF, Mj, nq, dq, dv, S)
     for i in range(m):
         for k in range(nq):
@@ -213,8 +214,9 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
         conv = False
         for _ in range(max_iters):
             _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
-            Ma, M = _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq, y[:nq], S.use[0],
-                             S.klo, S.khi, refresh, F, work)
+            Ma, M = _forcing(P, K, D, g, stiff, Q, jidx, tau, xn, nq, y[:nq],
+                             S.iv[ST_USE, 0], S.iv[ST_KLO], S.iv[ST_KHI], refresh, F,
+                             work)
             counts[0] += 1
             if not np.isfinite(_dot(F, F)):
                 return NON_FINITE, xn, y, acc_new
@@ -236,10 +238,10 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
                 small = _abs_max(r, nq, m) <= tiny * _abs_max(F, nq, m)
             if small:
                 conv = True
-                if S.use[0] == 0 and M.shape[0] == nq:   # M formed (_forcing)
+                if S.iv[ST_USE, 0] == 0 and M.shape[0] == nq:   # M formed (_forcing)
                     Mj[:, :] = M
                 break
-            if S.use[0] == 0:                         # r becomes -dy
+            if S.iv[ST_USE, 0] == 0:                  # r becomes -dy
                 _lu_solve_in(A, piv, r)               # (S not passed: fewer counts)
             else:
                 _newton_solve_in(A, piv, S, r, work)
@@ -260,7 +262,7 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
                                and norm * norm <= prev - norm):
                 _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
                 conv = True
-                if S.use[0] == 0 and M.shape[0] == nq:   # M formed (_forcing)
+                if S.iv[ST_USE, 0] == 0 and M.shape[0] == nq:   # M formed (_forcing)
                     Mj[:, :] = M
                 break
             if prev >= 0.0 and norm > 0.9 * prev:

@@ -120,10 +120,9 @@ def structure(model):
     step control's :func:`error_groups`."""
     klo, khi = planar_kernels.row_ranges(model.K, model.D)
     i0 = np.zeros(0, dtype=np.int64)
-    return chain_ga.Structure(np.zeros(1, dtype=np.int64), i0, i0.copy(), 0, 0,
-                              np.zeros((0, 1)), i0.copy(), np.zeros((0, 0)),
-                              np.zeros((0, 0)), np.zeros((0, 0)), i0.copy(), klo, khi,
-                              error_groups(model))
+    return chain_ga.make_structure(0, i0, i0, 0, 0, np.zeros((0, 1)), np.zeros((0, 0)),
+                                   np.zeros((0, 0)), np.zeros((0, 0)), klo, khi,
+                                   error_groups(model))
 
 
 class TreeModel:
