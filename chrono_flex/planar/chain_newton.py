@@ -69,6 +69,24 @@ def _forcing(P, K, D, g, stiff, Q, jidx, tau, x, nq, a, banded, klo, khi, form_m
 
 
 @kernels._jit
+def _start(x, y0, acc, y_last, ratio, nq, h, am, af, gamma, beta, acc_const, x_const, y):
+    """A step's constants (in place): the part of the algorithmic accelerations and of
+    x_{n+1} that does not depend on the unknowns y, and the first iterate y0 + ratio
+    (y0 - y_last); returns c_new = (1 - alpha_f) / (1 - alpha_m), the factor of y in
+    the accelerations (:func:`_predict`)."""
+    m = y0.shape[0]
+    for k in range(m):
+        acc_const[k] = (af * y0[k] - am * acc[k]) / (1.0 - am)
+    for k in range(nq):
+        x_const[k] = x[nq + k] + h * (0.5 - beta) * acc[k]
+    for k in range(m):
+        x_const[nq + k] = (1.0 - gamma) * acc[k]
+    for k in range(m):
+        y[k] = y0[k] + ratio * (y0[k] - y_last[k])
+    return (1.0 - af) / (1.0 - am)
+
+
+@kernels._jit
 def _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new):
     """x_{n+1} and the algorithmic accelerations for trial unknowns y (in place)."""
     m = y.shape[0]
@@ -186,16 +204,9 @@ def ga_solve(P, K, D, g, stiff, Q, jidx, tau, x, y0, acc, y_last, ratio, h, am, 
     F = blk[2 * n + 3 * m:2 * n + 4 * m]
     r = blk[2 * n + 4 * m:2 * n + 5 * m]
     work = blk[2 * n + 5 * m:]
-    c_new = (1.0 - af) / (1.0 - am)
-    for k in range(m):
-        acc_const[k] = (af * y0[k] - am * acc[k]) / (1.0 - am)
-    for k in range(nq):
-        x_const[k] = x[nq + k] + h * (0.5 - beta) * acc[k]
-    for k in range(m):
-        x_const[nq + k] = (1.0 - gamma) * acc[k]
+    c_new = _start(x, y0, acc, y_last, ratio, nq, h, am, af, gamma, beta, acc_const,
+                   x_const, y)
     tiny = 1e3 * 2.220446049250313e-16
-    for k in range(m):
-        y[k] = y0[k] + ratio * (y0[k] - y_last[k])
     for attempt in range(2):
         fresh = state[0] == 0.0 or attempt == 1
         ok = True
@@ -287,15 +298,8 @@ def predicted_state(x, y0, acc, y_last, ratio, nq, h, am, af, gamma, beta):
     y = blk[2 * n:2 * n + m]
     acc_const = blk[2 * n + m:2 * n + 2 * m]
     acc_new = blk[2 * n + 2 * m:]
-    c_new = (1.0 - af) / (1.0 - am)
-    for k in range(m):
-        acc_const[k] = (af * y0[k] - am * acc[k]) / (1.0 - am)
-    for k in range(nq):
-        x_const[k] = x[nq + k] + h * (0.5 - beta) * acc[k]
-    for k in range(m):
-        x_const[nq + k] = (1.0 - gamma) * acc[k]
-    for k in range(m):
-        y[k] = y0[k] + ratio * (y0[k] - y_last[k])
+    c_new = _start(x, y0, acc, y_last, ratio, nq, h, am, af, gamma, beta, acc_const,
+                   x_const, y)
     _predict(x, y, nq, h, beta, gamma, c_new, acc_const, x_const, xn, acc_new)
     return xn
 
