@@ -55,11 +55,9 @@ def _forcing(P, K, D, g, stiff, Q, jidx, tau, x, nq, a, banded, klo, khi, form_m
         Ma, r = kernels._chain_forces(P, q, qd, g, stiff, ac)
     Dqd = work[2 * nq:3 * nq]
     _band_matvec_into(D, klo, khi, qd, Dqd)
-    for i in range(nq):
-        s = 0.0
-        for j in range(klo[i], khi[i]):
-            s += K[i, j] * q[j]
-        F[i] = Q[i] - r[i] - s - Dqd[i]
+    _band_matvec_into(K, klo, khi, q, F)          # K q in F's first nq entries, then
+    for i in range(nq):                           # f = Q - r - K q - D q_d over them
+        F[i] = Q[i] - r[i] - F[i] - Dqd[i]
     p = 0.0
     for k in range(jidx.shape[0]):
         p += tau[k] * qd[jidx[k]]
